@@ -1,0 +1,73 @@
+/**
+ * The inputs and outputs of the activities, shared by the workflow (type-only imports) and the
+ * activity implementations. Everything here is plain serialisable data.
+ */
+import type { AgentSpec, JsonValue, Message, ModelFinishReason, ModelSettings, Script, ToolChoice, Usage } from '../schemas.js';
+
+export interface DescribeAgentInput {
+  agentId: string;
+}
+
+/** A tool as the model sees it. */
+export interface ModelToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface CallModelInput {
+  runId: string;
+  agentId: string;
+  /** Model name; undefined means the model instance the agent was defined with. */
+  model: string | undefined;
+  script: Script | undefined;
+  instructions: string;
+  messages: Message[];
+  tools: ModelToolDefinition[];
+  toolChoice: ToolChoice | undefined;
+  settings: ModelSettings | undefined;
+}
+
+/** A tool call as the model made it. `invalid` says why it cannot run (unknown tool, bad JSON). */
+export interface ModelToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  invalid?: string;
+}
+
+export interface CallModelOutput {
+  text: string;
+  toolCalls: ModelToolCall[];
+  finishReason: ModelFinishReason;
+  usage: Usage;
+  /** The assistant message(s) to append to the conversation, as the AI SDK produced them. */
+  assistantMessages: Message[];
+}
+
+export interface ExecuteToolInput {
+  runId: string;
+  agentId: string;
+  toolName: string;
+  toolCallId: string;
+  args: JsonValue;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+}
+
+/** What the model is shown for a tool result (a subset of the AI SDK's `ToolResultOutput`). */
+export type ToolModelOutput =
+  | { type: 'text'; value: string }
+  | { type: 'json'; value: JsonValue }
+  | { type: 'error-text'; value: string };
+
+export type ExecuteToolOutput =
+  | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput }
+  | { type: 'error'; error: string };
+
+/** The activities the run workflow calls. */
+export interface AgentActivities {
+  describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
+  callModel(input: CallModelInput): Promise<CallModelOutput>;
+  executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
+}

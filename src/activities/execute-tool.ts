@@ -1,0 +1,64 @@
+import { Context } from '@temporalio/activity';
+import { z } from 'zod';
+import type { AgentRegistry } from '../registry.js';
+import type { AnyTool, ToolExecutionContext } from '../tools/create-tool.js';
+import { toJson } from './call-model.js';
+import type { ExecuteToolInput, ExecuteToolOutput, ToolModelOutput } from './contracts.js';
+
+/**
+ * Runs one tool call on the worker, by name. Input the tool's schema refuses, and output that fails
+ * its output schema, come back as tool errors for the model. A tool that throws fails the activity,
+ * so Temporal retries it by the tool's retry policy; the workflow turns the last failure into a tool
+ * error.
+ */
+export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+  const agent = registry.get(input.agentId);
+  const tool: AnyTool | undefined = Object.hasOwn(agent.tools, input.toolName) ? agent.tools[input.toolName] : undefined;
+  if (!tool) {
+    return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
+  }
+  const parsedInput = tool.inputSchema.safeParse(input.args);
+  if (!parsedInput.success) {
+    return {
+      type: 'error',
+      error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}`,
+    };
+  }
+
+  const activity = Context.current();
+  const context: ToolExecutionContext = {
+    runId: input.runId,
+    agentId: input.agentId,
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    threadId: input.threadId,
+    resourceId: input.resourceId,
+    idempotencyKey: `${input.runId}:${input.toolCallId}`,
+    attempt: activity.info.attempt,
+    abortSignal: activity.cancellationSignal,
+    logger: activity.log,
+  };
+  const execute = tool.execute as (input: unknown, context: ToolExecutionContext) => unknown;
+  let output: unknown = await execute(parsedInput.data, context);
+
+  if (tool.outputSchema) {
+    const parsedOutput = tool.outputSchema.safeParse(output);
+    if (!parsedOutput.success) {
+      const problem = `Tool "${input.toolName}" returned output that does not match its outputSchema: ${z.prettifyError(parsedOutput.error)}`;
+      if (tool.outputValidation !== 'warn') return { type: 'error', error: problem };
+      activity.log.warn(problem, { toolCallId: input.toolCallId });
+    } else {
+      output = parsedOutput.data;
+    }
+  }
+
+  const json = toJson(output);
+  let modelOutput: ToolModelOutput;
+  try {
+    const shape = tool.toModelOutput as ((output: unknown) => ToolModelOutput) | undefined;
+    modelOutput = shape ? shape(output) : typeof json === 'string' ? { type: 'text', value: json } : { type: 'json', value: json };
+  } catch (err) {
+    return { type: 'error', error: `toModelOutput of tool "${input.toolName}" threw: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  return { type: 'result', output: json, modelOutput };
+}

@@ -1,0 +1,40 @@
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
+
+/** The task queue when neither an option nor `TEMPORAL_TASK_QUEUE` names one. */
+export const DEFAULT_TASK_QUEUE = 'durable-agents';
+
+/** Overrides for the connection settings found in the environment or a config profile. */
+export interface ConnectionSettings {
+  /** `host:port`; else `TEMPORAL_ADDRESS`, the profile, or `localhost:7233`. */
+  address?: string;
+  /** Else `TEMPORAL_NAMESPACE`, the profile, or `default`. */
+  namespace?: string;
+  /** Profile of the Temporal config file (`TEMPORAL_CONFIG_FILE`); else `TEMPORAL_PROFILE` or `default`. */
+  profile?: string;
+  /** Else `TEMPORAL_TASK_QUEUE` or `durable-agents`. */
+  taskQueue?: string;
+}
+
+export interface ResolvedConnection {
+  connectionOptions: NativeConnectionOptions;
+  namespace: string;
+  taskQueue: string;
+}
+
+/**
+ * Connection settings the way every Temporal tool reads them: `@temporalio/envconfig` loads the
+ * config profile and the `TEMPORAL_*` environment (address, namespace, TLS, API key, gRPC metadata),
+ * and explicit settings win.
+ */
+export function resolveConnection(settings: ConnectionSettings = {}): ResolvedConnection {
+  const { connectionOptions, namespace } = loadClientConnectConfig({ profile: settings.profile });
+  return {
+    connectionOptions: {
+      ...connectionOptions,
+      address: settings.address ?? connectionOptions.address ?? 'localhost:7233',
+    },
+    namespace: settings.namespace ?? namespace ?? 'default',
+    taskQueue: settings.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+  };
+}

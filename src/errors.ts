@@ -1,0 +1,55 @@
+/**
+ * Typed errors. Each says what went wrong, with the offending value, and what to do.
+ * The `name` of the errors thrown inside activities is also their Temporal failure type.
+ */
+
+/** An agent id that no agent registered on the worker has. */
+export class UnknownAgentError extends Error {
+  override readonly name = 'UnknownAgentError';
+  constructor(readonly agentId: string, known: string[]) {
+    super(`Unknown agent "${agentId}": the worker has ${known.length ? known.map((k) => `"${k}"`).join(', ') : 'no agents'}. Register it with createWorker({ agents }).`);
+  }
+}
+
+/** A model name that the worker's model registry cannot resolve. */
+export class UnknownModelError extends Error {
+  override readonly name = 'UnknownModelError';
+  constructor(readonly model: string, reason: string) {
+    super(`Unknown model "${model}": ${reason}`);
+  }
+}
+
+/** The scripted model was asked for more steps than its script has. */
+export class ScriptExhaustedError extends Error {
+  override readonly name = 'ScriptExhaustedError';
+  constructor(readonly stepsInScript: number, readonly requestedStep: number) {
+    super(
+      `The scripted model's script has ${stepsInScript} step(s), but model call ${requestedStep} was requested. ` +
+        'Add a step to the script (the last step usually gives the final text).',
+    );
+  }
+}
+
+/** Run options or input that do not fit their schema. */
+export class InvalidRunOptionsError extends Error {
+  override readonly name = 'InvalidRunOptionsError';
+  constructor(readonly issues: string) {
+    super(`Invalid run options: ${issues}`);
+  }
+}
+
+/** A run id that no run in the namespace has. */
+export class RunNotFoundError extends Error {
+  override readonly name = 'RunNotFoundError';
+  constructor(readonly runId: string, namespace: string) {
+    super(`No run "${runId}" in namespace "${namespace}". List runs with \`agentctl runs list\`.`);
+  }
+}
+
+/** A run that ended in failure; `reason` is why, as the workflow recorded it. */
+export class RunFailedError extends Error {
+  override readonly name = 'RunFailedError';
+  constructor(readonly runId: string, readonly reason: string, readonly failureType: string | undefined) {
+    super(`Run "${runId}" failed: ${reason}`);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The serialisable data that crosses the Temporal boundary: run input and options, the agent spec
+ * the workflow sees, and the run result. Every type here is inferred from its zod schema, and the
+ * schemas are checked where data enters (client, workflow start, activities).
+ *
+ * This module is imported by workflow code, so it must stay free of Node APIs and I/O.
+ */
+import { z } from 'zod';
+
+/** A JSON value, as it travels through Temporal payloads. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+);
+
+/** One tool call in a scripted model step. */
+export const ScriptedToolCallSchema = z
+  .object({
+    toolName: z.string().min(1),
+    /** Arguments, sent to the runner as JSON. */
+    args: JsonValueSchema.optional(),
+    /** Raw argument text, sent as is (to script malformed arguments). Takes precedence over `args`. */
+    rawArgs: z.string().optional(),
+    /** Defaults to `call-<step>-<index>`. */
+    toolCallId: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** One step of a scripted model: optional text and optional tool calls. */
+export const ScriptStepSchema = z
+  .object({
+    text: z.string().optional(),
+    toolCalls: z.array(ScriptedToolCallSchema).optional(),
+  })
+  .strict()
+  .refine((s) => s.text !== undefined || (s.toolCalls?.length ?? 0) > 0, {
+    message: 'a script step needs text or at least one tool call',
+  });
+
+/** The script the offline `scripted` model plays, one entry per model call. */
+export const ScriptSchema = z.array(ScriptStepSchema).min(1, 'a script needs at least one step');
+export type ScriptedToolCall = z.infer<typeof ScriptedToolCallSchema>;
+export type ScriptStep = z.infer<typeof ScriptStepSchema>;
+export type Script = z.infer<typeof ScriptSchema>;
+
+export const ToolChoiceSchema = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('tool'), toolName: z.string().min(1) }).strict(),
+]);
+export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
+
+/** Model call settings passed through to the AI SDK. */
+export const ModelSettingsSchema = z
+  .object({
+    temperature: z.number().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    topP: z.number().optional(),
+    topK: z.number().optional(),
+    presencePenalty: z.number().optional(),
+    frequencyPenalty: z.number().optional(),
+    stopSequences: z.array(z.string()).optional(),
+    seed: z.number().int().optional(),
+  })
+  .strict();
+export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
+
+export const DEFAULT_MAX_STEPS = 10;
+
+/**
+ * Options of one run. They are stored with the run in its Temporal history, so they must be
+ * serialisable: no functions.
+ */
+export const RunOptionsSchema = z
+  .object({
+    /** Model name for this run (`scripted`, `openai/<model>`, ...); defaults to the agent's model. */
+    model: z.string().min(1).optional(),
+    /** The script for the `scripted` model. */
+    script: ScriptSchema.optional(),
+    /** Most model calls in the run (default 10). */
+    maxSteps: z.number().int().positive().optional(),
+    toolChoice: ToolChoiceSchema.optional(),
+    /** Names of the tools the model may call in this run; defaults to all of the agent's tools. */
+    activeTools: z.array(z.string()).optional(),
+    /** Replaces the agent's instructions for this run. */
+    instructions: z.string().optional(),
+    threadId: z.string().min(1).optional(),
+    resourceId: z.string().min(1).optional(),
+    modelSettings: ModelSettingsSchema.optional(),
+  })
+  .strict();
+export type RunOptions = z.infer<typeof RunOptionsSchema>;
+
+/**
+ * A conversation message, in the AI SDK's `ModelMessage` shape. Checked loosely here (role and
+ * content) because the workflow only stores and forwards messages; the AI SDK checks them fully
+ * when the model activity sends them.
+ */
+export const MessageSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]),
+  })
+  .loose();
+export type Message = z.infer<typeof MessageSchema>;
+
+export const RunInputSchema = z
+  .object({
+    agentId: z.string().min(1),
+    messages: z.array(MessageSchema).min(1, 'a run needs at least one message'),
+    options: RunOptionsSchema,
+  })
+  .strict();
+export type RunInput = z.infer<typeof RunInputSchema>;
+
+/** Temporal activity settings for one tool; durations are Temporal duration strings or ms. */
+export const ToolActivityOptionsSchema = z
+  .object({
+    startToCloseTimeout: z.union([z.string(), z.number()]).optional(),
+    retry: z
+      .object({
+        maximumAttempts: z.number().int().nonnegative().optional(),
+        initialInterval: z.union([z.string(), z.number()]).optional(),
+        maximumInterval: z.union([z.string(), z.number()]).optional(),
+        backoffCoefficient: z.number().optional(),
+        nonRetryableErrorTypes: z.array(z.string()).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
+
+/** What the workflow knows of a tool: its name (the registration key), description and schema. */
+export const ToolSpecSchema = z.object({
+  name: z.string(),
+  id: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  requireApproval: z.boolean(),
+  activity: ToolActivityOptionsSchema.optional(),
+});
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+/** The serialisable description of an agent, recorded in the run's history by `describeAgent`. */
+export const AgentSpecSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  instructions: z.string(),
+  /** The agent's model name, or undefined when the agent was given a model instance. */
+  model: z.string().optional(),
+  tools: z.array(ToolSpecSchema),
+  defaultOptions: RunOptionsSchema.optional(),
+});
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+export const UsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  totalTokens: z.number(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const ToolCallRecordSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: JsonValueSchema,
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
+
+export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
+  z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(false), output: JsonValueSchema }),
+  z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(true), error: z.string() }),
+]);
+export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
+
+export const ModelFinishReasonSchema = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+export type ModelFinishReason = z.infer<typeof ModelFinishReasonSchema>;
+
+export const StepRecordSchema = z.object({
+  stepNumber: z.number(),
+  text: z.string(),
+  toolCalls: z.array(ToolCallRecordSchema),
+  toolResults: z.array(ToolResultRecordSchema),
+  finishReason: ModelFinishReasonSchema,
+  usage: UsageSchema,
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+/** What a finished run returns. */
+export const RunResultSchema = z.object({
+  runId: z.string(),
+  agentId: z.string(),
+  text: z.string(),
+  steps: z.array(StepRecordSchema),
+  toolCalls: z.array(ToolCallRecordSchema),
+  toolResults: z.array(ToolResultRecordSchema),
+  usage: UsageSchema,
+  finishReason: ModelFinishReasonSchema,
+  /** The whole conversation, ending with this run's messages. */
+  messages: z.array(MessageSchema),
+});
+export type RunResult = z.infer<typeof RunResultSchema>;

@@ -1,0 +1,96 @@
+import type { z } from 'zod';
+import type { ToolModelOutput } from '../activities/contracts.js';
+import type { JsonValue, ToolActivityOptions } from '../schemas.js';
+
+/** A logger for tool code; messages go to the worker's Temporal activity logger with the run's context. */
+export interface ToolLogger {
+  debug(message: string, attrs?: Record<string, unknown>): void;
+  info(message: string, attrs?: Record<string, unknown>): void;
+  warn(message: string, attrs?: Record<string, unknown>): void;
+  error(message: string, attrs?: Record<string, unknown>): void;
+}
+
+/** What `execute` gets besides its input. */
+export interface ToolExecutionContext {
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  /** The tool's registration key on the agent. */
+  toolName: string;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+  /**
+   * `<runId>:<toolCallId>`, the same on every attempt of this call. Tool executions are Temporal
+   * activities and run at least once (a worker that dies mid-call means a retry), so a tool with
+   * side effects should use this key to make them happen once.
+   */
+  idempotencyKey: string;
+  /** 1 on the first attempt, more on retries. */
+  attempt: number;
+  /** Aborted when the activity is cancelled or times out. */
+  abortSignal: AbortSignal;
+  logger: ToolLogger;
+}
+
+/** The options of {@link createTool}. */
+export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType> {
+  /** A stable identifier of the tool (the model sees the key the tool is registered under). */
+  id: string;
+  /** What the tool does; the model reads this to decide when to call it. */
+  description: string;
+  inputSchema: TInput;
+  /** Checked against what `execute` returns; see `outputValidation`. */
+  outputSchema?: TOutput;
+  /** Runs on the worker, as an activity. */
+  execute: (input: z.output<TInput>, context: ToolExecutionContext) => Promise<z.input<TOutput>> | z.input<TOutput>;
+  /** Pause for a decision before every call of this tool. */
+  requireApproval?: boolean;
+  /** `error` (default): an output that fails `outputSchema` reaches the model as an error. `warn`: log it and keep the output. */
+  outputValidation?: 'error' | 'warn';
+  /** Shapes what the model is shown of the output; the run's result keeps the full output. */
+  toModelOutput?: (output: z.output<TOutput>) => ToolModelOutput;
+  /** Temporal activity settings for this tool's executions. */
+  activity?: ToolActivityOptions;
+}
+
+/** A tool, as {@link createTool} returns it. */
+export interface Tool<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType>
+  extends ToolConfig<TInput, TOutput> {
+  readonly kind: 'tool';
+}
+
+/** A tool of any schema, as agents hold them. */
+export interface AnyTool {
+  readonly kind: 'tool';
+  id: string;
+  description: string;
+  inputSchema: z.ZodType;
+  outputSchema?: z.ZodType;
+  execute: (input: never, context: ToolExecutionContext) => unknown;
+  requireApproval?: boolean;
+  outputValidation?: 'error' | 'warn';
+  toModelOutput?: (output: never) => ToolModelOutput;
+  activity?: ToolActivityOptions;
+}
+
+/**
+ * Defines a tool, in the shape of Mastra's `createTool`: zod schemas in, `execute(input, context)`
+ * run on the worker as a Temporal activity.
+ *
+ * @example
+ * const weather = createTool({
+ *   id: 'get-weather',
+ *   description: 'Current weather for a city',
+ *   inputSchema: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, tempC: 21 }),
+ * });
+ */
+export function createTool<TInput extends z.ZodType, TOutput extends z.ZodType = z.ZodType<JsonValue>>(
+  config: ToolConfig<TInput, TOutput>,
+): Tool<TInput, TOutput> {
+  if (!config.id) throw new TypeError('createTool: `id` is required');
+  if (typeof config.execute !== 'function') {
+    throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function`);
+  }
+  return { ...config, kind: 'tool' };
+}

@@ -1,0 +1,77 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Agent } from './agent.js';
+import { createActivities } from './activities/index.js';
+import { resolveConnection, type ConnectionSettings } from './config.js';
+import { builtinModels, type ModelFactory } from './models/registry.js';
+import { AgentRegistry } from './registry.js';
+
+/** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
+export const workflowsPath = fileURLToPath(new URL(`./workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+
+/** The options of {@link createWorker}. */
+export interface CreateWorkerOptions extends ConnectionSettings {
+  /** The agents this worker runs. */
+  agents: Agent[];
+  /** Extra model providers by name prefix, next to the built-in `scripted`, `openai` and `openai-responses`. */
+  models?: Record<string, ModelFactory>;
+  /** A connection to reuse; else one is opened from the settings and closed with the worker. */
+  connection?: NativeConnection;
+  /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Other Temporal worker options (concurrency, interceptors, ...). */
+  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>>;
+}
+
+/** A worker, and how to close the connection it opened. */
+export interface AgentWorker {
+  worker: Worker;
+  taskQueue: string;
+  namespace: string;
+  /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
+  run(): Promise<void>;
+}
+
+/** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
+export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
+  const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+  const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
+  const connection = options.connection ?? ownConnection!;
+  const registry = new AgentRegistry(options.agents);
+  const worker = await Worker.create({
+    ...options.workerOptions,
+    connection,
+    namespace,
+    taskQueue,
+    activities: createActivities(registry, { ...builtinModels, ...options.models }),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+  });
+  return {
+    worker,
+    taskQueue,
+    namespace,
+    async run() {
+      try {
+        await worker.run();
+      } finally {
+        await ownConnection?.close();
+      }
+    },
+  };
+}
+
+/**
+ * The worker entry point: connects from the environment (or a Temporal config profile), runs the
+ * agents, and shuts down gracefully on SIGTERM and SIGINT: it stops polling, lets running tasks
+ * finish within the shutdown grace time, then exits.
+ */
+export async function runWorker(options: CreateWorkerOptions): Promise<void> {
+  const { worker, run, taskQueue, namespace } = await createWorker({
+    ...options,
+    workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
+  });
+  // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
+  console.error(`worker: serving ${options.agents.map((a) => a.id).join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"`);
+  await run();
+  console.error(`worker: stopped (${worker.getState()})`);
+}

@@ -1,0 +1,2 @@
+/** The workflows a worker registers; this file is the workflow bundle's entry point. */
+export { agentRun } from './agent-run.js';

@@ -1,0 +1,14 @@
+/**
+ * The search attributes a run carries, defined once for the workflow (which updates them) and the
+ * client (which sets them at start and queries them). A Temporal server must have them registered:
+ * `temporal-dev.sh` does it for the dev server, docs/temporal-cluster.md says how for a cluster.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
+export const AgentThreadIdKey = defineSearchAttributeKey('AgentThreadId', SearchAttributeType.KEYWORD);
+export const AgentResourceIdKey = defineSearchAttributeKey('AgentResourceId', SearchAttributeType.KEYWORD);
+
+/** Where a run is in its life, as `AgentStatus` shows it. */
+export type AgentRunStatus = 'running' | 'completed' | 'failed';

@@ -1,0 +1,100 @@
+/**
+ * Pure functions that shape a run's conversation and result. The workflow calls them; they have
+ * unit tests of their own.
+ */
+import type { CallModelOutput, ExecuteToolOutput, ModelToolCall, ModelToolDefinition } from '../activities/contracts.js';
+import type {
+  AgentSpec,
+  Message,
+  RunResult,
+  StepRecord,
+  ToolCallRecord,
+  ToolResultRecord,
+  Usage,
+} from '../schemas.js';
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** The outcome of one tool call, whether it ran or not. */
+export interface ToolOutcome {
+  call: ModelToolCall;
+  result: ExecuteToolOutput;
+}
+
+/** The tool message that answers every call of a step, in the order the model made them. */
+export function toolResultMessage(outcomes: ToolOutcome[]): Message {
+  return {
+    role: 'tool',
+    content: outcomes.map(({ call, result }) => ({
+      type: 'tool-result',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output: result.type === 'result' ? result.modelOutput : { type: 'error-text', value: result.error },
+    })),
+  };
+}
+
+export function toolResultRecord({ call, result }: ToolOutcome): ToolResultRecord {
+  return result.type === 'result'
+    ? { toolCallId: call.toolCallId, toolName: call.toolName, isError: false, output: result.output }
+    : { toolCallId: call.toolCallId, toolName: call.toolName, isError: true, error: result.error };
+}
+
+export function toolCallRecord(call: ModelToolCall): ToolCallRecord {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+}
+
+export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes: ToolOutcome[]): StepRecord {
+  return {
+    stepNumber,
+    text: model.text,
+    toolCalls: model.toolCalls.map(toolCallRecord),
+    toolResults: outcomes.map(toolResultRecord),
+    finishReason: model.finishReason,
+    usage: model.usage,
+  };
+}
+
+export function runResult(args: { runId: string; agentId: string; steps: StepRecord[]; messages: Message[] }): RunResult {
+  const { steps } = args;
+  const last = steps[steps.length - 1];
+  return {
+    runId: args.runId,
+    agentId: args.agentId,
+    text: last?.text ?? '',
+    steps,
+    toolCalls: steps.flatMap((s) => s.toolCalls),
+    toolResults: steps.flatMap((s) => s.toolResults),
+    usage: steps.reduce((u, s) => addUsage(u, s.usage), ZERO_USAGE),
+    finishReason: last?.finishReason ?? 'other',
+    messages: args.messages,
+  };
+}
+
+/**
+ * The tools the model is offered: all of the agent's, or those named by `activeTools`.
+ * Throws when `activeTools` names a tool the agent does not have, since that is a caller's mistake
+ * that would otherwise silently hide a tool.
+ */
+export function offeredTools(spec: AgentSpec, activeTools: string[] | undefined): ModelToolDefinition[] {
+  const known = new Set(spec.tools.map((t) => t.name));
+  const unknown = (activeTools ?? []).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `activeTools names ${unknown.map((n) => `"${n}"`).join(', ')}, which agent "${spec.id}" does not have; ` +
+        `its tools are: ${[...known].join(', ') || '(none)'}`,
+    );
+  }
+  const active = activeTools ? new Set(activeTools) : known;
+  return spec.tools
+    .filter((t) => active.has(t.name))
+    .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+}
