@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { AgentClient, createWorker, type Agent, type ModelFactory } from '../src/index.js';
+
+// Worker INFO logs (one per state change and activity) would bury the test output.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+export const temporalAddress = (): string => inject('temporalAddress');
+
+/** A worker on a task queue of its own, for one test or one file. */
+export interface TestWorker {
+  taskQueue: string;
+  client: AgentClient;
+  stop(): Promise<void>;
+}
+
+export async function startWorker(agents: Agent[], options: { models?: Record<string, ModelFactory> } = {}): Promise<TestWorker> {
+  const taskQueue = `test-${randomUUID()}`;
+  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const { worker, run } = await createWorker({
+    agents,
+    models: options.models,
+    connection,
+    namespace: 'default',
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = run();
+  const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
+  return {
+    taskQueue,
+    client,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await client.close();
+    },
+  };
+}
+
+/** The event types of a run's history, in order. */
+export async function historyEventTypes(client: AgentClient, runId: string): Promise<string[]> {
+  const history = await client.temporal.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
