@@ -1,0 +1,81 @@
+/**
+ * The real `@ai-sdk/openai` provider over real HTTP, against a small OpenAI-compatible server that
+ * the test runs on localhost: a tool call, then text.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { weatherAgent } from '../../examples/weather-agent.js';
+import { startWorker, type TestWorker } from '../helpers.js';
+
+interface ChatRequest {
+  model: string;
+  messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
+  tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
+}
+
+const requests: Array<{ path: string; auth: string | undefined; body: ChatRequest }> = [];
+let server: Server;
+let w: TestWorker;
+
+async function body(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+function completion(message: Record<string, unknown>, finishReason: string) {
+  return {
+    id: `chatcmpl-${requests.length}`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
+    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+  };
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const parsed = JSON.parse(await body(req)) as ChatRequest;
+    requests.push({ path: req.url ?? '', auth: req.headers.authorization, body: parsed });
+    const toolMessage = parsed.messages.find((m) => m.role === 'tool');
+    const answer = toolMessage
+      ? completion({ content: `The tool said: ${toolMessage.content}` }, 'stop')
+      : completion(
+          { content: null, tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '{"city":"Lyon"}' } }] },
+          'tool_calls',
+        );
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  process.env.OPENAI_API_KEY = 'sk-test-key';
+  w = await startWorker([weatherAgent]);
+});
+
+afterAll(async () => {
+  await w?.stop();
+  server?.close();
+});
+
+it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool call, then text', async () => {
+  const result = await w.client.generate('weather-agent', 'Weather in Lyon?', { model: 'openai/gpt-test' });
+
+  expect(result.finishReason).toBe('stop');
+  expect(result.toolCalls).toEqual([{ toolCallId: 'call_abc', toolName: 'weather', args: { city: 'Lyon' } }]);
+  expect(result.toolResults[0]).toMatchObject({ isError: false, output: { city: 'Lyon' } });
+  expect(result.text).toMatch(/^The tool said: \{"city":"Lyon","temperatureC":\d+,"conditions":"[a-z ]+"\}$/);
+  expect(result.usage).toEqual({ inputTokens: 24, outputTokens: 10, totalTokens: 34 });
+
+  expect(requests).toHaveLength(2);
+  const [first, second] = requests;
+  expect(first!.path).toBe('/v1/chat/completions');
+  expect(first!.auth).toBe('Bearer sk-test-key');
+  expect(first!.body.model).toBe('gpt-test');
+  expect(first!.body.messages[0]).toEqual({ role: 'system', content: weatherAgent.instructions });
+  expect(first!.body.tools?.map((t) => t.function.name)).toEqual(['weather']);
+  expect(first!.body.tools?.[0]?.function.parameters).toMatchObject({ properties: { city: { type: 'string' } }, required: ['city'] });
+  expect(second!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+  expect(second!.body.messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_abc' });
+});

@@ -1,0 +1,23 @@
+/**
+ * Replays recorded histories (test/histories/*.json, made by `npm run record-histories`) against
+ * today's workflow code, so that a change that would break runs in flight fails here.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
+import '../helpers.js';
+
+const dir = new URL('../histories/', import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+
+describe('replay of recorded histories', () => {
+  it('has histories to replay', () => {
+    expect(files).toEqual(expect.arrayContaining(['weather-agent.json', 'invalid-tool-args.json', 'script-exhausted.json']));
+  });
+
+  it.each(files)('replays %s without non-determinism', async (file) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, dir), 'utf8')));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, file);
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { CallModelOutput } from '../../src/activities/contracts.js';
+import type { AgentSpec } from '../../src/schemas.js';
+import { addUsage, offeredTools, runResult, stepRecord, toolResultMessage, type ToolOutcome } from '../../src/workflows/transcript.js';
+
+const spec: AgentSpec = {
+  id: 'a',
+  name: 'A',
+  instructions: 'x',
+  model: 'scripted',
+  tools: [
+    { name: 'one', id: 't1', description: 'first', inputSchema: { type: 'object' }, requireApproval: false },
+    { name: 'two', id: 't2', description: 'second', inputSchema: { type: 'object' }, requireApproval: true },
+  ],
+};
+
+const ok: ToolOutcome = {
+  call: { toolCallId: 'c1', toolName: 'one', args: { x: 1 } },
+  result: { type: 'result', output: { y: 2 }, modelOutput: { type: 'json', value: { y: 2 } } },
+};
+const failed: ToolOutcome = {
+  call: { toolCallId: 'c2', toolName: 'two', args: {} },
+  result: { type: 'error', error: 'nope' },
+};
+
+describe('offeredTools', () => {
+  it('offers every tool by default, as name, description and schema', () => {
+    expect(offeredTools(spec, undefined)).toEqual([
+      { name: 'one', description: 'first', inputSchema: { type: 'object' } },
+      { name: 'two', description: 'second', inputSchema: { type: 'object' } },
+    ]);
+  });
+  it('offers only the active tools', () => {
+    expect(offeredTools(spec, ['two']).map((t) => t.name)).toEqual(['two']);
+  });
+  it('refuses active tool names the agent does not have, naming them and the real ones', () => {
+    expect(() => offeredTools(spec, ['two', 'three'])).toThrow('activeTools names "three", which agent "a" does not have; its tools are: one, two');
+  });
+});
+
+describe('toolResultMessage', () => {
+  it('answers every call in order, errors as error-text', () => {
+    expect(toolResultMessage([ok, failed])).toEqual({
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'one', output: { type: 'json', value: { y: 2 } } },
+        { type: 'tool-result', toolCallId: 'c2', toolName: 'two', output: { type: 'error-text', value: 'nope' } },
+      ],
+    });
+  });
+});
+
+describe('runResult', () => {
+  const model = (text: string, finishReason: CallModelOutput['finishReason'], tokens: number): CallModelOutput => ({
+    text,
+    toolCalls: [],
+    finishReason,
+    usage: { inputTokens: tokens, outputTokens: 1, totalTokens: tokens + 1 },
+    assistantMessages: [],
+  });
+
+  it('takes text and finish reason from the last step and adds up usage, calls and results', () => {
+    const steps = [
+      stepRecord(0, { ...model('', 'tool-calls', 10), toolCalls: [ok.call, failed.call] }, [ok, failed]),
+      stepRecord(1, model('done', 'stop', 20), []),
+    ];
+    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [] });
+    expect(result.text).toBe('done');
+    expect(result.finishReason).toBe('stop');
+    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 2, totalTokens: 32 });
+    expect(result.toolCalls.map((c) => c.toolCallId)).toEqual(['c1', 'c2']);
+    expect(result.toolResults).toEqual([
+      { toolCallId: 'c1', toolName: 'one', isError: false, output: { y: 2 } },
+      { toolCallId: 'c2', toolName: 'two', isError: true, error: 'nope' },
+    ]);
+  });
+
+  it('adds usage field by field', () => {
+    expect(addUsage({ inputTokens: 1, outputTokens: 2, totalTokens: 3 }, { inputTokens: 4, outputTokens: 5, totalTokens: 9 })).toEqual({
+      inputTokens: 5,
+      outputTokens: 7,
+      totalTokens: 12,
+    });
+  });
+});
