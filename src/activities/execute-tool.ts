@@ -1,15 +1,22 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
+import type { JsonValue } from '../schemas.js';
 import type { AnyTool, ToolExecutionContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
 import type { ExecuteToolInput, ExecuteToolOutput, ToolModelOutput } from './contracts.js';
+
+/** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
+class ToolSuspension {
+  constructor(readonly payload: unknown) {}
+}
 
 /**
  * Runs one tool call on the worker, by name. Input the tool's schema refuses, and output that fails
  * its output schema, come back as tool errors for the model. A tool that throws fails the activity,
  * so Temporal retries it by the tool's retry policy; the workflow turns the last failure into a tool
- * error.
+ * error. A tool that calls `suspend()` comes back as `suspended`; resume data that fails its
+ * `resumeSchema` comes back as `resume-rejected`, and the tool does not run.
  */
 export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
@@ -19,14 +26,19 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   }
   const parsedInput = tool.inputSchema.safeParse(input.args);
   if (!parsedInput.success) {
-    return {
-      type: 'error',
-      error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}`,
-    };
+    return { type: 'error', error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}` };
+  }
+  let resumeData: unknown;
+  if (input.resume) {
+    const parsed = tool.resumeSchema ? tool.resumeSchema.safeParse(input.resume.data) : { success: true as const, data: input.resume.data };
+    if (!parsed.success) {
+      return { type: 'resume-rejected', error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${z.prettifyError(parsed.error)}` };
+    }
+    resumeData = parsed.data;
   }
 
   const activity = Context.current();
-  const context: ToolExecutionContext = {
+  const context: ToolExecutionContext<unknown, unknown> = {
     runId: input.runId,
     agentId: input.agentId,
     toolCallId: input.toolCallId,
@@ -37,9 +49,22 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     attempt: activity.info.attempt,
     abortSignal: activity.cancellationSignal,
     logger: activity.log,
+    suspend: (payload) => Promise.reject(new ToolSuspension(payload)),
+    resumeData,
   };
-  const execute = tool.execute as (input: unknown, context: ToolExecutionContext) => unknown;
-  let output: unknown = await execute(parsedInput.data, context);
+  const execute = tool.execute as (input: unknown, context: ToolExecutionContext<unknown, unknown>) => unknown;
+
+  let output: unknown;
+  // With a heartbeat timeout, a worker that dies mid-tool is noticed that soon, not at the start-to-close timeout.
+  const heartbeats = activity.info.heartbeatTimeoutMs ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3) : undefined;
+  try {
+    output = await execute(parsedInput.data, context);
+  } catch (err) {
+    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, err.payload);
+    throw err;
+  } finally {
+    clearInterval(heartbeats);
+  }
 
   if (tool.outputSchema) {
     const parsedOutput = tool.outputSchema.safeParse(output);
@@ -61,4 +86,15 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     return { type: 'error', error: `toModelOutput of tool "${input.toolName}" threw: ${err instanceof Error ? err.message : String(err)}` };
   }
   return { type: 'result', output: json, modelOutput };
+}
+
+function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteToolOutput {
+  if (tool.suspendSchema) {
+    const parsed = tool.suspendSchema.safeParse(payload);
+    if (!parsed.success) {
+      return { type: 'error', error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${z.prettifyError(parsed.error)}` };
+    }
+  }
+  const json: JsonValue = toJson(payload);
+  return { type: 'suspended', payload: json };
 }

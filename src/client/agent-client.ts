@@ -4,42 +4,142 @@ import {
   Connection,
   WorkflowFailedError,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowExecutionDescription,
+  type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { resolveConnection, type ConnectionSettings } from '../config.js';
-import { InvalidRunOptionsError, RunFailedError, RunNotFoundError } from '../errors.js';
-import { MessageSchema, RunOptionsSchema, RunResultSchema, type Message, type RunInput, type RunOptions, type RunResult } from '../schemas.js';
+import {
+  decisionRefused,
+  InvalidRunOptionsError,
+  RunFailedError,
+  RunNotFoundError,
+  RunNotWaitingError,
+} from '../errors.js';
+import {
+  MessageSchema,
+  RefusalTypeSchema,
+  RUN_MEMO_KEY,
+  RunMemoSchema,
+  RunOptionsSchema,
+  RunResultSchema,
+  type DecisionKind,
+  type DecisionRecord,
+  type DecisionSignal,
+  type JsonValue,
+  type Message,
+  type PendingToolCall,
+  type RunInput,
+  type RunMemo,
+  type RunOptions,
+  type RunResult,
+  type RunStatus,
+} from '../schemas.js';
 import type { agentRun } from '../workflows/agent-run.js';
-import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
+import { approveToolCallSignal, declineToolCallSignal, nextPauseUpdate, resumeToolCallSignal } from '../workflows/messages.js';
+import { checkDecision } from '../workflows/pending-calls.js';
+import {
+  AgentIdKey,
+  AgentResourceIdKey,
+  AgentStatusKey,
+  AgentThreadIdKey,
+} from '../workflows/search-attributes.js';
 
 /** A prompt, or the conversation so far as AI SDK `ModelMessage`s. */
 export type RunPrompt = string | Message[];
 
 /** Options of {@link AgentClient.start} and {@link AgentClient.generate}. */
-export interface StartOptions extends RunOptions {
+export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
   /** The run id (the Temporal workflow id); default `run-<uuid>`. */
   runId?: string;
+  /**
+   * Pause every tool call for approval. A function cannot be stored with the run: the run then
+   * requires approval for every call (fail safe), and the client logs a warning saying so.
+   */
+  requireToolApproval?: boolean | ((...args: never[]) => unknown);
 }
 
 /** The options of {@link AgentClient.connect}. */
-export type AgentClientOptions = ConnectionSettings;
+export type AgentClientOptions = ConnectionSettings & {
+  /** Where warnings go (default `console.warn`). */
+  warn?: (message: string) => void;
+};
+
+/** Which call a decision is about, and who makes it. */
+export interface DecisionTarget {
+  runId: string;
+  /** Default: the most recent pending call of the fitting kind. */
+  toolCallId?: string;
+  /** When given, it must equal the pending call's fingerprint. */
+  fingerprint?: string;
+  /** Who decides, recorded in the run's decision trail. */
+  by?: string;
+}
+
+/** A decision as sent: its id (to find it in the trail) and the call it is about. */
+export interface SentDecision {
+  decisionId: string;
+  runId: string;
+  kind: DecisionKind;
+  call: PendingToolCall;
+}
+
+/** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
+export interface SuspendedRun {
+  runId: string;
+  agentId: string | undefined;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+  startTime: Date;
+  pendingToolCalls: PendingToolCall[];
+}
+
+/** What {@link AgentClient.getRun} tells of a run, with no worker needed. */
+export interface RunInfo {
+  runId: string;
+  agentId: string | undefined;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+  /** The run's own status; `running` before the workflow first reported one. */
+  status: RunStatus;
+  /** Temporal's status of the workflow (RUNNING, COMPLETED, FAILED, TERMINATED, ...). */
+  workflowStatus: string;
+  startTime: Date;
+  closeTime: Date | undefined;
+  pendingToolCalls: PendingToolCall[];
+  /** The most recent decisions, accepted or refused, with who, when and why. */
+  decisions: DecisionRecord[];
+}
+
+function memoOf(memo: Record<string, unknown> | undefined): RunMemo | undefined {
+  const parsed = RunMemoSchema.safeParse(memo?.[RUN_MEMO_KEY]);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function keyword(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>, key: typeof AgentIdKey): string | undefined {
+  return info.typedSearchAttributes.get(key);
+}
 
 /**
- * Starts agent runs and reads their results. Every run is a Temporal workflow whose id is the
- * run id, so any process connected to the namespace can pick a run up by id.
+ * Starts agent runs, follows them, and decides the tool calls they wait on. Every run is a Temporal
+ * workflow whose id is the run id, and everything here reads Temporal itself (memo, search
+ * attributes, visibility), so a brand-new process can pick up any run.
  */
 export class AgentClient {
   /** The Temporal client underneath, for anything this class does not cover. */
   readonly temporal: Client;
   readonly taskQueue: string;
   private readonly ownConnection: Connection | undefined;
+  private readonly warn: (message: string) => void;
 
-  constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection }) {
+  constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection; warn?: (message: string) => void }) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ownConnection = args.ownConnection;
+    this.warn = args.warn ?? ((m) => console.warn(m));
   }
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
@@ -51,7 +151,7 @@ export class AgentClient {
       apiKey: connectionOptions.apiKey,
       metadata: connectionOptions.metadata,
     });
-    return new AgentClient({ client: new Client({ connection, namespace }), taskQueue, ownConnection: connection });
+    return new AgentClient({ client: new Client({ connection, namespace }), taskQueue, ownConnection: connection, warn: options.warn });
   }
 
   get namespace(): string {
@@ -77,26 +177,161 @@ export class AgentClient {
     return { runId };
   }
 
-  /** Waits for a run to finish and returns its result; throws {@link RunFailedError} if it failed. */
+  /**
+   * Starts a run and waits until it finishes or pauses. A paused run returns `finishReason:
+   * 'suspended'` with `suspendPayload` and `pendingToolCalls`.
+   */
+  async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
+    const { runId } = await this.start(agentId, prompt, options);
+    return this.next(runId);
+  }
+
+  /** Waits until the run finishes and returns its result; throws {@link RunFailedError} if it failed. */
   async result(runId: string): Promise<RunResult> {
     const handle: WorkflowHandle<typeof agentRun> = this.temporal.workflow.getHandle(runId);
     try {
       return RunResultSchema.parse(await handle.result());
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(runId, this.namespace);
-      if (err instanceof WorkflowFailedError) {
-        const cause = err.cause;
-        const reason = cause?.message ?? err.message;
-        throw new RunFailedError(runId, reason, cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined);
-      }
-      throw err;
+      throw this.runError(runId, err);
     }
   }
 
-  /** Starts a run and waits for its result. */
-  async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
-    const { runId } = await this.start(agentId, prompt, options);
+  /** Waits until the run pauses (now or later) or finishes, and returns the result then. */
+  async next(runId: string, after: { afterVersion?: number; decisionId?: string } = {}): Promise<RunResult> {
+    const handle = this.temporal.workflow.getHandle(runId);
+    try {
+      const snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
+      if (snapshot.status === 'suspended') return RunResultSchema.parse(snapshot.result);
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+        const type = RefusalTypeSchema.safeParse(err.cause.type);
+        if (type.success) throw decisionRefused(runId, type.data, err.cause.message);
+      }
+      // A run that finished before the update reached it: its result says how it ended.
+      if (!(err instanceof WorkflowUpdateFailedError) && !isFinishedError(err)) throw this.runError(runId, err);
+    }
     return this.result(runId);
+  }
+
+  /** Approves a pending tool call and returns the run's next result: final, or the next pause. */
+  async approveToolCall(target: DecisionTarget): Promise<RunResult> {
+    const sent = await this.sendDecision('approve', target);
+    return this.next(target.runId, { decisionId: sent.decisionId });
+  }
+
+  /** Declines a pending tool call (the tool does not run; the model is told why) and returns the next result. */
+  async declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
+    const sent = await this.sendDecision('decline', target);
+    return this.next(target.runId, { decisionId: sent.decisionId });
+  }
+
+  /** Resumes a suspended tool call with data for its `resumeSchema`; returns the next result. */
+  async resume(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
+    const sent = await this.sendDecision('resume', { ...target, resumeData });
+    return this.next(target.runId, { decisionId: sent.decisionId });
+  }
+
+  /**
+   * Checks a decision against the run as Temporal shows it (memo; no worker needed), then sends it
+   * as a signal, without waiting for the run to go on. Refusals throw a {@link DecisionRefusedError}
+   * subclass. The workflow checks again and records its verdict in the run's decision trail.
+   */
+  async sendDecision(
+    kind: DecisionKind,
+    target: DecisionTarget & { reason?: string; resumeData?: JsonValue },
+  ): Promise<SentDecision> {
+    const info = await this.getRun(target.runId);
+    if (info.closeTime) throw new RunNotWaitingError(target.runId, info.workflowStatus.toLowerCase());
+    const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
+    const check = checkDecision(kind, target, info.pendingToolCalls, decided);
+    if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
+    if (kind === 'resume') this.checkResumeData(target.runId, check.call, target.resumeData);
+
+    const decision: DecisionSignal = {
+      decisionId: randomUUID(),
+      toolCallId: check.call.toolCallId,
+      ...(target.fingerprint ? { fingerprint: target.fingerprint } : {}),
+      ...(target.by ? { by: target.by } : {}),
+      ...(target.reason ? { reason: target.reason } : {}),
+      ...(kind === 'resume' ? { resumeData: target.resumeData ?? null } : {}),
+    };
+    const signal = { approve: approveToolCallSignal, decline: declineToolCallSignal, resume: resumeToolCallSignal }[kind];
+    await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
+    return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
+  }
+
+  /** A run's status, pending calls and decision trail, from Temporal (no worker needed). */
+  async getRun(runId: string): Promise<RunInfo> {
+    let description: WorkflowExecutionDescription;
+    try {
+      description = await this.temporal.workflow.getHandle(runId).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(runId, this.namespace);
+      throw err;
+    }
+    const memo = memoOf(description.memo);
+    return {
+      runId,
+      agentId: keyword(description, AgentIdKey),
+      threadId: keyword(description, AgentThreadIdKey),
+      resourceId: keyword(description, AgentResourceIdKey),
+      status: memo?.status ?? 'running',
+      workflowStatus: description.status.name,
+      startTime: description.startTime,
+      closeTime: description.closeTime,
+      pendingToolCalls: memo?.pendingToolCalls ?? [],
+      decisions: memo?.decisions ?? [],
+    };
+  }
+
+  /**
+   * Every run that waits on tool calls, with the calls, found through Temporal visibility (search
+   * attributes and memo), so it works from any process and after any restart.
+   */
+  async listSuspendedRuns(filter: { agentId?: string; threadId?: string; resourceId?: string } = {}): Promise<SuspendedRun[]> {
+    const clauses = [`WorkflowType = 'agentRun'`, `ExecutionStatus = 'Running'`, `AgentStatus = 'suspended'`];
+    if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
+    if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
+    if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
+    const runs: SuspendedRun[] = [];
+    for await (const info of this.temporal.workflow.list({ query: clauses.join(' AND ') })) {
+      runs.push({
+        runId: info.workflowId,
+        agentId: keyword(info, AgentIdKey),
+        threadId: keyword(info, AgentThreadIdKey),
+        resourceId: keyword(info, AgentResourceIdKey),
+        startTime: info.startTime,
+        pendingToolCalls: memoOf(info.memo)?.pendingToolCalls ?? [],
+      });
+    }
+    return runs;
+  }
+
+  /** Lists runs by status (any when omitted), newest first, from visibility. */
+  async listRuns(filter: { status?: RunStatus; agentId?: string; threadId?: string; resourceId?: string; limit?: number } = {}): Promise<RunInfo[]> {
+    const clauses = [`WorkflowType = 'agentRun'`];
+    if (filter.status) clauses.push(`AgentStatus = ${quote(filter.status)}`);
+    if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
+    if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
+    if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
+    const runs: RunInfo[] = [];
+    for await (const info of this.temporal.workflow.list({ query: clauses.join(' AND ') })) {
+      const memo = memoOf(info.memo);
+      runs.push({
+        runId: info.workflowId,
+        agentId: keyword(info, AgentIdKey),
+        threadId: keyword(info, AgentThreadIdKey),
+        resourceId: keyword(info, AgentResourceIdKey),
+        status: memo?.status ?? (info.typedSearchAttributes.get(AgentStatusKey) as RunStatus | undefined) ?? 'running',
+        workflowStatus: info.status.name,
+        startTime: info.startTime,
+        closeTime: info.closeTime,
+        pendingToolCalls: memo?.pendingToolCalls ?? [],
+        decisions: memo?.decisions ?? [],
+      });
+      if (runs.length >= (filter.limit ?? 100)) break;
+    }
+    return runs;
   }
 
   /** Closes the connection this client opened (none when it was given a Temporal client). */
@@ -104,13 +339,55 @@ export class AgentClient {
     await this.ownConnection?.close();
   }
 
-  private runInput(agentId: string, prompt: RunPrompt, options: RunOptions): RunInput {
+  private checkResumeData(runId: string, call: PendingToolCall, data: JsonValue | undefined): void {
+    if (!call.resumeSchema) return;
+    const schema = z.fromJSONSchema(call.resumeSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+      throw decisionRefused(
+        runId,
+        'InvalidResumeData',
+        `resume data ${JSON.stringify(data)} does not fit the resumeSchema of tool call ${call.toolCallId} (${call.toolName}): ${z.prettifyError(parsed.error)}`,
+      );
+    }
+  }
+
+  private runError(runId: string, err: unknown): unknown {
+    if (err instanceof WorkflowNotFoundError) return new RunNotFoundError(runId, this.namespace);
+    if (err instanceof WorkflowFailedError) {
+      const cause = err.cause;
+      return new RunFailedError(runId, cause?.message ?? err.message, cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined);
+    }
+    return err;
+  }
+
+  private runInput(agentId: string, prompt: RunPrompt, options: Omit<StartOptions, 'runId'>): RunInput {
     if (!agentId) throw new InvalidRunOptionsError('agentId must be a non-empty string');
-    const parsedOptions = RunOptionsSchema.safeParse(options);
+    const { requireToolApproval, ...rest } = options;
+    let approval: boolean | undefined;
+    if (typeof requireToolApproval === 'function') {
+      this.warn(
+        'requireToolApproval: a function cannot be stored with a durable run, so this run requires approval for every tool call. ' +
+          'Pass true or false, or set requireApproval on the tools that need it.',
+      );
+      approval = true;
+    } else {
+      approval = requireToolApproval;
+    }
+    const parsedOptions = RunOptionsSchema.safeParse({ ...rest, ...(approval !== undefined ? { requireToolApproval: approval } : {}) });
     if (!parsedOptions.success) throw new InvalidRunOptionsError(z.prettifyError(parsedOptions.error));
     const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: prompt }] : prompt;
     const parsedMessages = z.array(MessageSchema).min(1).safeParse(messages);
     if (!parsedMessages.success) throw new InvalidRunOptionsError(`messages: ${z.prettifyError(parsedMessages.error)}`);
     return { agentId, messages: parsedMessages.data, options: parsedOptions.data };
   }
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The server's answer to an update for a workflow that has already closed. */
+function isFinishedError(err: unknown): boolean {
+  return err instanceof Error && /workflow execution already completed|already completed/i.test(err.message);
 }

@@ -11,7 +11,7 @@ export interface ToolLogger {
 }
 
 /** What `execute` gets besides its input. */
-export interface ToolExecutionContext {
+export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue> {
   runId: string;
   agentId: string;
   toolCallId: string;
@@ -30,10 +30,23 @@ export interface ToolExecutionContext {
   /** Aborted when the activity is cancelled or times out. */
   abortSignal: AbortSignal;
   logger: ToolLogger;
+  /**
+   * Pauses the run until someone resumes this call: `return await context.suspend(payload)`. The
+   * payload is checked against `suspendSchema`. On resume the tool runs again from the start, with
+   * `resumeData` set.
+   */
+  suspend: (payload: TSuspend) => Promise<never>;
+  /** The data this call was resumed with (checked against `resumeSchema`); undefined on a first run. */
+  resumeData: TResume | undefined;
 }
 
 /** The options of {@link createTool}. */
-export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType> {
+export interface ToolConfig<
+  TInput extends z.ZodType,
+  TOutput extends z.ZodType,
+  TSuspend extends z.ZodType = z.ZodType<JsonValue>,
+  TResume extends z.ZodType = z.ZodType<JsonValue>,
+> {
   /** A stable identifier of the tool (the model sees the key the tool is registered under). */
   id: string;
   /** What the tool does; the model reads this to decide when to call it. */
@@ -41,8 +54,15 @@ export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType>
   inputSchema: TInput;
   /** Checked against what `execute` returns; see `outputValidation`. */
   outputSchema?: TOutput;
+  /** Checked against the payload given to `context.suspend()`. */
+  suspendSchema?: TSuspend;
+  /** Checked against resume data, by the client before it signals and by the tool before it runs. */
+  resumeSchema?: TResume;
   /** Runs on the worker, as an activity. */
-  execute: (input: z.output<TInput>, context: ToolExecutionContext) => Promise<z.input<TOutput>> | z.input<TOutput>;
+  execute: (
+    input: z.output<TInput>,
+    context: ToolExecutionContext<z.input<TSuspend>, z.output<TResume>>,
+  ) => Promise<z.input<TOutput>> | z.input<TOutput>;
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
   /** `error` (default): an output that fails `outputSchema` reaches the model as an error. `warn`: log it and keep the output. */
@@ -54,10 +74,12 @@ export interface ToolConfig<TInput extends z.ZodType, TOutput extends z.ZodType>
 }
 
 /** A tool, as {@link createTool} returns it. */
-export interface Tool<TInput extends z.ZodType = z.ZodType, TOutput extends z.ZodType = z.ZodType>
-  extends ToolConfig<TInput, TOutput> {
-  readonly kind: 'tool';
-}
+export type Tool<
+  TInput extends z.ZodType = z.ZodType,
+  TOutput extends z.ZodType = z.ZodType,
+  TSuspend extends z.ZodType = z.ZodType,
+  TResume extends z.ZodType = z.ZodType,
+> = ToolConfig<TInput, TOutput, TSuspend, TResume> & { readonly kind: 'tool' };
 
 /** A tool of any schema, as agents hold them. */
 export interface AnyTool {
@@ -66,7 +88,9 @@ export interface AnyTool {
   description: string;
   inputSchema: z.ZodType;
   outputSchema?: z.ZodType;
-  execute: (input: never, context: ToolExecutionContext) => unknown;
+  suspendSchema?: z.ZodType;
+  resumeSchema?: z.ZodType;
+  execute: (input: never, context: never) => unknown;
   requireApproval?: boolean;
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
@@ -85,9 +109,12 @@ export interface AnyTool {
  *   execute: async ({ city }) => ({ city, tempC: 21 }),
  * });
  */
-export function createTool<TInput extends z.ZodType, TOutput extends z.ZodType = z.ZodType<JsonValue>>(
-  config: ToolConfig<TInput, TOutput>,
-): Tool<TInput, TOutput> {
+export function createTool<
+  TInput extends z.ZodType,
+  TOutput extends z.ZodType = z.ZodType<JsonValue>,
+  TSuspend extends z.ZodType = z.ZodType<JsonValue>,
+  TResume extends z.ZodType = z.ZodType<JsonValue>,
+>(config: ToolConfig<TInput, TOutput, TSuspend, TResume>): Tool<TInput, TOutput, TSuspend, TResume> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
   if (typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function`);

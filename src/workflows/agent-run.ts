@@ -1,31 +1,34 @@
 /**
  * One agent run, as one Temporal workflow: describe the agent, then call the model and run the
- * tools it asks for, step by step, until the model stops or the step limit is reached.
+ * tools it asks for, step by step, until the model stops or the step limit is reached. A tool call
+ * that needs approval, or a tool that suspends, makes the run wait for a decision signal.
  *
  * Deterministic orchestration only: every model call and tool execution is an activity.
  */
 import {
   ActivityFailure,
   ApplicationFailure,
+  allHandlersFinished,
+  condition,
   proxyActivities,
-  upsertSearchAttributes,
+  setHandler,
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { AgentActivities, ExecuteToolOutput, ModelToolCall } from '../activities/contracts.js';
+import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
+import { DEFAULT_MAX_STEPS, RunInputSchema, type AgentSpec, type JsonValue, type RunInput, type RunOptions, type RunResult, type ToolSpec } from '../schemas.js';
 import {
-  DEFAULT_MAX_STEPS,
-  RunInputSchema,
-  type AgentSpec,
-  type Message,
-  type RunInput,
-  type RunOptions,
-  type RunResult,
-  type StepRecord,
-  type ToolSpec,
-} from '../schemas.js';
-import { AgentStatusKey, type AgentRunStatus } from './search-attributes.js';
-import { offeredTools, runResult, stepRecord, toolResultMessage, type ToolOutcome } from './transcript.js';
+  approveToolCallSignal,
+  declineToolCallSignal,
+  nextPauseUpdate,
+  resumeToolCallSignal,
+  runStateQuery,
+  type NextPauseRequest,
+  type RunSnapshot,
+} from './messages.js';
+import { declineMessage } from './pending-calls.js';
+import { RunState, resumeDataOf, type Resolution } from './run-state.js';
+import { offeredTools, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 export const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
@@ -50,73 +53,90 @@ const DEFAULT_TOOL_ACTIVITY: ActivityOptions = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 };
 
-function toolActivityOptions(tool: ToolSpec | undefined): ActivityOptions {
-  const custom = tool?.activity;
+function toolActivityOptions(tool: ToolSpec): ActivityOptions {
+  const custom = tool.activity;
   if (!custom) return DEFAULT_TOOL_ACTIVITY;
   return {
     startToCloseTimeout: custom.startToCloseTimeout ?? DEFAULT_TOOL_ACTIVITY.startToCloseTimeout,
+    heartbeatTimeout: custom.heartbeatTimeout,
     retry: { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry },
   };
 }
 
-function setStatus(status: AgentRunStatus): void {
-  upsertSearchAttributes([{ key: AgentStatusKey, value: status }]);
-}
-
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
 export async function agentRun(rawInput: RunInput): Promise<RunResult> {
+  const runId = workflowInfo().workflowId;
   const parsed = RunInputSchema.safeParse(rawInput);
-  if (!parsed.success) {
-    setStatus('failed');
-    throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error.message}`, 'InvalidRunInput');
-  }
-  const input = parsed.data;
+  const state = new RunState(runId, parsed.success ? parsed.data.agentId : String(rawInput?.agentId), parsed.success ? parsed.data.messages : []);
+  setHandler(approveToolCallSignal, (d) => state.decide('approve', d));
+  setHandler(declineToolCallSignal, (d) => state.decide('decline', d));
+  setHandler(resumeToolCallSignal, (d) => state.decide('resume', d));
+  setHandler(runStateQuery, () => state.snapshot());
+  setHandler(nextPauseUpdate, (request) => nextPause(state, request));
+
   try {
-    const result = await run(input);
-    setStatus('completed');
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error.message}`, 'InvalidRunInput');
+    const result = await run(parsed.data, state);
+    state.finish('completed');
+    await condition(allHandlersFinished);
     return result;
   } catch (err) {
-    setStatus('failed');
+    state.finish('failed');
+    await condition(allHandlersFinished);
     throw runFailure(err);
   }
 }
 
-async function run(input: RunInput): Promise<RunResult> {
-  const runId = workflowInfo().workflowId;
+async function nextPause(state: RunState, request: NextPauseRequest): Promise<RunSnapshot> {
+  const { decisionId, afterVersion = -1 } = request ?? {};
+  if (decisionId) {
+    await condition(() => state.verdict(decisionId) !== undefined || state.done);
+    const verdict = state.verdict(decisionId);
+    if (verdict && !verdict.accepted && verdict.refusal) {
+      throw ApplicationFailure.nonRetryable(verdict.refusal.message, verdict.refusal.type);
+    }
+  }
+  await condition(() => state.done || (state.status === 'suspended' && state.version > afterVersion));
+  return state.snapshot();
+}
+
+async function run(input: RunInput, state: RunState): Promise<RunResult> {
   const spec = await describeAgent({ agentId: input.agentId });
   const options: RunOptions = { ...spec.defaultOptions, ...input.options };
   const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const messages: Message[] = [...input.messages];
-  const steps: StepRecord[] = [];
 
   for (let stepNumber = 0; stepNumber < maxSteps; stepNumber++) {
     const model = await callModel({
-      runId,
+      runId: state.runId,
       agentId: spec.id,
       model: options.model ?? spec.model,
       script: options.script,
       instructions: options.instructions ?? spec.instructions,
-      messages,
+      messages: state.messages,
       tools,
       toolChoice: options.toolChoice,
       settings: options.modelSettings,
     });
-    messages.push(...model.assistantMessages);
+    state.startStep(stepNumber, model);
 
     const outcomes = await Promise.all(
-      model.toolCalls.map(async (call): Promise<ToolOutcome> => ({ call, result: await runTool(spec, input, runId, call) })),
+      model.toolCalls.map(async (call): Promise<ToolOutcome> => {
+        const outcome = { call, result: await runTool(spec, options, state, call) };
+        state.recordOutcome(outcome);
+        return outcome;
+      }),
     );
-    if (outcomes.length > 0) messages.push(toolResultMessage(outcomes));
-    steps.push(stepRecord(stepNumber, model, outcomes));
+    if (outcomes.length > 0) state.messages.push(toolResultMessage(outcomes));
+    state.finishStep(outcomes);
 
     if (model.toolCalls.length === 0) break;
   }
-  return runResult({ runId, agentId: spec.id, steps, messages });
+  return state.snapshot().result;
 }
 
-/** Runs one tool call; every way it can go wrong becomes a tool error for the model. */
-async function runTool(spec: AgentSpec, input: RunInput, runId: string, call: ModelToolCall): Promise<ExecuteToolOutput> {
+/** Runs one tool call, after approval if it needs one; every way it can go wrong becomes a tool error for the model. */
+async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
   if (call.invalid) return { type: 'error', error: call.invalid };
   const tool = spec.tools.find((t) => t.name === call.toolName);
   if (!tool) {
@@ -125,22 +145,45 @@ async function runTool(spec: AgentSpec, input: RunInput, runId: string, call: Mo
       error: `Unknown tool "${call.toolName}". Available tools: ${spec.tools.map((t) => t.name).join(', ') || '(none)'}.`,
     };
   }
-  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool));
-  try {
-    return await executeTool({
-      runId,
-      agentId: spec.id,
-      toolName: call.toolName,
-      toolCallId: call.toolCallId,
-      args: call.args,
-      threadId: input.options.threadId,
-      resourceId: input.options.resourceId,
-    });
-  } catch (err) {
-    if (err instanceof ActivityFailure) {
-      return { type: 'error', error: `Tool "${call.toolName}" failed: ${failureMessage(err)}` };
+
+  if (options.requireToolApproval === true || tool.requireApproval) {
+    const decision = await state.waitForDecision(call, { requiresApproval: true, askedAt: new Date().toISOString() });
+    if (decision.kind === 'decline') {
+      return { type: 'declined', message: declineMessage(call.toolName, decision.record.by, decision.record.reason) };
     }
-    throw err;
+  }
+
+  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool));
+  let resumed: Resolution | undefined;
+  let suspendPayload: JsonValue | undefined;
+  for (;;) {
+    let output;
+    try {
+      output = await executeTool({
+        runId: state.runId,
+        agentId: spec.id,
+        toolName: call.toolName,
+        toolCallId: call.toolCallId,
+        args: call.args,
+        threadId: options.threadId,
+        resourceId: options.resourceId,
+        ...(resumed ? { resume: { data: resumeDataOf(resumed) } } : {}),
+      });
+    } catch (err) {
+      if (err instanceof ActivityFailure) return { type: 'error', error: `Tool "${call.toolName}" failed: ${failureMessage(err)}` };
+      throw err;
+    }
+    if (resumed) state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
+    if (output.type === 'result' || output.type === 'error') return output;
+
+    // Suspended, or resume data the tool refused (then it did not run and is still suspended).
+    if (output.type === 'suspended') suspendPayload = output.payload;
+    resumed = await state.waitForDecision(call, {
+      requiresApproval: false,
+      suspendPayload,
+      resumeSchema: tool.resumeSchema,
+      askedAt: new Date().toISOString(),
+    });
   }
 }
 

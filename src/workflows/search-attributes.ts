@@ -6,9 +6,9 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
+/** `running`, `suspended`, `completed` or `failed`. */
 export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', SearchAttributeType.KEYWORD);
 export const AgentThreadIdKey = defineSearchAttributeKey('AgentThreadId', SearchAttributeType.KEYWORD);
 export const AgentResourceIdKey = defineSearchAttributeKey('AgentResourceId', SearchAttributeType.KEYWORD);
-
-/** Where a run is in its life, as `AgentStatus` shows it. */
-export type AgentRunStatus = 'running' | 'completed' | 'failed';
+/** The ids of the tool calls the run waits on. */
+export const AgentPendingToolCallsKey = defineSearchAttributeKey('AgentPendingToolCalls', SearchAttributeType.KEYWORD_LIST);

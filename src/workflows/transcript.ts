@@ -2,10 +2,12 @@
  * Pure functions that shape a run's conversation and result. The workflow calls them; they have
  * unit tests of their own.
  */
-import type { CallModelOutput, ExecuteToolOutput, ModelToolCall, ModelToolDefinition } from '../activities/contracts.js';
+import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutcome, ToolModelOutput } from '../activities/contracts.js';
+import { mostRecentPending } from './pending-calls.js';
 import type {
   AgentSpec,
   Message,
+  PendingToolCall,
   RunResult,
   StepRecord,
   ToolCallRecord,
@@ -26,7 +28,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
 /** The outcome of one tool call, whether it ran or not. */
 export interface ToolOutcome {
   call: ModelToolCall;
-  result: ExecuteToolOutput;
+  result: ToolCallOutcome;
+}
+
+function modelOutput(result: ToolCallOutcome): ToolModelOutput {
+  if (result.type === 'result') return result.modelOutput;
+  if (result.type === 'declined') return { type: 'execution-denied', reason: result.message };
+  return { type: 'error-text', value: result.error };
 }
 
 /** The tool message that answers every call of a step, in the order the model made them. */
@@ -37,15 +45,16 @@ export function toolResultMessage(outcomes: ToolOutcome[]): Message {
       type: 'tool-result',
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      output: result.type === 'result' ? result.modelOutput : { type: 'error-text', value: result.error },
+      output: modelOutput(result),
     })),
   };
 }
 
 export function toolResultRecord({ call, result }: ToolOutcome): ToolResultRecord {
-  return result.type === 'result'
-    ? { toolCallId: call.toolCallId, toolName: call.toolName, isError: false, output: result.output }
-    : { toolCallId: call.toolCallId, toolName: call.toolName, isError: true, error: result.error };
+  const ids = { toolCallId: call.toolCallId, toolName: call.toolName };
+  if (result.type === 'result') return { ...ids, isError: false, output: result.output };
+  if (result.type === 'declined') return { ...ids, isError: true, error: result.message, declined: true };
+  return { ...ids, isError: true, error: result.error };
 }
 
 export function toolCallRecord(call: ModelToolCall): ToolCallRecord {
@@ -63,9 +72,20 @@ export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes:
   };
 }
 
-export function runResult(args: { runId: string; agentId: string; steps: StepRecord[]; messages: Message[] }): RunResult {
-  const { steps } = args;
+/**
+ * The run's result as `generate()` returns it: final when nothing is pending, else `suspended` with
+ * the pending calls and the most recent one as `suspendPayload`.
+ */
+export function runResult(args: {
+  runId: string;
+  agentId: string;
+  steps: StepRecord[];
+  messages: Message[];
+  pending: PendingToolCall[];
+}): RunResult {
+  const { steps, pending } = args;
   const last = steps[steps.length - 1];
+  const waitingOn = mostRecentPending(pending);
   return {
     runId: args.runId,
     agentId: args.agentId,
@@ -74,7 +94,20 @@ export function runResult(args: { runId: string; agentId: string; steps: StepRec
     toolCalls: steps.flatMap((s) => s.toolCalls),
     toolResults: steps.flatMap((s) => s.toolResults),
     usage: steps.reduce((u, s) => addUsage(u, s.usage), ZERO_USAGE),
-    finishReason: last?.finishReason ?? 'other',
+    finishReason: waitingOn ? 'suspended' : (last?.finishReason ?? 'other'),
+    pendingToolCalls: pending,
+    ...(waitingOn
+      ? {
+          suspendPayload: {
+            toolCallId: waitingOn.toolCallId,
+            toolName: waitingOn.toolName,
+            args: waitingOn.args,
+            fingerprint: waitingOn.fingerprint,
+            requiresApproval: waitingOn.requiresApproval,
+            ...(waitingOn.suspendPayload !== undefined ? { payload: waitingOn.suspendPayload } : {}),
+          },
+        }
+      : {}),
     messages: args.messages,
   };
 }

@@ -15,11 +15,11 @@ const spec: AgentSpec = {
 };
 
 const ok: ToolOutcome = {
-  call: { toolCallId: 'c1', toolName: 'one', args: { x: 1 } },
+  call: { toolCallId: 'c1', toolName: 'one', args: { x: 1 }, fingerprint: 'f1' },
   result: { type: 'result', output: { y: 2 }, modelOutput: { type: 'json', value: { y: 2 } } },
 };
 const failed: ToolOutcome = {
-  call: { toolCallId: 'c2', toolName: 'two', args: {} },
+  call: { toolCallId: 'c2', toolName: 'two', args: {}, fingerprint: 'f2' },
   result: { type: 'error', error: 'nope' },
 };
 
@@ -64,7 +64,7 @@ describe('runResult', () => {
       stepRecord(0, { ...model('', 'tool-calls', 10), toolCalls: [ok.call, failed.call] }, [ok, failed]),
       stepRecord(1, model('done', 'stop', 20), []),
     ];
-    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [] });
+    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [] });
     expect(result.text).toBe('done');
     expect(result.finishReason).toBe('stop');
     expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 2, totalTokens: 32 });

@@ -1,0 +1,60 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { createTool, defineAgent, type Script } from '../src/index.js';
+import { readRecords, writeRecords } from './records-store.js';
+
+export const listRecordsTool = createTool({
+  id: 'list-records',
+  description: 'Lists the stored records',
+  inputSchema: z.object({}),
+  execute: async () => (await readRecords()).records,
+});
+
+/**
+ * Deletes a record; needs approval. It runs at least once, like every tool, so it keys the
+ * deletion by `idempotencyKey`: a retry after a worker crash returns the first result and deletes
+ * nothing more.
+ */
+export const deleteRecordTool = createTool({
+  id: 'delete-record',
+  description: 'Deletes a record by id',
+  inputSchema: z.object({ id: z.string().describe('Record id, e.g. "r2"') }),
+  outputSchema: z.object({ deleted: z.string(), title: z.string() }),
+  requireApproval: true,
+  activity: { startToCloseTimeout: '1 minute', heartbeatTimeout: '2 seconds' },
+  execute: async ({ id }, { idempotencyKey, logger }) => {
+    const data = await readRecords();
+    const earlier = data.applied[idempotencyKey];
+    if (earlier) {
+      logger.info('deletion already applied; returning its result', { idempotencyKey });
+      return earlier;
+    }
+    const record = data.records.find((r) => r.id === id);
+    if (!record) throw new Error(`no record "${id}"; ids: ${data.records.map((r) => r.id).join(', ')}`);
+    const result = { deleted: id, title: record.title };
+    data.records = data.records.filter((r) => r.id !== id);
+    data.deletions.push({ id, idempotencyKey, at: new Date().toISOString() });
+    data.applied[idempotencyKey] = result;
+    await writeRecords(data);
+    // Stands for slow storage acknowledging the write; the crash test kills the worker here.
+    const slowMs = Number(process.env.RECORDS_SLOW_MS ?? 0);
+    if (slowMs > 0) await sleep(slowMs);
+    return result;
+  },
+});
+
+export const recordsAgent = defineAgent({
+  id: 'records-agent',
+  name: 'Records agent',
+  description: 'Manages stored records; deletions need approval',
+  instructions: 'You manage records. List them to find ids; deleting one needs a human approval.',
+  model: 'scripted',
+  tools: { listRecords: listRecordsTool, deleteRecord: deleteRecordTool },
+});
+
+/** The scripted conversation of the demo: list, delete r2 (pauses for approval), confirm. */
+export const deleteRecordScript: Script = [
+  { text: 'Let me look at the records.', toolCalls: [{ toolName: 'listRecords', args: {} }] },
+  { text: 'Deleting "Old customer list".', toolCalls: [{ toolName: 'deleteRecord', args: { id: 'r2' } }] },
+  { text: 'Done: record r2 is deleted.' },
+];

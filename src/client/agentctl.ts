@@ -1,0 +1,253 @@
+/**
+ * agentctl, the ops CLI: find runs, show them, approve, decline or resume their tool calls, and
+ * start runs, against any Temporal address. It keeps no state: everything comes from Temporal.
+ * Exit 0 on success; 1 with one line on stderr for a refusal or failure; 2 for a usage error.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, CommanderError, Option } from 'commander';
+import { DecisionRefusedError, RunFailedError, RunNotFoundError, RunNotWaitingError, InvalidRunOptionsError } from '../errors.js';
+import { RunStatusSchema, ScriptSchema, type DecisionKind, type JsonValue, type PendingToolCall, type RunResult } from '../schemas.js';
+import { AgentClient, type RunInfo, type StartOptions } from './agent-client.js';
+
+export interface AgentctlIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultIo: AgentctlIo = {
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+/** A refusal or failure to report in one line, with exit code 1. */
+class Refusal extends Error {}
+
+interface GlobalOptions {
+  address?: string;
+  namespace?: string;
+  taskQueue?: string;
+  profile?: string;
+}
+
+function pendingLine(p: PendingToolCall): string {
+  const what = p.requiresApproval ? 'awaits approval' : `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`;
+  return `${p.toolCallId}  ${p.toolName}(${JSON.stringify(p.args)})  ${what}  fingerprint ${p.fingerprint}  since ${p.askedAt}`;
+}
+
+function resultLines(result: RunResult): string[] {
+  const lines = [`run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`];
+  if (result.text) lines.push(`text: ${result.text}`);
+  for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
+  return lines;
+}
+
+function runLines(run: RunInfo): string[] {
+  const lines = [
+    `run:       ${run.runId}`,
+    `agent:     ${run.agentId ?? '-'}`,
+    `status:    ${run.status} (workflow ${run.workflowStatus})`,
+    `thread:    ${run.threadId ?? '-'}   resource: ${run.resourceId ?? '-'}`,
+    `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}`,
+  ];
+  lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
+  for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
+  lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
+  for (const d of run.decisions) {
+    const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
+    lines.push(`  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`);
+  }
+  return lines;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}
+
+function parseJsonOption(text: string, what: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new Refusal(`${what} is not valid JSON (${(err as Error).message}): ${text}`);
+  }
+}
+
+/** Runs agentctl with these arguments; returns the exit code. */
+export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {
+  let client: AgentClient | undefined;
+  const connect = async (cmd: Command): Promise<AgentClient> => {
+    const g = cmd.optsWithGlobals<GlobalOptions>();
+    client ??= await AgentClient.connect({ address: g.address, namespace: g.namespace, taskQueue: g.taskQueue, profile: g.profile, warn: io.err });
+    return client;
+  };
+  const print = (json: boolean, value: unknown, lines: string[]): void => {
+    io.out(json ? JSON.stringify(value, null, 2) : lines.join('\n'));
+  };
+
+  const program = new Command('agentctl')
+    .description('Find, inspect, approve, decline, resume and start durable agent runs in a Temporal namespace.')
+    .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
+    .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
+    .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
+    .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .exitOverride()
+    .showHelpAfterError('(agentctl --help lists the commands)');
+
+  const runs = program.command('runs').description('list and show runs');
+  runs
+    .command('list')
+    .description('list runs, newest first')
+    .addOption(new Option('--status <status>', 'only runs in this status').choices(RunStatusSchema.options))
+    .option('--agent <id>', 'only runs of this agent')
+    .option('--thread <id>', 'only runs on this thread')
+    .option('--resource <id>', 'only runs of this resource')
+    .option('--limit <n>', 'at most this many runs', '50')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { status?: 'running'; agent?: string; thread?: string; resource?: string; limit: string; json?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const list = await c.listRuns({ status: o.status, agentId: o.agent, threadId: o.thread, resourceId: o.resource, limit: Number(o.limit) });
+      const rows = list.map((r) => [
+        r.runId,
+        r.agentId ?? '-',
+        r.status,
+        r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
+        r.threadId ?? '-',
+        r.startTime.toISOString(),
+      ]);
+      print(!!o.json, list, list.length === 0 ? ['no runs'] : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED'], ...rows]));
+    });
+  runs
+    .command('show')
+    .description('show a run: status, pending tool calls, decision trail, and its result once finished')
+    .argument('<run>', 'run id')
+    .option('--json', 'machine-readable output')
+    .action(async (runId: string, o: { json?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const info = await c.getRun(runId);
+      let result: RunResult | undefined;
+      let failure: string | undefined;
+      if (info.workflowStatus === 'COMPLETED') result = await c.result(runId);
+      if (info.workflowStatus === 'FAILED') failure = await c.result(runId).then(() => undefined, (e: Error) => e.message);
+      const lines = runLines(info);
+      if (result) lines.push(`result: ${result.text} (${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`);
+      if (failure) lines.push(`failure: ${failure}`);
+      print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
+    });
+
+  const decide = (kind: DecisionKind) => async (runId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
+    const c = await connect(cmd);
+    const target = {
+      runId,
+      toolCallId: o.toolCall as string | undefined,
+      fingerprint: o.fingerprint as string | undefined,
+      by: (o.by as string | undefined) ?? process.env.USER,
+      reason: o.reason as string | undefined,
+      ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
+    };
+    const sent = await c.sendDecision(kind, target);
+    const verb = { approve: 'approved', decline: 'declined', resume: 'resumed' }[kind];
+    const line = `${verb} ${sent.call.toolName} ${sent.call.toolCallId} (fingerprint ${sent.call.fingerprint}) on run ${runId}`;
+    if (!o.wait) {
+      print(!!o.json, { ...sent, status: 'sent' }, [line]);
+      return;
+    }
+    const next = await c.next(runId, { decisionId: sent.decisionId });
+    print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
+  };
+  program
+    .command('approve')
+    .description('approve a tool call waiting for approval (default: the most recent one)')
+    .argument('<run>', 'run id')
+    .option('--tool-call <id>', 'the tool call to approve')
+    .option('--fingerprint <sha256>', 'refuse unless the pending call has this fingerprint')
+    .option('--by <who>', 'who approves, for the decision trail (default $USER)')
+    .option('--wait', 'wait until the run pauses again or finishes, and print that')
+    .option('--json', 'machine-readable output')
+    .action(decide('approve'));
+  program
+    .command('decline')
+    .description('decline a tool call waiting for approval; the tool does not run and the model is told why')
+    .argument('<run>', 'run id')
+    .option('--tool-call <id>', 'the tool call to decline')
+    .option('--reason <text>', 'why; the model sees it')
+    .option('--by <who>', 'who declines, for the decision trail (default $USER)')
+    .option('--wait', 'wait until the run pauses again or finishes, and print that')
+    .option('--json', 'machine-readable output')
+    .action(decide('decline'));
+  program
+    .command('resume')
+    .description("resume a suspended tool call with data for its resumeSchema")
+    .argument('<run>', 'run id')
+    .requiredOption('--data <json>', 'the resume data, as JSON')
+    .option('--tool-call <id>', 'the tool call to resume')
+    .option('--by <who>', 'who resumes, for the decision trail (default $USER)')
+    .option('--wait', 'wait until the run pauses again or finishes, and print that')
+    .option('--json', 'machine-readable output')
+    .action(decide('resume'));
+
+  program
+    .command('start')
+    .description('start a run and wait until it pauses or finishes')
+    .argument('<agent>', 'agent id')
+    .requiredOption('--prompt <text>', 'the user message')
+    .option('--model <name>', 'model for this run, e.g. scripted or openai/gpt-4o-mini')
+    .option('--script <file>', 'JSON file with the script of the scripted model (a list of steps)')
+    .option('--thread <id>', 'thread id')
+    .option('--resource <id>', 'resource id')
+    .option('--max-steps <n>', 'most model calls')
+    .option('--require-approval', 'pause every tool call for approval')
+    .option('--run-id <id>', 'the run id to use')
+    .option('--no-wait', 'print the run id and return at once')
+    .option('--json', 'machine-readable output')
+    .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const c = await connect(cmd);
+      const options: StartOptions = {
+        ...(o.model ? { model: o.model as string } : {}),
+        ...(o.thread ? { threadId: o.thread as string } : {}),
+        ...(o.resource ? { resourceId: o.resource as string } : {}),
+        ...(o.maxSteps ? { maxSteps: Number(o.maxSteps) } : {}),
+        ...(o.requireApproval ? { requireToolApproval: true } : {}),
+        ...(o.runId ? { runId: o.runId as string } : {}),
+      };
+      if (o.script) {
+        const file = o.script as string;
+        const text = await readFile(file, 'utf8').catch((e: Error) => {
+          throw new Refusal(`cannot read --script ${file}: ${e.message}`);
+        });
+        const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
+        if (!parsed.success) throw new Refusal(`--script ${file} is not a script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        options.script = parsed.data;
+        options.model ??= 'scripted';
+      }
+      const { runId } = await c.start(agentId, o.prompt as string, options);
+      if (o.wait === false) {
+        print(!!o.json, { runId }, [runId]);
+        return;
+      }
+      const result = await c.next(runId);
+      print(!!o.json, result, resultLines(result));
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (
+      err instanceof Refusal ||
+      err instanceof DecisionRefusedError ||
+      err instanceof RunNotFoundError ||
+      err instanceof RunNotWaitingError ||
+      err instanceof RunFailedError ||
+      err instanceof InvalidRunOptionsError
+    ) {
+      io.err(`agentctl: ${err instanceof DecisionRefusedError ? `refused (${err.type}): ${err.reason}` : err.message}`);
+      return 1;
+    }
+    io.err(`agentctl: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    await client?.close();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The signals, queries and updates of a run, defined once and shared by the workflow and the client.
+ *
+ * Decisions are signals: they are accepted by the server even while no worker runs, and recorded
+ * in the run's history. The workflow records its verdict on each (accepted or refused, and why) in
+ * the decision trail, which the memo, the `runState` query and `nextPause` show.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { DecisionSignal, RunResult, RunStatus } from '../schemas.js';
+
+export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
+export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
+export const resumeToolCallSignal = defineSignal<[DecisionSignal]>('resumeToolCall');
+
+/** The run so far: status, and the result as `generate()` would return it now. */
+export interface RunSnapshot {
+  status: RunStatus;
+  version: number;
+  result: RunResult;
+}
+
+export const runStateQuery = defineQuery<RunSnapshot>('runState');
+
+/** What `nextPause` waits for. */
+export interface NextPauseRequest {
+  /** Wait for a state newer than this version (default: any pause or the end). */
+  afterVersion?: number;
+  /** First wait for the verdict on this decision; a refusal fails the update with its reason. */
+  decisionId?: string;
+}
+
+/**
+ * Waits until the run pauses (a call waits on a decision) or finishes, and returns the snapshot then.
+ * This is how `generate()` and the decision methods of the client wait, with no polling.
+ */
+export const nextPauseUpdate = defineUpdate<RunSnapshot, [NextPauseRequest]>('nextPause');

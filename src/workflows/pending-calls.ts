@@ -1,0 +1,116 @@
+/**
+ * Pure bookkeeping of the tool calls a run waits on, and the rules a decision must pass. The
+ * workflow applies them to every signal; the client applies the same rules to the run's memo before
+ * it signals, so most refusals reach the caller at once, even with no worker running.
+ */
+import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall, RefusalType } from '../schemas.js';
+
+export type DecisionCheck =
+  | { accepted: true; call: PendingToolCall }
+  | { accepted: false; type: RefusalType; message: string; call?: PendingToolCall };
+
+const kindWord: Record<DecisionKind, string> = { approve: 'approve', decline: 'decline', resume: 'resume' };
+
+function fits(kind: DecisionKind, call: PendingToolCall): boolean {
+  return kind === 'resume' ? !call.requiresApproval : call.requiresApproval;
+}
+
+function describeCall(call: PendingToolCall): string {
+  return `${call.toolName} ${call.toolCallId}`;
+}
+
+function pendingList(pending: PendingToolCall[]): string {
+  return pending.length ? pending.map(describeCall).join(', ') : 'none';
+}
+
+/**
+ * Checks a decision against the calls the run waits on.
+ * @param decided earlier accepted decisions by tool-call id, to tell "already decided" from "unknown"
+ */
+export function checkDecision(
+  kind: DecisionKind,
+  decision: Pick<DecisionSignal, 'toolCallId' | 'fingerprint'>,
+  pending: PendingToolCall[],
+  decided: ReadonlyMap<string, DecisionRecord>,
+): DecisionCheck {
+  let call: PendingToolCall | undefined;
+  if (decision.toolCallId) {
+    call = pending.find((c) => c.toolCallId === decision.toolCallId);
+    if (!call) {
+      const earlier = decided.get(decision.toolCallId);
+      if (earlier) {
+        return {
+          accepted: false,
+          type: 'AlreadyDecided',
+          message: `tool call ${decision.toolCallId} was already decided (${earlier.kind} by ${earlier.by ?? 'unknown'} at ${earlier.at}); a decision is used once`,
+        };
+      }
+      return {
+        accepted: false,
+        type: 'UnknownToolCall',
+        message: `the run waits on no tool call ${decision.toolCallId}; pending: ${pendingList(pending)}`,
+      };
+    }
+  } else {
+    const fitting = pending.filter((c) => fits(kind, c));
+    call = fitting[fitting.length - 1];
+    if (!call) {
+      if (pending.length === 0) return { accepted: false, type: 'NothingPending', message: 'the run waits on no tool call' };
+      return {
+        accepted: false,
+        type: 'WrongPauseKind',
+        message: `no pending call takes ${kindWord[kind]}: ${pending.map((c) => `${describeCall(c)} waits for ${c.requiresApproval ? 'approve or decline' : 'resume'}`).join(', ')}`,
+      };
+    }
+  }
+  if (!fits(kind, call)) {
+    return {
+      accepted: false,
+      type: 'WrongPauseKind',
+      call,
+      message: call.requiresApproval
+        ? `tool call ${call.toolCallId} (${call.toolName}) waits for approval, not resume data; approve or decline it`
+        : `tool call ${call.toolCallId} (${call.toolName}) is suspended and waits for resume data, not approval; resume it`,
+    };
+  }
+  if (decision.fingerprint !== undefined && decision.fingerprint !== call.fingerprint) {
+    return {
+      accepted: false,
+      type: 'FingerprintMismatch',
+      call,
+      message: `fingerprint ${decision.fingerprint} does not match tool call ${call.toolCallId} (${call.toolName} ${JSON.stringify(call.args)}, fingerprint ${call.fingerprint}); the call you decided on is not the one waiting`,
+    };
+  }
+  return { accepted: true, call };
+}
+
+/** The trail entry for a decision. */
+export function decisionRecord(
+  kind: DecisionKind,
+  decision: DecisionSignal,
+  at: string,
+  check: DecisionCheck,
+): DecisionRecord {
+  const call = check.call;
+  return {
+    decisionId: decision.decisionId,
+    kind,
+    toolCallId: call?.toolCallId ?? decision.toolCallId ?? null,
+    toolName: call?.toolName ?? null,
+    by: decision.by ?? null,
+    reason: decision.reason ?? null,
+    at,
+    accepted: check.accepted,
+    ...(check.accepted ? {} : { refusal: { type: check.type, message: check.message } }),
+  };
+}
+
+/** The most recent pending call (the one a decision without a tool-call id is about, kinds aside). */
+export function mostRecentPending(pending: PendingToolCall[]): PendingToolCall | undefined {
+  return pending[pending.length - 1];
+}
+
+/** What a declined call tells the model. */
+export function declineMessage(toolName: string, by: string | null, reason: string | null): string {
+  return `The call of tool "${toolName}" was declined${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}. It did not run.`;
+}

@@ -1,0 +1,172 @@
+/**
+ * The state of one run inside its workflow: conversation, steps, the calls it waits on and the
+ * decision trail. It mirrors what others need to see into the memo and search attributes, so that
+ * a process with no worker can find the run and check a decision against it.
+ */
+import { condition, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import type { CallModelOutput, ModelToolCall } from '../activities/contracts.js';
+import {
+  DecisionSignalSchema,
+  RUN_MEMO_KEY,
+  type DecisionKind,
+  type DecisionRecord,
+  type DecisionSignal,
+  type JsonValue,
+  type Message,
+  type PendingToolCall,
+  type RunMemo,
+  type RunStatus,
+  type StepRecord,
+} from '../schemas.js';
+import type { RunSnapshot } from './messages.js';
+import { checkDecision, decisionRecord, type DecisionCheck } from './pending-calls.js';
+import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
+import { runResult, stepRecord, type ToolOutcome } from './transcript.js';
+
+/** The trail kept in the memo is the most recent decisions; the full trail is in the history. */
+const MEMO_DECISIONS = 50;
+
+/** An accepted decision, handed to the call that waits on it. */
+export interface Resolution {
+  kind: DecisionKind;
+  decision: DecisionSignal;
+  record: DecisionRecord;
+}
+
+export class RunState {
+  status: RunStatus = 'running';
+  version = 0;
+  readonly messages: Message[];
+  readonly steps: StepRecord[] = [];
+  private current: { stepNumber: number; model: CallModelOutput; outcomes: Map<string, ToolOutcome> } | undefined;
+  private readonly pending: PendingToolCall[] = [];
+  private readonly decisions: DecisionRecord[] = [];
+  private readonly decided = new Map<string, DecisionRecord>();
+  private readonly resolutions = new Map<string, Resolution>();
+
+  constructor(
+    readonly runId: string,
+    readonly agentId: string,
+    messages: Message[],
+  ) {
+    this.messages = [...messages];
+  }
+
+  get done(): boolean {
+    return this.status === 'completed' || this.status === 'failed';
+  }
+
+  startStep(stepNumber: number, model: CallModelOutput): void {
+    this.messages.push(...model.assistantMessages);
+    this.current = { stepNumber, model, outcomes: new Map() };
+  }
+
+  recordOutcome(outcome: ToolOutcome): void {
+    this.current?.outcomes.set(outcome.call.toolCallId, outcome);
+  }
+
+  finishStep(outcomes: ToolOutcome[]): StepRecord {
+    const current = this.current!;
+    const step = stepRecord(current.stepNumber, current.model, outcomes);
+    this.steps.push(step);
+    this.current = undefined;
+    return step;
+  }
+
+  /** The run as `generate()` would return it now. */
+  snapshot(): RunSnapshot {
+    const steps = [...this.steps];
+    if (this.current) {
+      const { stepNumber, model, outcomes } = this.current;
+      const done = model.toolCalls.flatMap((c) => outcomes.get(c.toolCallId) ?? []);
+      steps.push(stepRecord(stepNumber, model, done));
+    }
+    return {
+      status: this.status,
+      version: this.version,
+      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: [...this.pending] }),
+    };
+  }
+
+  memo(): RunMemo {
+    return { status: this.status, version: this.version, pendingToolCalls: [...this.pending], decisions: this.decisions.slice(-MEMO_DECISIONS) };
+  }
+
+  /** Waits until a decision resolves this call, which is pending meanwhile. */
+  async waitForDecision(call: ModelToolCall, pending: Omit<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>): Promise<Resolution> {
+    this.pending.push({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint, ...pending });
+    this.changed();
+    await condition(() => this.resolutions.has(call.toolCallId));
+    const resolution = this.resolutions.get(call.toolCallId)!;
+    this.resolutions.delete(call.toolCallId);
+    return resolution;
+  }
+
+  /** Applies an approve, decline or resume signal: accepted, it resolves the call; refused, it is only recorded. */
+  decide(kind: DecisionKind, raw: unknown): void {
+    const at = new Date().toISOString();
+    const parsed = DecisionSignalSchema.safeParse(raw);
+    if (!parsed.success) {
+      const decisionId = typeof raw === 'object' && raw && 'decisionId' in raw ? String(raw.decisionId) : 'invalid';
+      const check: DecisionCheck = { accepted: false, type: 'InvalidDecision', message: `the ${kind} signal does not fit its schema: ${parsed.error.message}` };
+      this.record(decisionRecord(kind, { decisionId }, at, check));
+      return;
+    }
+    const decision = parsed.data;
+    if (this.done) {
+      this.record(decisionRecord(kind, decision, at, { accepted: false, type: 'NothingPending', message: `the run has ${this.status}` }));
+      return;
+    }
+    const check = checkDecision(kind, decision, this.pending, this.decided);
+    if (!check.accepted) {
+      this.record(decisionRecord(kind, decision, at, check));
+      return;
+    }
+    const record = decisionRecord(kind, decision, at, check);
+    this.pending.splice(this.pending.indexOf(check.call), 1);
+    // A resume is only recorded once the tool has checked the data against its resumeSchema.
+    if (kind !== 'resume') this.record(record, check.call.toolCallId);
+    this.resolutions.set(check.call.toolCallId, { kind, decision, record });
+    this.changed();
+  }
+
+  /** Records the verdict on resume data, once the tool has checked it. */
+  recordResume(resolution: Resolution, rejection: string | undefined): void {
+    const record: DecisionRecord = rejection
+      ? { ...resolution.record, accepted: false, refusal: { type: 'InvalidResumeData', message: rejection } }
+      : resolution.record;
+    this.record(record, rejection ? undefined : (record.toolCallId ?? undefined));
+  }
+
+  /** Whether the trail has the verdict on this decision yet. */
+  verdict(decisionId: string): DecisionRecord | undefined {
+    return this.decisions.find((d) => d.decisionId === decisionId);
+  }
+
+  finish(status: 'completed' | 'failed'): void {
+    this.status = status;
+    this.pending.length = 0;
+    this.changed();
+  }
+
+  private record(record: DecisionRecord, decidedCall?: string): void {
+    this.decisions.push(record);
+    if (decidedCall) this.decided.set(decidedCall, record);
+    upsertMemo({ [RUN_MEMO_KEY]: this.memo() });
+  }
+
+  private changed(): void {
+    this.version++;
+    if (!this.done) this.status = this.pending.length > 0 ? 'suspended' : 'running';
+    upsertSearchAttributes([
+      { key: AgentStatusKey, value: this.status },
+      { key: AgentPendingToolCallsKey, value: this.pending.map((p) => p.toolCallId) },
+    ]);
+    upsertMemo({ [RUN_MEMO_KEY]: this.memo() });
+  }
+}
+
+/** What a resumed call hands to the tool. */
+export function resumeDataOf(resolution: Resolution): JsonValue {
+  return resolution.decision.resumeData ?? null;
+}
