@@ -232,9 +232,11 @@ export class AgentClient {
   }
 
   /**
-   * Checks a decision against the run as Temporal shows it (memo; no worker needed), then sends it
-   * as a signal, without waiting for the run to go on. Refusals throw a {@link DecisionRefusedError}
-   * subclass. The workflow checks again and records its verdict in the run's decision trail.
+   * Checks a decision against the run as Temporal shows it (memo; no worker needed) and sends it as
+   * a signal, without waiting for the run to go on. A refusal throws a {@link DecisionRefusedError}
+   * subclass; it is still signalled (so the history records it), except resume data that fails the
+   * tool's resumeSchema, which is refused before signalling. The workflow checks again and records
+   * its verdict in the run's decision trail.
    */
   async sendDecision(
     kind: DecisionKind,
@@ -244,19 +246,21 @@ export class AgentClient {
     if (info.closeTime) throw new RunNotWaitingError(target.runId, info.workflowStatus.toLowerCase());
     const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
     const check = checkDecision(kind, target, info.pendingToolCalls, decided);
-    if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
-    if (kind === 'resume') this.checkResumeData(target.runId, check.call, target.resumeData);
+    if (check.accepted && kind === 'resume') this.checkResumeData(target.runId, check.call, target.resumeData);
 
     const decision: DecisionSignal = {
       decisionId: randomUUID(),
-      toolCallId: check.call.toolCallId,
+      ...(check.accepted ? { toolCallId: check.call.toolCallId } : target.toolCallId ? { toolCallId: target.toolCallId } : {}),
       ...(target.fingerprint ? { fingerprint: target.fingerprint } : {}),
       ...(target.by ? { by: target.by } : {}),
       ...(target.reason ? { reason: target.reason } : {}),
       ...(kind === 'resume' ? { resumeData: target.resumeData ?? null } : {}),
     };
+    // A refused decision is sent all the same, so that the run's history records it (who, when,
+    // why); the workflow applies the same rules and refuses it too.
     const signal = { approve: approveToolCallSignal, decline: declineToolCallSignal, resume: resumeToolCallSignal }[kind];
     await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
+    if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
     return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
   }
 

@@ -6,14 +6,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.js';
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
+import { resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { toolboxAgent } from '../fixtures/agents.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
+process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
 
-const runs: Record<string, { agentId: string; prompt: string; options: StartOptions }> = {
+interface Recording {
+  agentId: string;
+  prompt: string;
+  options: StartOptions;
+  /** What happens after the run first pauses or finishes. */
+  then?: (client: AgentClient, runId: string) => Promise<unknown>;
+}
+
+const recordings: Record<string, Recording> = {
   'weather-agent': { agentId: 'weather-agent', prompt: 'What is the weather in Paris?', options: { model: 'scripted', script: weatherDemoScript } },
   'invalid-tool-args': {
     agentId: 'weather-agent',
@@ -21,16 +35,49 @@ const runs: Record<string, { agentId: string; prompt: string; options: StartOpti
     options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'weather', args: { town: 'Paris' } }, { toolName: 'radar', args: {} }] }, { text: 'Sorry.' }] },
   },
   'script-exhausted': { agentId: 'weather-agent', prompt: 'Weather?', options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'weather', args: { city: 'Oslo' } }] }] } },
+  'approve-with-refusal': {
+    agentId: 'records-agent',
+    prompt: 'Delete the old customer list.',
+    options: { model: 'scripted', script: deleteRecordScript },
+    then: async (client, runId) => {
+      await client.approveToolCall({ runId, fingerprint: 'stale', by: 'intern' }).catch(() => undefined);
+      await client.approveToolCall({ runId, by: 'ops' });
+    },
+  },
+  'decline-in-parallel': {
+    agentId: 'toolbox-agent',
+    prompt: 'Both.',
+    options: {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'guarded', args: { target: 'a' } }, { toolName: 'guarded', args: { target: 'b' } }] }, { text: 'done' }],
+    },
+    then: async (client, runId) => {
+      await client.approveToolCall({ runId, toolCallId: 'call-0-1', by: 'ops' });
+      await client.declineToolCall({ runId, toolCallId: 'call-0-0', by: 'ops', reason: 'not a' });
+    },
+  },
+  'suspend-and-resume': {
+    agentId: 'toolbox-agent',
+    prompt: 'Ask me.',
+    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'Thanks.' }] },
+    then: async (client, runId) => {
+      await client.temporal.workflow.getHandle(runId).signal(resumeToolCallSignal, { decisionId: 'bad', resumeData: { answer: 1 } });
+      await client.next(runId, { decisionId: 'bad' }).catch(() => undefined);
+      await client.resume({ answer: 'green' }, { runId, by: 'user' });
+    },
+  },
 };
 
 const taskQueue = `record-${randomUUID()}`;
 const client = await AgentClient.connect({ taskQueue });
-const { worker, run } = await createWorker({ agents: [weatherAgent], taskQueue });
+const { worker, run } = await createWorker({ agents: [weatherAgent, recordsAgent, toolboxAgent], taskQueue });
 const running = run();
 try {
-  for (const [name, { agentId, prompt, options }] of Object.entries(runs)) {
+  for (const [name, { agentId, prompt, options, then }] of Object.entries(recordings)) {
     const { runId } = await client.start(agentId, prompt, { ...options, runId: `history-${name}-${randomUUID()}` });
-    await client.result(runId).catch(() => undefined); // failed runs are recorded too
+    await client.next(runId).catch(() => undefined); // failed runs are recorded too
+    await then?.(client, runId);
+    await client.result(runId).catch(() => undefined);
     const history = await client.temporal.workflow.getHandle(runId).fetchHistory();
     const file = new URL(`./${name}.json`, import.meta.url);
     await writeFile(file, historyToJSON(history) + '\n');

@@ -13,7 +13,7 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
 describe('replay of recorded histories', () => {
   it('has histories to replay', () => {
-    expect(files).toEqual(expect.arrayContaining(['weather-agent.json', 'invalid-tool-args.json', 'script-exhausted.json']));
+    expect(files).toEqual(expect.arrayContaining(['weather-agent.json', 'invalid-tool-args.json', 'script-exhausted.json', 'approve-with-refusal.json', 'decline-in-parallel.json', 'suspend-and-resume.json']));
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {

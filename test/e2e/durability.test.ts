@@ -1,0 +1,157 @@
+/**
+ * Durability with real processes: workers killed with SIGKILL, decisions made from `agentctl` while
+ * no worker runs, and a dev server restarted on its SQLite file while a run waits.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteRecordScript } from '../../examples/records-agent.js';
+import { readRecords } from '../../examples/records-store.js';
+import { AgentClient, type RunResult } from '../../src/index.js';
+import { temporalAddress, waitFor } from '../helpers.js';
+import { agentctl, devServer, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
+
+let dir: string;
+let scriptFile: string;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'durability-'));
+  scriptFile = join(dir, 'delete-r2.json');
+  await writeFile(scriptFile, JSON.stringify(deleteRecordScript));
+});
+afterAll(async () => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** One scenario's setting: its own task queue and records file. */
+function scenario(address: string) {
+  const taskQueue = `durable-${randomUUID()}`;
+  const recordsFile = join(dir, `${taskQueue}.json`);
+  const env = (extra: Record<string, string> = {}) => ({ TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, RECORDS_FILE: recordsFile, ...extra });
+  return {
+    taskQueue,
+    recordsFile,
+    async worker(extra: Record<string, string> = {}): Promise<WorkerProcess> {
+      const w = await spawnWorker(env(extra));
+      workers.push(w);
+      return w;
+    },
+    ctl: (args: string[]) => agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args]),
+    client: () => AgentClient.connect({ address, namespace: 'default', taskQueue }),
+  };
+}
+
+async function startPaused(s: ReturnType<typeof scenario>): Promise<RunResult> {
+  const started = await s.ctl(['start', 'records-agent', '--prompt', 'Delete the old customer list.', '--script', scriptFile, '--json']);
+  expect(started).toMatchObject({ code: 0 });
+  const result = JSON.parse(started.stdout) as RunResult;
+  expect(result.finishReason).toBe('suspended');
+  expect(result.suspendPayload).toMatchObject({ toolName: 'deleteRecord', args: { id: 'r2' }, requiresApproval: true });
+  return result;
+}
+
+describe('durability with real processes', () => {
+  it('approves from agentctl while no worker is up; a new worker completes the run; the record is deleted once', async () => {
+    const s = scenario(temporalAddress());
+    const worker = await s.worker();
+    const paused = await startPaused(s);
+    const { toolCallId, fingerprint } = paused.suspendPayload!;
+    await killHard(worker);
+
+    // Refusals: one line each, exit 1, and the run keeps waiting.
+    const mismatch = await s.ctl(['approve', paused.runId, '--fingerprint', '0'.repeat(64)]);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr.trim().split('\n')).toHaveLength(1);
+    expect(mismatch.stderr).toMatch(/^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord \{"id":"r2"\}/);
+    const wrongKind = await s.ctl(['resume', paused.runId, '--data', '{"answer":"x"}']);
+    expect(wrongKind).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes resume/) });
+    const unknownRun = await s.ctl(['approve', 'run-does-not-exist']);
+    expect(unknownRun).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: No run "run-does-not-exist"/) });
+
+    const listed = await s.ctl(['runs', 'list', '--status', 'suspended', '--agent', 'records-agent', '--json']);
+    expect(JSON.parse(listed.stdout).map((r: { runId: string }) => r.runId)).toContain(paused.runId);
+
+    const approved = await s.ctl(['approve', paused.runId, '--tool-call', toolCallId, '--fingerprint', fingerprint, '--by', 'ops-oncall']);
+    expect(approved).toMatchObject({ code: 0, stdout: `approved deleteRecord ${toolCallId} (fingerprint ${fingerprint}) on run ${paused.runId}\n` });
+    expect((await readRecords(s.recordsFile)).deletions).toEqual([]); // nothing runs without a worker
+
+    await s.worker();
+    const client = await s.client();
+    try {
+      const done = await client.result(paused.runId);
+      expect(done.text).toBe('Done: record r2 is deleted.');
+    } finally {
+      await client.close();
+    }
+    const records = await readRecords(s.recordsFile);
+    expect(records.deletions.map((d) => d.id)).toEqual(['r2']);
+    expect(records.records.map((r) => r.id)).toEqual(['r1', 'r3']);
+
+    const shown = await s.ctl(['runs', 'show', paused.runId]);
+    expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by ops-oncall: accepted/);
+    expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by \S+: REFUSED \(FingerprintMismatch\)/);
+    expect(shown.stdout).toContain('result: Done: record r2 is deleted.');
+  });
+
+  it('runs a worker killed in the middle of an approved side effect again on a new worker, and the side effect happens once', async () => {
+    const s = scenario(temporalAddress());
+    const slow = await s.worker({ RECORDS_SLOW_MS: '60000' });
+    const paused = await startPaused(s);
+    expect((await s.ctl(['approve', paused.runId, '--by', 'ops'])).code).toBe(0);
+
+    // The deletion is written, and the tool is still running: kill the worker now.
+    await waitFor('the deletion on disk', async () => ((await readRecords(s.recordsFile)).deletions.length > 0 ? true : undefined));
+    await killHard(slow);
+    await s.worker();
+
+    const client = await s.client();
+    try {
+      const done = await client.result(paused.runId);
+      expect(done.toolResults.find((r) => r.toolName === 'deleteRecord')).toMatchObject({ isError: false, output: { deleted: 'r2', title: 'Old customer list' } });
+    } finally {
+      await client.close();
+    }
+    const records = await readRecords(s.recordsFile);
+    expect(records.deletions).toHaveLength(1);
+    expect(records.deletions[0]!.idempotencyKey).toBe(`${paused.runId}:${paused.suspendPayload!.toolCallId}`);
+  });
+
+  it('keeps a waiting run through a restart of the dev server on its SQLite file', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const serverDir = join(dir, 'server');
+    const serverArgs = ['--port', String(port), '--dir', serverDir, '--db', join(serverDir, 'temporal.db'), '--headless'];
+    const address = await devServer(['start', ...serverArgs]);
+    try {
+      const s = scenario(address);
+      const worker = await s.worker();
+      const paused = await startPaused(s);
+      await killHard(worker);
+
+      await devServer(['stop', ...serverArgs]);
+      expect(await devServer(['start', ...serverArgs])).toBe(address);
+
+      const listed = await s.ctl(['runs', 'list', '--status', 'suspended', '--json']);
+      expect(listed.code).toBe(0);
+      const run = (JSON.parse(listed.stdout) as Array<{ runId: string; pendingToolCalls: unknown[] }>).find((r) => r.runId === paused.runId);
+      expect(run?.pendingToolCalls).toEqual(paused.pendingToolCalls);
+
+      await s.worker();
+      const approved = await s.ctl(['approve', paused.runId, '--wait', '--json']);
+      expect(approved.code).toBe(0);
+      expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop', text: 'Done: record r2 is deleted.' } });
+    } finally {
+      for (const w of workers) w.child.kill('SIGKILL');
+      await devServer(['stop', ...serverArgs]);
+    }
+  });
+});

@@ -1,0 +1,63 @@
+/** Real processes for the end-to-end tests: workers, agentctl, dev servers. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with how the process ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `examples/worker.ts` (what `npm run worker` runs) and resolves once it serves. */
+export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/worker.ts'], {
+    env: { ...process.env, TEMPORAL_NAMESPACE: 'default', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      output += d.toString();
+      if (output.includes('worker: serving')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(({ code, signal }) => reject(new Error(`worker exited (${code ?? signal}) before serving:\n${output}`)));
+  });
+  return { child, output: () => output, exited };
+}
+
+/** Kills a worker the hard way and waits until it is gone. */
+export async function killHard(worker: WorkerProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  await worker.exited;
+}
+
+export interface CommandResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `agentctl` (bin/agentctl.js) as its own process. */
+export async function agentctl(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/agentctl.js', ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Runs temporal-dev.sh with the given arguments; returns its stdout. */
+export async function devServer(args: string[]): Promise<string> {
+  const { stdout } = await run('bash', ['temporal-dev.sh', ...args], { env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' } });
+  return stdout.trim();
+}
