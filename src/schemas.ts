@@ -227,13 +227,18 @@ export const DecisionSignalSchema = z
     decisionId: z.string().min(1),
     /** Default: the most recent pending call of the fitting kind. */
     toolCallId: z.string().min(1).optional(),
-    /** When set, the call's fingerprint must equal it. */
-    fingerprint: z.string().min(1).optional(),
+    /** When set, the call's fingerprint must equal it (an empty one matches nothing). */
+    fingerprint: z.string().optional(),
     /** Who decided, for the trail. */
-    by: z.string().optional(),
+    by: z.string().max(200).optional(),
     /** Why (a decline's reason reaches the model). */
-    reason: z.string().optional(),
+    reason: z.string().max(2000).optional(),
     resumeData: JsonValueSchema.optional(),
+    /**
+     * Set by a client that refused the decision itself: the workflow only records it, so that the
+     * history has every decision, and never applies it.
+     */
+    clientRefusal: z.lazy(() => z.object({ type: RefusalTypeSchema, message: z.string() }).strict()).optional(),
   })
   .strict();
 export type DecisionSignal = z.infer<typeof DecisionSignalSchema>;

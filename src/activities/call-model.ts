@@ -6,7 +6,7 @@ import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { JsonValue, Message } from '../schemas.js';
-import type { CallModelInput, CallModelOutput } from './contracts.js';
+import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 
 /**
  * One model step through the AI SDK. Tools are passed without `execute`, so the AI SDK stops after
@@ -52,13 +52,15 @@ export async function callModel(
     const usage = result.usage;
     return {
       text: result.text,
-      toolCalls: result.toolCalls.map((call) => ({
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        args: toJson(call.input),
-        fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
-        ...('invalid' in call && call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
-      })),
+      toolCalls: markDuplicateIds(
+        result.toolCalls.map((call) => ({
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          args: toJson(call.input),
+          fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
+          ...('invalid' in call && call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
+        })),
+      ),
       finishReason: result.finishReason,
       usage: {
         inputTokens: usage.inputTokens ?? 0,
@@ -73,6 +75,22 @@ export async function callModel(
     }
     throw err;
   }
+}
+
+/**
+ * Marks every call after the first with the same id invalid. Pending calls and decisions are keyed
+ * by tool-call id, so a model (or server) that repeats an id in one step must not get one approval
+ * for two calls.
+ */
+export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    if (!seen.has(call.toolCallId)) {
+      seen.add(call.toolCallId);
+      return call;
+    }
+    return { ...call, invalid: `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. Give each call its own id.` };
+  });
 }
 
 function invalidCallMessage(toolName: string, error: unknown): string {

@@ -209,6 +209,10 @@ export class AgentClient {
       }
       // A run that finished before the update reached it: its result says how it ended.
       if (!(err instanceof WorkflowUpdateFailedError) && !isFinishedError(err)) throw this.runError(runId, err);
+      if (after.decisionId) {
+        const verdict = (await this.getRun(runId)).decisions.find((d) => d.decisionId === after.decisionId);
+        if (verdict?.refusal) throw decisionRefused(runId, verdict.refusal.type, verdict.refusal.message);
+      }
     }
     return this.result(runId);
   }
@@ -250,16 +254,23 @@ export class AgentClient {
 
     const decision: DecisionSignal = {
       decisionId: randomUUID(),
-      ...(check.accepted ? { toolCallId: check.call.toolCallId } : target.toolCallId ? { toolCallId: target.toolCallId } : {}),
-      ...(target.fingerprint ? { fingerprint: target.fingerprint } : {}),
-      ...(target.by ? { by: target.by } : {}),
-      ...(target.reason ? { reason: target.reason } : {}),
-      ...(kind === 'resume' ? { resumeData: target.resumeData ?? null } : {}),
+      ...((check.call?.toolCallId ?? target.toolCallId) !== undefined ? { toolCallId: check.call?.toolCallId ?? target.toolCallId } : {}),
+      ...(target.fingerprint !== undefined ? { fingerprint: target.fingerprint } : {}),
+      ...(target.by !== undefined ? { by: target.by } : {}),
+      ...(target.reason !== undefined ? { reason: target.reason } : {}),
+      ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
+      // A refused decision is sent all the same, so that the run's history records who tried what
+      // and why it was refused; marked as refused, the workflow only records it and never applies it.
+      ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),
     };
-    // A refused decision is sent all the same, so that the run's history records it (who, when,
-    // why); the workflow applies the same rules and refuses it too.
     const signal = { approve: approveToolCallSignal, decline: declineToolCallSignal, resume: resumeToolCallSignal }[kind];
-    await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
+    try {
+      await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
+    } catch (err) {
+      // The run closed between the check and the signal.
+      if (err instanceof WorkflowNotFoundError) throw new RunNotWaitingError(target.runId, (await this.getRun(target.runId)).workflowStatus.toLowerCase());
+      throw err;
+    }
     if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
     return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
   }
@@ -293,28 +304,23 @@ export class AgentClient {
    * attributes and memo), so it works from any process and after any restart.
    */
   async listSuspendedRuns(filter: { agentId?: string; threadId?: string; resourceId?: string } = {}): Promise<SuspendedRun[]> {
-    const clauses = [`WorkflowType = 'agentRun'`, `ExecutionStatus = 'Running'`, `AgentStatus = 'suspended'`];
-    if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
-    if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
-    if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
-    const runs: SuspendedRun[] = [];
-    for await (const info of this.temporal.workflow.list({ query: clauses.join(' AND ') })) {
-      runs.push({
-        runId: info.workflowId,
-        agentId: keyword(info, AgentIdKey),
-        threadId: keyword(info, AgentThreadIdKey),
-        resourceId: keyword(info, AgentResourceIdKey),
-        startTime: info.startTime,
-        pendingToolCalls: memoOf(info.memo)?.pendingToolCalls ?? [],
-      });
-    }
-    return runs;
+    const runs = await this.listRuns({ ...filter, status: 'suspended', limit: Number.POSITIVE_INFINITY });
+    return runs.map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({
+      runId,
+      agentId,
+      threadId,
+      resourceId,
+      startTime,
+      pendingToolCalls,
+    }));
   }
 
-  /** Lists runs by status (any when omitted), newest first, from visibility. */
+  /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: { status?: RunStatus; agentId?: string; threadId?: string; resourceId?: string; limit?: number } = {}): Promise<RunInfo[]> {
     const clauses = [`WorkflowType = 'agentRun'`];
     if (filter.status) clauses.push(`AgentStatus = ${quote(filter.status)}`);
+    // A terminated or timed-out workflow keeps the status it last reported; it runs no more.
+    if (filter.status === 'running' || filter.status === 'suspended') clauses.push(`ExecutionStatus = 'Running'`);
     if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
     if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
     if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);

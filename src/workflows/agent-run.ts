@@ -23,11 +23,13 @@ import {
   nextPauseUpdate,
   resumeToolCallSignal,
   runStateQuery,
+  NextPauseRequestSchema,
   type NextPauseRequest,
   type RunSnapshot,
 } from './messages.js';
 import { declineMessage } from './pending-calls.js';
 import { RunState, resumeDataOf, type Resolution } from './run-state.js';
+import { safeParse } from './safe-parse.js';
 import { offeredTools, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -66,16 +68,20 @@ function toolActivityOptions(tool: ToolSpec): ActivityOptions {
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
 export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   const runId = workflowInfo().workflowId;
-  const parsed = RunInputSchema.safeParse(rawInput);
+  const parsed = safeParse(RunInputSchema, rawInput);
   const state = new RunState(runId, parsed.success ? parsed.data.agentId : String(rawInput?.agentId), parsed.success ? parsed.data.messages : []);
   setHandler(approveToolCallSignal, (d) => state.decide('approve', d));
   setHandler(declineToolCallSignal, (d) => state.decide('decline', d));
   setHandler(resumeToolCallSignal, (d) => state.decide('resume', d));
   setHandler(runStateQuery, () => state.snapshot());
-  setHandler(nextPauseUpdate, (request) => nextPause(state, request));
+  setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
+    validator: (request) => {
+      if (!safeParse(NextPauseRequestSchema, request).success) throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string }, not ${JSON.stringify(request)}`);
+    },
+  });
 
   try {
-    if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error.message}`, 'InvalidRunInput');
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
     const result = await run(parsed.data, state);
     state.finish('completed');
     await condition(allHandlersFinished);
@@ -170,8 +176,10 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
         ...(resumed ? { resume: { data: resumeDataOf(resumed) } } : {}),
       });
     } catch (err) {
-      if (err instanceof ActivityFailure) return { type: 'error', error: `Tool "${call.toolName}" failed: ${failureMessage(err)}` };
-      throw err;
+      if (!(err instanceof ActivityFailure)) throw err;
+      // The data was accepted (a refusal is a result, not a failure); the tool failed after.
+      if (resumed) state.recordResume(resumed, undefined);
+      return { type: 'error', error: `Tool "${call.toolName}" failed: ${failureMessage(err)}` };
     }
     if (resumed) state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
     if (output.type === 'result' || output.type === 'error') return output;

@@ -6,6 +6,7 @@
  * the decision trail, which the memo, the `runState` query and `nextPause` show.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { z } from 'zod';
 import type { DecisionSignal, RunResult, RunStatus } from '../schemas.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
@@ -22,12 +23,15 @@ export interface RunSnapshot {
 export const runStateQuery = defineQuery<RunSnapshot>('runState');
 
 /** What `nextPause` waits for. */
-export interface NextPauseRequest {
-  /** Wait for a state newer than this version (default: any pause or the end). */
-  afterVersion?: number;
-  /** First wait for the verdict on this decision; a refusal fails the update with its reason. */
-  decisionId?: string;
-}
+export const NextPauseRequestSchema = z
+  .object({
+    /** Wait for a state newer than this version (default: any pause or the end). */
+    afterVersion: z.number().optional(),
+    /** First wait for the verdict on this decision; a refusal fails the update with its reason. */
+    decisionId: z.string().min(1).optional(),
+  })
+  .strict();
+export type NextPauseRequest = z.infer<typeof NextPauseRequestSchema>;
 
 /**
  * Waits until the run pauses (a call waits on a decision) or finishes, and returns the snapshot then.

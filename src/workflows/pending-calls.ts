@@ -101,8 +101,15 @@ export function decisionRecord(
     reason: decision.reason ?? null,
     at,
     accepted: check.accepted,
-    ...(check.accepted ? {} : { refusal: { type: check.type, message: check.message } }),
+    ...(check.accepted ? {} : { refusal: { type: check.type, message: truncate(check.message, MAX_REFUSAL_MESSAGE) } }),
   };
+}
+
+/** Refusal messages are kept in the memo; a huge bad payload must not make them huge. */
+const MAX_REFUSAL_MESSAGE = 1000;
+
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** The most recent pending call (the one a decision without a tool-call id is about, kinds aside). */

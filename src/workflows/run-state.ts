@@ -19,7 +19,8 @@ import {
   type StepRecord,
 } from '../schemas.js';
 import type { RunSnapshot } from './messages.js';
-import { checkDecision, decisionRecord, type DecisionCheck } from './pending-calls.js';
+import { checkDecision, decisionRecord, truncate, type DecisionCheck } from './pending-calls.js';
+import { safeParse } from './safe-parse.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
 import { runResult, stepRecord, type ToolOutcome } from './transcript.js';
 
@@ -105,14 +106,19 @@ export class RunState {
   /** Applies an approve, decline or resume signal: accepted, it resolves the call; refused, it is only recorded. */
   decide(kind: DecisionKind, raw: unknown): void {
     const at = new Date().toISOString();
-    const parsed = DecisionSignalSchema.safeParse(raw);
+    const parsed = safeParse(DecisionSignalSchema, raw);
     if (!parsed.success) {
-      const decisionId = typeof raw === 'object' && raw && 'decisionId' in raw ? String(raw.decisionId) : 'invalid';
-      const check: DecisionCheck = { accepted: false, type: 'InvalidDecision', message: `the ${kind} signal does not fit its schema: ${parsed.error.message}` };
-      this.record(decisionRecord(kind, { decisionId }, at, check));
+      const id = typeof raw === 'object' && raw && 'decisionId' in raw && typeof raw.decisionId === 'string' ? raw.decisionId : 'invalid';
+      const check: DecisionCheck = { accepted: false, type: 'InvalidDecision', message: `the ${kind} signal does not fit its schema: ${parsed.error}` };
+      this.record(decisionRecord(kind, { decisionId: truncate(id, 100) }, at, check));
       return;
     }
     const decision = parsed.data;
+    if (decision.clientRefusal) {
+      const call = this.pending.find((c) => c.toolCallId === decision.toolCallId);
+      this.record(decisionRecord(kind, decision, at, { accepted: false, ...decision.clientRefusal, call }));
+      return;
+    }
     if (this.done) {
       this.record(decisionRecord(kind, decision, at, { accepted: false, type: 'NothingPending', message: `the run has ${this.status}` }));
       return;
@@ -124,8 +130,10 @@ export class RunState {
     }
     const record = decisionRecord(kind, decision, at, check);
     this.pending.splice(this.pending.indexOf(check.call), 1);
+    // Marked decided at once, so that a second decision while the tool checks resume data is refused as such.
+    this.decided.set(check.call.toolCallId, record);
     // A resume is only recorded once the tool has checked the data against its resumeSchema.
-    if (kind !== 'resume') this.record(record, check.call.toolCallId);
+    if (kind !== 'resume') this.record(record);
     this.resolutions.set(check.call.toolCallId, { kind, decision, record });
     this.changed();
   }
@@ -133,9 +141,9 @@ export class RunState {
   /** Records the verdict on resume data, once the tool has checked it. */
   recordResume(resolution: Resolution, rejection: string | undefined): void {
     const record: DecisionRecord = rejection
-      ? { ...resolution.record, accepted: false, refusal: { type: 'InvalidResumeData', message: rejection } }
+      ? { ...resolution.record, accepted: false, refusal: { type: 'InvalidResumeData', message: truncate(rejection, 1000) } }
       : resolution.record;
-    this.record(record, rejection ? undefined : (record.toolCallId ?? undefined));
+    this.record(record);
   }
 
   /** Whether the trail has the verdict on this decision yet. */
@@ -149,9 +157,8 @@ export class RunState {
     this.changed();
   }
 
-  private record(record: DecisionRecord, decidedCall?: string): void {
+  private record(record: DecisionRecord): void {
     this.decisions.push(record);
-    if (decidedCall) this.decided.set(decidedCall, record);
     upsertMemo({ [RUN_MEMO_KEY]: this.memo() });
   }
 

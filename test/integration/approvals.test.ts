@@ -174,6 +174,14 @@ describe('suspension from inside a tool', () => {
     expect((await w.client.resume({ answer: 'blue' }, { runId: paused.runId })).text).toBe('Thanks.');
   });
 
+  it('records a resume whose tool then fails, and returns the tool error instead of waiting forever', async () => {
+    const paused = await pausedRun([{ toolCalls: [{ toolName: 'askThenFail', args: {} }] }, { text: 'oh well' }]);
+    const done = await w.client.resume({ go: true }, { runId: paused.runId, by: 'dave' });
+    expect(done.text).toBe('oh well');
+    expect(done.toolResults[0]).toMatchObject({ isError: true, error: 'Tool "askThenFail" failed: failed after resume' });
+    expect((await w.client.getRun(paused.runId)).decisions).toEqual([expect.objectContaining({ kind: 'resume', by: 'dave', accepted: true })]);
+  });
+
   it('gives the model a tool error for a suspend payload that fails suspendSchema', async () => {
     const result = await w.client.generate('toolbox-agent', 'x', {
       model: 'scripted',
@@ -185,6 +193,48 @@ describe('suspension from inside a tool', () => {
 });
 
 describe('bad decisions: a specific refusal, the run unchanged, no failed workflow task', () => {
+  it('records a decision the client refused, and never applies it (an empty fingerprint is not "no fingerprint")', async () => {
+    const paused = await pausedRun(guardedScript());
+    await expect(w.client.approveToolCall({ runId: paused.runId, fingerprint: '', by: 'eve' })).rejects.toBeInstanceOf(ApprovalMismatchError);
+    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.by === 'eve'));
+    expect(refusal).toMatchObject({ accepted: false, kind: 'approve', refusal: { type: 'FingerprintMismatch' } });
+    await expectStillWaiting(paused.runId, 'call-0-0');
+    await w.client.declineToolCall({ runId: paused.runId });
+  });
+
+  it('refuses a signal payload too deeply nested to check, and keeps waiting', async () => {
+    const paused = await pausedRun(askScript);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    await w.client.temporal.workflow.getHandle(paused.runId).signal(resumeToolCallSignal, { decisionId: 'deep', resumeData: deep } as never);
+    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'deep'));
+    // Whether the signal check overflows (InvalidDecision) or the tool's resumeSchema refuses it
+    // (InvalidResumeData) depends on the worker's stack; either way it is refused and recorded.
+    expect(refusal).toMatchObject({ accepted: false, refusal: { type: expect.stringMatching(/^(InvalidDecision|InvalidResumeData)$/) } });
+    await expectStillWaiting(paused.runId, 'call-0-0');
+    await w.client.resume({ answer: 'fine' }, { runId: paused.runId });
+  });
+
+  it('gives one approval to one call when the model repeats a tool-call id in a step', async () => {
+    const script: Script = [
+      {
+        toolCalls: [
+          { toolName: 'guarded', args: { target: 'first' }, toolCallId: 'dup' },
+          { toolName: 'guarded', args: { target: 'second' }, toolCallId: 'dup' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    const paused = await pausedRun(script);
+    expect(paused.pendingToolCalls.map((p) => p.args)).toEqual([{ target: 'first' }]);
+    const done = await w.client.approveToolCall({ runId: paused.runId, toolCallId: 'dup' });
+    expect(done.toolResults).toEqual([
+      { toolCallId: 'dup', toolName: 'guarded', isError: false, output: 'did first' },
+      { toolCallId: 'dup', toolName: 'guarded', isError: true, error: expect.stringContaining('was used twice in one step') },
+    ]);
+  });
+
+
   it('refuses an unknown run', async () => {
     await expect(w.client.approveToolCall({ runId: `no-such-run-${randomUUID()}` })).rejects.toThrow(RunNotFoundError);
   });

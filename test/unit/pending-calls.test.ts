@@ -80,3 +80,16 @@ describe('decision records and decline messages', () => {
     expect(declineMessage('deleteRecord', null, null)).toBe('The call of tool "deleteRecord" was declined. It did not run.');
   });
 });
+
+describe('safeParse', () => {
+  it('turns input too deep to check into a refusal instead of a thrown RangeError', async () => {
+    const { safeParse } = await import('../../src/workflows/safe-parse.js');
+    const { JsonValueSchema } = await import('../../src/schemas.js');
+    let deep: unknown = 0;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const result = safeParse(JsonValueSchema, deep);
+    expect(result.success).toBe(false);
+    expect(!result.success && result.error).toMatch(/could not be checked/);
+    expect(safeParse(JsonValueSchema, { a: [1, 'x', null] })).toEqual({ success: true, data: { a: [1, 'x', null] } });
+  });
+});

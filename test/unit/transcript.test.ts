@@ -83,3 +83,12 @@ describe('runResult', () => {
     });
   });
 });
+
+describe('markDuplicateIds', () => {
+  it('keeps the first call of an id and marks the later ones invalid', async () => {
+    const { markDuplicateIds } = await import('../../src/activities/call-model.js');
+    const call = (id: string, n: number) => ({ toolCallId: id, toolName: 't', args: { n }, fingerprint: `f${n}` });
+    const marked = markDuplicateIds([call('a', 1), call('b', 2), call('a', 3)]);
+    expect(marked.map((c) => c.invalid)).toEqual([undefined, undefined, expect.stringContaining('"a" was used twice in one step')]);
+  });
+});
