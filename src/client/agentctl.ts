@@ -97,7 +97,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   const runs = program.command('runs').description('list and show runs');
   runs
     .command('list')
-    .description('list runs, newest first')
+    .description('list runs (newest first on the dev server; the order is visibility\'s)')
     .addOption(new Option('--status <status>', 'only runs in this status').choices(RunStatusSchema.options))
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
