@@ -56,7 +56,7 @@ try {
   console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);
 
   console.log('approving as "demo" ...');
-  const done = await client.approveToolCall({ runId: paused.runId, toolCallId: waiting.toolCallId, fingerprint: waiting.fingerprint, by: 'demo' });
+  const done = await client.approveToolCallGenerate({ runId: paused.runId, toolCallId: waiting.toolCallId, fingerprint: waiting.fingerprint, by: 'demo' });
   printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
   console.log(`final text: ${done.text}`);
   console.log(`finish reason: ${done.finishReason}; usage: ${done.usage.totalTokens} tokens; run id: ${done.runId}`);

@@ -110,6 +110,11 @@ export const RunInputSchema = z
     agentId: z.string().min(1),
     messages: z.array(MessageSchema).min(1, 'a run needs at least one message'),
     options: RunOptionsSchema,
+    /**
+     * Set by `stream()`: the model activity streams token deltas, and the finished run stays
+     * readable for `graceMs` so that subscribers can read its last chunks.
+     */
+    stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
   })
   .strict();
 export type RunInput = z.infer<typeof RunInputSchema>;

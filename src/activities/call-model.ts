@@ -1,17 +1,35 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { APICallError, generateText, jsonSchema, tool, type JSONSchema7, type LanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
+import {
+  APICallError,
+  generateText,
+  jsonSchema,
+  streamText,
+  tool,
+  type JSONSchema7,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ToolSet,
+} from 'ai';
 import { z } from 'zod';
 import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue, Message } from '../schemas.js';
+import type { JsonValue, Message, Usage } from '../schemas.js';
+import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
+import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
+
+/** How often the model activity sends batched deltas to the run's stream. */
+const STREAM_BATCH_INTERVAL = '100 milliseconds';
 
 /**
  * One model step through the AI SDK. Tools are passed without `execute`, so the AI SDK stops after
  * the model's answer and the workflow decides what runs. Arguments are checked here against the
- * tool's zod schema so that a malformed call reaches the workflow already marked invalid.
+ * tool's zod schema so that a malformed call reaches the workflow already marked invalid. A
+ * streamed run publishes text and tool-input deltas to the run's stream in batches.
  */
 export async function callModel(
   registry: AgentRegistry,
@@ -22,59 +40,125 @@ export async function callModel(
   const model: LanguageModel = input.model
     ? resolveModel(input.model, { script: input.script }, factories)
     : (agent.model as LanguageModel);
+  const activity = Context.current();
 
   const tools: ToolSet = {};
   for (const def of input.tools) {
-    const schema = agent.tools[def.name]?.inputSchema;
+    const registered = Object.hasOwn(agent.tools, def.name) ? agent.tools[def.name] : undefined;
     tools[def.name] = tool({
       description: def.description,
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
         validate: (value) => {
-          if (!schema) return { success: true, value };
-          const parsed = schema.safeParse(value);
+          if (!registered) return { success: true, value };
+          const parsed = registered.inputSchema.safeParse(value);
           return parsed.success ? { success: true, value } : { success: false, error: new Error(z.prettifyError(parsed.error)) };
         },
       }),
+      ...(registered ? lifecycleHooks(registered, def.name, input) : {}),
     });
   }
 
+  const request = {
+    model,
+    instructions: input.instructions,
+    messages: input.messages as ModelMessage[],
+    tools,
+    toolChoice: input.toolChoice,
+    maxRetries: 0, // Temporal retries the activity
+    abortSignal: activity.cancellationSignal,
+    ...input.settings,
+  };
+
   try {
-    const result = await generateText({
-      model,
-      instructions: input.instructions,
-      messages: input.messages as ModelMessage[],
-      tools,
-      toolChoice: input.toolChoice,
-      maxRetries: 0, // Temporal retries the activity
-      abortSignal: Context.current().cancellationSignal,
-      ...input.settings,
-    });
-    const usage = result.usage;
-    return {
-      text: result.text,
-      toolCalls: markDuplicateIds(
-        result.toolCalls.map((call) => ({
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          args: toJson(call.input),
-          fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
-          ...('invalid' in call && call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
-        })),
-      ),
-      finishReason: result.finishReason,
-      usage: {
-        inputTokens: usage.inputTokens ?? 0,
-        outputTokens: usage.outputTokens ?? 0,
-        totalTokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
-      },
-      assistantMessages: result.response.messages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message),
-    };
+    if (!input.stream) {
+      const result = await generateText(request);
+      return output(result.text, result.toolCalls, result.finishReason, result.usage, result.response.messages);
+    }
+    await using streamClient = WorkflowStreamClient.fromWithinActivity({ batchInterval: STREAM_BATCH_INTERVAL });
+    const chunks = streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC);
+    const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
+    if (at.attempt > 1) chunks.publish({ type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` }, { forceFlush: true });
+    const result = streamText(request);
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') chunks.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
+      else if (part.type === 'tool-input-start') chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
+      else if (part.type === 'tool-input-delta') chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
+      else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
+      else if (part.type === 'error') throw part.error;
+      activity.heartbeat();
+    }
+    // Every delta is in the stream before the step's result is: the workflow publishes after it.
+    await streamClient.flush();
+    const response = await result.response;
+    return output(await result.text, await result.toolCalls, await result.finishReason, await result.usage, response.messages);
   } catch (err) {
     if (APICallError.isInstance(err) && !err.isRetryable) {
       throw ApplicationFailure.nonRetryable(`${err.message} (HTTP ${err.statusCode ?? '?'} from ${err.url})`, 'ModelCallRejected');
     }
     throw err;
   }
+}
+
+interface SdkToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  invalid?: boolean;
+  error?: unknown;
+}
+
+function output(
+  text: string,
+  toolCalls: SdkToolCall[],
+  finishReason: CallModelOutput['finishReason'],
+  usage: LanguageModelUsage,
+  responseMessages: ModelMessage[],
+): CallModelOutput {
+  return {
+    text,
+    toolCalls: markDuplicateIds(
+      toolCalls.map((call) => ({
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args: toJson(call.input),
+        fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
+        ...(call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
+      })),
+    ),
+    finishReason,
+    usage: usageOf(usage),
+    assistantMessages: responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message),
+  };
+}
+
+function usageOf(usage: LanguageModelUsage): Usage {
+  return {
+    inputTokens: usage.inputTokens ?? 0,
+    outputTokens: usage.outputTokens ?? 0,
+    totalTokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+  };
+}
+
+/** The tool's lifecycle hooks, as AI SDK tool hooks; they observe, so their errors are logged, not thrown. */
+function lifecycleHooks(registered: AnyTool, toolName: string, input: CallModelInput) {
+  const base = (toolCallId: string): ToolHookContext => ({ runId: input.runId, agentId: input.agentId, toolCallId, toolName });
+  const guard = async (hook: string, run: () => void | Promise<void>): Promise<void> => {
+    try {
+      await run();
+    } catch (err) {
+      Context.current().log.warn(`tool hook ${hook} of "${toolName}" threw; ignored`, { error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  const { onInputStart, onInputDelta, onInputAvailable } = registered;
+  return {
+    ...(onInputStart ? { onInputStart: (o: { toolCallId: string }) => guard('onInputStart', () => onInputStart(base(o.toolCallId))) } : {}),
+    ...(onInputDelta
+      ? { onInputDelta: (o: { toolCallId: string; inputTextDelta: string }) => guard('onInputDelta', () => onInputDelta({ ...base(o.toolCallId), inputTextDelta: o.inputTextDelta })) }
+      : {}),
+    ...(onInputAvailable
+      ? { onInputAvailable: (o: { toolCallId: string; input: unknown }) => guard('onInputAvailable', () => onInputAvailable({ ...base(o.toolCallId), input: o.input })) }
+      : {}),
+  };
 }
 
 /**

@@ -18,6 +18,9 @@ export interface ModelToolDefinition {
 export interface CallModelInput {
   runId: string;
   agentId: string;
+  stepNumber: number;
+  /** Publish text and tool-input deltas to the run's stream as they arrive. */
+  stream: boolean;
   /** Model name; undefined means the model instance the agent was defined with. */
   model: string | undefined;
   script: Script | undefined;

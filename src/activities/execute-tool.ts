@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
 import type { JsonValue } from '../schemas.js';
-import type { AnyTool, ToolExecutionContext } from '../tools/create-tool.js';
+import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
 import type { ExecuteToolInput, ExecuteToolOutput, ToolModelOutput } from './contracts.js';
 
@@ -74,6 +74,15 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
       activity.log.warn(problem, { toolCallId: input.toolCallId });
     } else {
       output = parsedOutput.data;
+    }
+  }
+
+  if (tool.onOutput) {
+    const onOutput = tool.onOutput as (context: ToolHookContext & { output: unknown }) => void | Promise<void>;
+    try {
+      await onOutput({ runId: input.runId, agentId: input.agentId, toolCallId: input.toolCallId, toolName: input.toolName, output });
+    } catch (err) {
+      activity.log.warn(`tool hook onOutput of "${input.toolName}" threw; ignored`, { error: err instanceof Error ? err.message : String(err) });
     }
   }
 

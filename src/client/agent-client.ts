@@ -10,6 +10,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
+import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { z } from 'zod';
 import { resolveConnection, type ConnectionSettings } from '../config.js';
 import {
@@ -38,6 +39,7 @@ import {
   type RunResult,
   type RunStatus,
 } from '../schemas.js';
+import { endsSegment, RUN_CHUNK_TOPIC, RunChunkSchema, type RunChunk, type RunStreamChunk } from '../stream-chunks.js';
 import type { agentRun } from '../workflows/agent-run.js';
 import { approveToolCallSignal, declineToolCallSignal, nextPauseUpdate, resumeToolCallSignal } from '../workflows/messages.js';
 import { checkDecision } from '../workflows/pending-calls.js';
@@ -60,6 +62,36 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
    * requires approval for every call (fail safe), and the client logs a warning saying so.
    */
   requireToolApproval?: boolean | ((...args: never[]) => unknown);
+}
+
+/** Options of {@link AgentClient.stream}. */
+export interface StreamOptions extends StartOptions {
+  /**
+   * How long the finished run stays open so that subscribers can read its last chunks (default
+   * 10 s). A subscriber that comes later still gets the final result, as a `finish` chunk.
+   */
+  streamGraceMs?: number;
+}
+
+/** The default of {@link StreamOptions.streamGraceMs}. */
+export const DEFAULT_STREAM_GRACE_MS = 10_000;
+
+/**
+ * A run's chunks from an offset to the end of the current segment: the run finished (`finish`),
+ * paused for a decision (`finish` with `finishReason: 'suspended'`), or failed (`error`).
+ * Iterate it once; to read again, or after a disconnect, call {@link AgentClient.subscribe} with
+ * the last offset + 1.
+ */
+export class RunStream implements AsyncIterable<RunStreamChunk> {
+  constructor(
+    private readonly client: AgentClient,
+    readonly runId: string,
+    readonly fromOffset: number,
+  ) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<RunStreamChunk> {
+    return this.client.subscribe(this.runId, { fromOffset: this.fromOffset })[Symbol.asyncIterator]();
+  }
 }
 
 /** The options of {@link AgentClient.connect}. */
@@ -160,8 +192,48 @@ export class AgentClient {
 
   /** Starts a run and returns its id without waiting. */
   async start(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<{ runId: string }> {
+    return this.startRun(agentId, prompt, options, undefined);
+  }
+
+  /**
+   * Starts a run that streams: returns at once with the run id, as a {@link RunStream} of chunks
+   * (`text-delta`, `tool-call`, `tool-result`, `tool-error`, `tool-call-approval`,
+   * `tool-call-suspended`, `step-finish`, `finish`, `error`, ...) up to the first pause or the end.
+   */
+  async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
+    const { streamGraceMs = DEFAULT_STREAM_GRACE_MS, ...startOptions } = options;
+    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGraceMs });
+    return new RunStream(this, runId, 0);
+  }
+
+  /**
+   * Reads a run's chunks from `fromOffset` (default 0) to the end of that segment. Reconnecting
+   * with the last offset seen + 1 gives every chunk once. When the run has closed before the end
+   * was read, the last chunk is made from the run's result (`offset` -1).
+   */
+  async *subscribe(runId: string, options: { fromOffset?: number } = {}): AsyncGenerator<RunStreamChunk, void, undefined> {
+    const streamClient = WorkflowStreamClient.create(this.temporal, runId);
+    try {
+      for await (const item of streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC).subscribe(options.fromOffset ?? 0)) {
+        const chunk = RunChunkSchema.parse(item.data);
+        yield { ...chunk, offset: item.offset };
+        if (endsSegment(chunk)) return;
+      }
+    } catch (err) {
+      throw this.runError(runId, err);
+    }
+    try {
+      const result = await this.result(runId);
+      yield { type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [], offset: -1 };
+    } catch (err) {
+      if (!(err instanceof RunFailedError)) throw err;
+      yield { type: 'error', error: err.reason, offset: -1 };
+    }
+  }
+
+  private async startRun(agentId: string, prompt: RunPrompt, options: StartOptions, stream: RunInput['stream']): Promise<{ runId: string }> {
     const { runId = `run-${randomUUID()}`, ...runOptions } = options;
-    const input = this.runInput(agentId, prompt, runOptions);
+    const input: RunInput = { ...this.runInput(agentId, prompt, runOptions), ...(stream ? { stream } : {}) };
     const searchAttributes: SearchAttributePair[] = [
       { key: AgentIdKey, value: agentId },
       { key: AgentStatusKey, value: 'running' },
@@ -217,22 +289,45 @@ export class AgentClient {
     return this.result(runId);
   }
 
+  /** Approves a pending tool call; returns the run's stream from there to the next pause or the end. */
+  async approveToolCall(target: DecisionTarget): Promise<RunStream> {
+    return this.decideStream('approve', target);
+  }
+
   /** Approves a pending tool call and returns the run's next result: final, or the next pause. */
-  async approveToolCall(target: DecisionTarget): Promise<RunResult> {
+  async approveToolCallGenerate(target: DecisionTarget): Promise<RunResult> {
     const sent = await this.sendDecision('approve', target);
     return this.next(target.runId, { decisionId: sent.decisionId });
   }
 
-  /** Declines a pending tool call (the tool does not run; the model is told why) and returns the next result. */
-  async declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
+  /** Declines a pending tool call (it does not run; the model is told why); returns the stream from there. */
+  async declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunStream> {
+    return this.decideStream('decline', target);
+  }
+
+  /** Declines a pending tool call (it does not run; the model is told why) and returns the next result. */
+  async declineToolCallGenerate(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
     const sent = await this.sendDecision('decline', target);
     return this.next(target.runId, { decisionId: sent.decisionId });
   }
 
+  /** Resumes a suspended tool call with data for its `resumeSchema`; returns the stream from there. */
+  async resumeStream(resumeData: JsonValue, target: DecisionTarget): Promise<RunStream> {
+    return this.decideStream('resume', { ...target, resumeData });
+  }
+
   /** Resumes a suspended tool call with data for its `resumeSchema`; returns the next result. */
-  async resume(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
+  async resumeGenerate(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
     const sent = await this.sendDecision('resume', { ...target, resumeData });
     return this.next(target.runId, { decisionId: sent.decisionId });
+  }
+
+  /** Sends a decision and returns the stream from the offset the run had reached before it. */
+  private async decideStream(kind: DecisionKind, target: DecisionTarget & { reason?: string; resumeData?: JsonValue }): Promise<RunStream> {
+    await this.getRun(target.runId); // a missing run is RunNotFoundError, not a failed query
+    const offset = await WorkflowStreamClient.create(this.temporal, target.runId).getOffset();
+    await this.sendDecision(kind, target);
+    return new RunStream(this, target.runId, offset);
   }
 
   /**

@@ -40,6 +40,14 @@ export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue>
   resumeData: TResume | undefined;
 }
 
+/** What the tool lifecycle hooks get. Hooks run on the worker, at least once, and only observe: an error they throw is logged. */
+export interface ToolHookContext {
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+}
+
 /** The options of {@link createTool}. */
 export interface ToolConfig<
   TInput extends z.ZodType,
@@ -71,6 +79,14 @@ export interface ToolConfig<
   toModelOutput?: (output: z.output<TOutput>) => ToolModelOutput;
   /** Temporal activity settings for this tool's executions. */
   activity?: ToolActivityOptions;
+  /** The model started a call of this tool (its input is about to stream). */
+  onInputStart?: (context: ToolHookContext) => void | Promise<void>;
+  /** A piece of the call's input text arrived (streamed runs). */
+  onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
+  /** The call's whole input is there. */
+  onInputAvailable?: (context: ToolHookContext & { input: unknown }) => void | Promise<void>;
+  /** `execute` returned this output (after output validation). */
+  onOutput?: (context: ToolHookContext & { output: z.output<TOutput> }) => void | Promise<void>;
 }
 
 /** A tool, as {@link createTool} returns it. */
@@ -95,6 +111,10 @@ export interface AnyTool {
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
   activity?: ToolActivityOptions;
+  onInputStart?: (context: ToolHookContext) => void | Promise<void>;
+  onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
+  onInputAvailable?: (context: ToolHookContext & { input: unknown }) => void | Promise<void>;
+  onOutput?: (context: never) => void | Promise<void>;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   condition,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -27,6 +28,7 @@ import {
   type NextPauseRequest,
   type RunSnapshot,
 } from './messages.js';
+import type { RunChunk } from '../stream-chunks.js';
 import { declineMessage } from './pending-calls.js';
 import { RunState, resumeDataOf, type Resolution } from './run-state.js';
 import { safeParse } from './safe-parse.js';
@@ -80,17 +82,26 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     },
   });
 
+  const graceMs = parsed.success ? (parsed.data.stream?.graceMs ?? 0) : 0;
+  let outcome: { result: RunResult } | { failure: ApplicationFailure };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
     const result = await run(parsed.data, state);
     state.finish('completed');
-    await condition(allHandlersFinished);
-    return result;
+    state.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [] });
+    outcome = { result };
   } catch (err) {
+    const failure = runFailure(err);
     state.finish('failed');
-    await condition(allHandlersFinished);
-    throw runFailure(err);
+    state.publish({ type: 'error', error: failure.message });
+    outcome = { failure };
   }
+  // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
+  if (graceMs > 0) await sleep(graceMs);
+  state.stream.detachPollers();
+  await condition(allHandlersFinished);
+  if ('failure' in outcome) throw outcome.failure;
+  return outcome.result;
 }
 
 async function nextPause(state: RunState, request: NextPauseRequest): Promise<RunSnapshot> {
@@ -111,9 +122,14 @@ async function run(input: RunInput, state: RunState): Promise<RunResult> {
   const options: RunOptions = { ...spec.defaultOptions, ...input.options };
   const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const streaming = input.stream !== undefined;
+  state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
 
   for (let stepNumber = 0; stepNumber < maxSteps; stepNumber++) {
+    state.publish({ type: 'start-step', stepNumber });
     const model = await callModel({
+      stepNumber,
+      stream: streaming,
       runId: state.runId,
       agentId: spec.id,
       model: options.model ?? spec.model,
@@ -125,16 +141,25 @@ async function run(input: RunInput, state: RunState): Promise<RunResult> {
       settings: options.modelSettings,
     });
     state.startStep(stepNumber, model);
+    // Without streaming the model's text arrives whole; subscribers get it as one delta.
+    if (!streaming && model.text) state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
+    for (const call of model.toolCalls) {
+      state.publish({ type: 'tool-call', stepNumber, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint });
+    }
 
+    state.beginCalls(model.toolCalls.length);
     const outcomes = await Promise.all(
       model.toolCalls.map(async (call): Promise<ToolOutcome> => {
         const outcome = { call, result: await runTool(spec, options, state, call) };
         state.recordOutcome(outcome);
+        state.publish(outcomeChunk(outcome));
+        state.callFinished();
         return outcome;
       }),
     );
     if (outcomes.length > 0) state.messages.push(toolResultMessage(outcomes));
-    state.finishStep(outcomes);
+    const step = state.finishStep(outcomes);
+    state.publish({ type: 'step-finish', stepNumber, text: step.text, finishReason: step.finishReason, usage: step.usage });
 
     if (model.toolCalls.length === 0) break;
   }
@@ -193,6 +218,13 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
       askedAt: new Date().toISOString(),
     });
   }
+}
+
+function outcomeChunk({ call, result }: ToolOutcome): RunChunk {
+  const ids = { toolCallId: call.toolCallId, toolName: call.toolName };
+  if (result.type === 'result') return { type: 'tool-result', ...ids, output: result.output };
+  if (result.type === 'declined') return { type: 'tool-error', ...ids, error: result.message, declined: true };
+  return { type: 'tool-error', ...ids, error: result.error, declined: false };
 }
 
 function failureMessage(err: ActivityFailure): string {

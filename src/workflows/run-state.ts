@@ -4,6 +4,8 @@
  * a process with no worker can find the run and check a decision against it.
  */
 import { condition, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { WorkflowStream, type WorkflowTopicHandle } from '@temporalio/workflow-streams/workflow';
+import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
 import type { CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import {
   DecisionSignalSchema,
@@ -44,6 +46,13 @@ export class RunState {
   private readonly decisions: DecisionRecord[] = [];
   private readonly decided = new Map<string, DecisionRecord>();
   private readonly resolutions = new Map<string, Resolution>();
+  /** The run's durable stream (@temporalio/workflow-streams): subscribers read it by offset. */
+  readonly stream = new WorkflowStream();
+  private readonly chunks: WorkflowTopicHandle<RunChunk> = this.stream.topic<RunChunk>(RUN_CHUNK_TOPIC);
+  /** Tool calls of the current step that are neither finished nor waiting on a decision. */
+  private active = 0;
+  /** Whether the stream's current segment ended with a pause. */
+  private paused = false;
 
   constructor(
     readonly runId: string,
@@ -51,6 +60,28 @@ export class RunState {
     messages: Message[],
   ) {
     this.messages = [...messages];
+  }
+
+  publish(chunk: RunChunk): void {
+    this.chunks.publish(chunk);
+  }
+
+  /** The tool calls of a step start; the run pauses once every one of them finished or waits. */
+  beginCalls(count: number): void {
+    this.active += count;
+  }
+
+  callFinished(): void {
+    this.active--;
+    this.maybePause();
+  }
+
+  /** Ends the stream's segment with a `suspended` finish once nothing can go on without a decision. */
+  private maybePause(): void {
+    if (this.paused || this.active > 0 || this.pending.length === 0) return;
+    this.paused = true;
+    const { result } = this.snapshot();
+    this.publish({ type: 'finish', finishReason: 'suspended', text: result.text, usage: result.usage, pendingToolCalls: [...this.pending] });
   }
 
   get done(): boolean {
@@ -95,9 +126,19 @@ export class RunState {
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
   async waitForDecision(call: ModelToolCall, pending: Omit<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>): Promise<Resolution> {
-    this.pending.push({ toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint, ...pending });
+    const entry: PendingToolCall = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint, ...pending };
+    this.pending.push(entry);
     this.changed();
+    const ids = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint };
+    this.publish(
+      entry.requiresApproval
+        ? { type: 'tool-call-approval', ...ids }
+        : { type: 'tool-call-suspended', ...ids, ...(entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {}) },
+    );
+    this.active--;
+    this.maybePause();
     await condition(() => this.resolutions.has(call.toolCallId));
+    this.active++;
     const resolution = this.resolutions.get(call.toolCallId)!;
     this.resolutions.delete(call.toolCallId);
     return resolution;
@@ -135,6 +176,10 @@ export class RunState {
     // A resume is only recorded once the tool has checked the data against its resumeSchema.
     if (kind !== 'resume') this.record(record);
     this.resolutions.set(check.call.toolCallId, { kind, decision, record });
+    if (this.paused) {
+      this.paused = false;
+      this.publish({ type: 'start', runId: this.runId, agentId: this.agentId, resumed: true });
+    }
     this.changed();
   }
 

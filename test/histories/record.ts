@@ -40,8 +40,8 @@ const recordings: Record<string, Recording> = {
     prompt: 'Delete the old customer list.',
     options: { model: 'scripted', script: deleteRecordScript },
     then: async (client, runId) => {
-      await client.approveToolCall({ runId, fingerprint: 'stale', by: 'intern' }).catch(() => undefined);
-      await client.approveToolCall({ runId, by: 'ops' });
+      await client.approveToolCallGenerate({ runId, fingerprint: 'stale', by: 'intern' }).catch(() => undefined);
+      await client.approveToolCallGenerate({ runId, by: 'ops' });
     },
   },
   'decline-in-parallel': {
@@ -52,8 +52,8 @@ const recordings: Record<string, Recording> = {
       script: [{ toolCalls: [{ toolName: 'guarded', args: { target: 'a' } }, { toolName: 'guarded', args: { target: 'b' } }] }, { text: 'done' }],
     },
     then: async (client, runId) => {
-      await client.approveToolCall({ runId, toolCallId: 'call-0-1', by: 'ops' });
-      await client.declineToolCall({ runId, toolCallId: 'call-0-0', by: 'ops', reason: 'not a' });
+      await client.approveToolCallGenerate({ runId, toolCallId: 'call-0-1', by: 'ops' });
+      await client.declineToolCallGenerate({ runId, toolCallId: 'call-0-0', by: 'ops', reason: 'not a' });
     },
   },
   'suspend-and-resume': {
@@ -63,7 +63,7 @@ const recordings: Record<string, Recording> = {
     then: async (client, runId) => {
       await client.temporal.workflow.getHandle(runId).signal(resumeToolCallSignal, { decisionId: 'bad', resumeData: { answer: 1 } });
       await client.next(runId, { decisionId: 'bad' }).catch(() => undefined);
-      await client.resume({ answer: 'green' }, { runId, by: 'user' });
+      await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
   },
 };

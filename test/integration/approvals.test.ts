@@ -64,7 +64,7 @@ describe('approval before execution', () => {
         return list.find((r) => r.runId === paused.runId);
       });
       expect(found.pendingToolCalls).toEqual(paused.pendingToolCalls);
-      const done = await fresh.approveToolCall({ runId: paused.runId, fingerprint: waiting.fingerprint, by: 'alice' });
+      const done = await fresh.approveToolCallGenerate({ runId: paused.runId, fingerprint: waiting.fingerprint, by: 'alice' });
       expect(done.finishReason).toBe('stop');
       expect(done.text).toBe('Finished.');
       expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'guarded', isError: false, output: 'did db' }]);
@@ -85,13 +85,13 @@ describe('approval before execution', () => {
     const byThread = await waitFor('the run by thread', async () => (await w.client.listSuspendedRuns({ threadId })).find((r) => r.runId === paused.runId));
     expect(byThread).toMatchObject({ agentId: 'toolbox-agent', threadId, resourceId: 'res-2' });
     expect(await w.client.listSuspendedRuns({ threadId, resourceId: 'res-other' })).toEqual([]);
-    await w.client.declineToolCall({ runId: paused.runId });
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
   });
 
   it('declines: the tool never runs, the model is told who declined and why, and the run goes on', async () => {
     const runs = guardedRuns.length;
     const paused = await pausedRun(guardedScript('prod'));
-    const done = await w.client.declineToolCall({ runId: paused.runId, reason: 'not on prod', by: 'bob' });
+    const done = await w.client.declineToolCallGenerate({ runId: paused.runId, reason: 'not on prod', by: 'bob' });
     expect(done.finishReason).toBe('stop');
     expect(done.toolResults).toEqual([
       {
@@ -110,7 +110,7 @@ describe('approval before execution', () => {
     const addScript: Script = [{ toolCalls: [{ toolName: 'add', args: { a: 1, b: 2 } }] }, { text: '3' }];
     const paused = await w.client.generate('toolbox-agent', 'add', { model: 'scripted', script: addScript, requireToolApproval: true });
     expect(paused.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
-    expect((await w.client.approveToolCall({ runId: paused.runId })).text).toBe('3');
+    expect((await w.client.approveToolCallGenerate({ runId: paused.runId })).text).toBe('3');
 
     const warnings: string[] = [];
     const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue: w.taskQueue, warn: (m) => warnings.push(m) });
@@ -118,7 +118,7 @@ describe('approval before execution', () => {
       const pausedToo = await client.generate('toolbox-agent', 'add', { model: 'scripted', script: addScript, requireToolApproval: () => false });
       expect(pausedToo.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
       expect(warnings).toEqual([expect.stringContaining('a function cannot be stored with a durable run, so this run requires approval for every tool call')]);
-      await client.declineToolCall({ runId: pausedToo.runId });
+      await client.declineToolCallGenerate({ runId: pausedToo.runId });
     } finally {
       await client.close();
     }
@@ -131,10 +131,10 @@ describe('approval before execution', () => {
     ];
     const paused = await pausedRun(script);
     expect(paused.pendingToolCalls.map((p) => p.toolCallId)).toEqual(['call-0-0', 'call-0-1']);
-    const afterSecond = await w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-0-1' });
+    const afterSecond = await w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' });
     expect(afterSecond.finishReason).toBe('suspended');
     expect(afterSecond.pendingToolCalls.map((p) => p.toolCallId)).toEqual(['call-0-0']);
-    const done = await w.client.declineToolCall({ runId: paused.runId, toolCallId: 'call-0-0', reason: 'no' });
+    const done = await w.client.declineToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0', reason: 'no' });
     expect(done.text).toBe('Both handled.');
     expect(done.toolResults.map((r) => [r.toolCallId, r.isError])).toEqual([
       ['call-0-0', true],
@@ -154,10 +154,10 @@ describe('suspension from inside a tool', () => {
       requiresApproval: false,
       payload: { question: 'Which colour?' },
     });
-    await expect(w.client.resume({ answer: '' }, { runId: paused.runId })).rejects.toThrow(InvalidResumeDataError);
+    await expect(w.client.resumeGenerate({ answer: '' }, { runId: paused.runId })).rejects.toThrow(InvalidResumeDataError);
     await expectStillWaiting(paused.runId, 'call-0-0');
 
-    const done = await w.client.resume({ answer: 'green' }, { runId: paused.runId, by: 'carol' });
+    const done = await w.client.resumeGenerate({ answer: 'green' }, { runId: paused.runId, by: 'carol' });
     expect(done.text).toBe('Thanks.');
     expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'ask', isError: false, output: { answer: 'green' } }]);
   });
@@ -171,12 +171,12 @@ describe('suspension from inside a tool', () => {
     expect(refusal.refusal!.message).toMatch(/resumeSchema of tool "ask"/);
     await waitFor('the call pending again', async () => ((await w.client.getRun(paused.runId)).status === 'suspended' ? true : undefined));
     await expectStillWaiting(paused.runId, 'call-0-0');
-    expect((await w.client.resume({ answer: 'blue' }, { runId: paused.runId })).text).toBe('Thanks.');
+    expect((await w.client.resumeGenerate({ answer: 'blue' }, { runId: paused.runId })).text).toBe('Thanks.');
   });
 
   it('records a resume whose tool then fails, and returns the tool error instead of waiting forever', async () => {
     const paused = await pausedRun([{ toolCalls: [{ toolName: 'askThenFail', args: {} }] }, { text: 'oh well' }]);
-    const done = await w.client.resume({ go: true }, { runId: paused.runId, by: 'dave' });
+    const done = await w.client.resumeGenerate({ go: true }, { runId: paused.runId, by: 'dave' });
     expect(done.text).toBe('oh well');
     expect(done.toolResults[0]).toMatchObject({ isError: true, error: 'Tool "askThenFail" failed: failed after resume' });
     expect((await w.client.getRun(paused.runId)).decisions).toEqual([expect.objectContaining({ kind: 'resume', by: 'dave', accepted: true })]);
@@ -195,11 +195,11 @@ describe('suspension from inside a tool', () => {
 describe('bad decisions: a specific refusal, the run unchanged, no failed workflow task', () => {
   it('records a decision the client refused, and never applies it (an empty fingerprint is not "no fingerprint")', async () => {
     const paused = await pausedRun(guardedScript());
-    await expect(w.client.approveToolCall({ runId: paused.runId, fingerprint: '', by: 'eve' })).rejects.toBeInstanceOf(ApprovalMismatchError);
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: '', by: 'eve' })).rejects.toBeInstanceOf(ApprovalMismatchError);
     const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.by === 'eve'));
     expect(refusal).toMatchObject({ accepted: false, kind: 'approve', refusal: { type: 'FingerprintMismatch' } });
     await expectStillWaiting(paused.runId, 'call-0-0');
-    await w.client.declineToolCall({ runId: paused.runId });
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
   });
 
   it('refuses a signal payload too deeply nested to check, and keeps waiting', async () => {
@@ -212,7 +212,7 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     // (InvalidResumeData) depends on the worker's stack; either way it is refused and recorded.
     expect(refusal).toMatchObject({ accepted: false, refusal: { type: expect.stringMatching(/^(InvalidDecision|InvalidResumeData)$/) } });
     await expectStillWaiting(paused.runId, 'call-0-0');
-    await w.client.resume({ answer: 'fine' }, { runId: paused.runId });
+    await w.client.resumeGenerate({ answer: 'fine' }, { runId: paused.runId });
   });
 
   it('gives one approval to one call when the model repeats a tool-call id in a step', async () => {
@@ -227,7 +227,7 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     ];
     const paused = await pausedRun(script);
     expect(paused.pendingToolCalls.map((p) => p.args)).toEqual([{ target: 'first' }]);
-    const done = await w.client.approveToolCall({ runId: paused.runId, toolCallId: 'dup' });
+    const done = await w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'dup' });
     expect(done.toolResults).toEqual([
       { toolCallId: 'dup', toolName: 'guarded', isError: false, output: 'did first' },
       { toolCallId: 'dup', toolName: 'guarded', isError: true, error: expect.stringContaining('was used twice in one step') },
@@ -236,21 +236,21 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
 
 
   it('refuses an unknown run', async () => {
-    await expect(w.client.approveToolCall({ runId: `no-such-run-${randomUUID()}` })).rejects.toThrow(RunNotFoundError);
+    await expect(w.client.approveToolCallGenerate({ runId: `no-such-run-${randomUUID()}` })).rejects.toThrow(RunNotFoundError);
   });
 
   it('refuses a wrong tool-call id', async () => {
     const paused = await pausedRun(guardedScript());
-    await expect(w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toThrow(
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toThrow(
       /the run waits on no tool call call-9-9; pending: guarded call-0-0/,
     );
-    await expect(w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toBeInstanceOf(UnknownToolCallError);
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toBeInstanceOf(UnknownToolCallError);
     await expectStillWaiting(paused.runId, 'call-0-0');
   });
 
   it('refuses a mismatched fingerprint, at the client and in the workflow', async () => {
     const paused = await pausedRun(guardedScript());
-    await expect(w.client.approveToolCall({ runId: paused.runId, fingerprint: 'f'.repeat(64) })).rejects.toBeInstanceOf(ApprovalMismatchError);
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: 'f'.repeat(64) })).rejects.toBeInstanceOf(ApprovalMismatchError);
     await w.client.temporal.workflow.getHandle(paused.runId).signal(approveToolCallSignal, { decisionId: 'raw-fp', fingerprint: 'stale', by: 'cron' });
     const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-fp'));
     expect(refusal).toMatchObject({ accepted: false, by: 'cron', refusal: { type: 'FingerprintMismatch' } });
@@ -263,11 +263,11 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
       { text: 'done' },
     ];
     const paused = await pausedRun(script);
-    await w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-0-0' });
-    await expect(w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(AlreadyDecidedError);
-    expect((await w.client.declineToolCall({ runId: paused.runId, toolCallId: 'call-0-1' })).text).toBe('done');
+    await w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' });
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(AlreadyDecidedError);
+    expect((await w.client.declineToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' })).text).toBe('done');
     // The run has finished now; a late approval of the declined call says so.
-    await expect(w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-0-1' })).rejects.toBeInstanceOf(RunNotWaitingError);
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' })).rejects.toBeInstanceOf(RunNotWaitingError);
   });
 
   it('refuses an approval after a decline while the run still waits', async () => {
@@ -276,23 +276,23 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
       { text: 'done' },
     ];
     const paused = await pausedRun(script);
-    await w.client.declineToolCall({ runId: paused.runId, toolCallId: 'call-0-0', by: 'bob' });
-    await expect(w.client.approveToolCall({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toThrow(/already decided \(decline by bob/);
+    await w.client.declineToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0', by: 'bob' });
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toThrow(/already decided \(decline by bob/);
     await expectStillWaiting(paused.runId, 'call-0-1');
   });
 
   it('refuses resume for an approval, and approve for a suspension', async () => {
     const approvalRun = await pausedRun(guardedScript());
-    await expect(w.client.resume({ answer: 'x' }, { runId: approvalRun.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(WrongPauseKindError);
+    await expect(w.client.resumeGenerate({ answer: 'x' }, { runId: approvalRun.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(WrongPauseKindError);
     await expectStillWaiting(approvalRun.runId, 'call-0-0');
 
     const suspended = await pausedRun(askScript);
-    await expect(w.client.approveToolCall({ runId: suspended.runId })).rejects.toThrow(/no pending call takes approve: ask call-0-0 waits for resume/);
+    await expect(w.client.approveToolCallGenerate({ runId: suspended.runId })).rejects.toThrow(/no pending call takes approve: ask call-0-0 waits for resume/);
     await expectStillWaiting(suspended.runId, 'call-0-0');
   });
 
   it('refuses a decision for a run that has finished', async () => {
     const result = await w.client.generate('toolbox-agent', 'x', { model: 'scripted', script: [{ text: 'done' }] });
-    await expect(w.client.approveToolCall({ runId: result.runId })).rejects.toThrow(`Run "${result.runId}" has finished (completed); there is nothing to decide.`);
+    await expect(w.client.approveToolCallGenerate({ runId: result.runId })).rejects.toThrow(`Run "${result.runId}" has finished (completed); there is nothing to decide.`);
   });
 });

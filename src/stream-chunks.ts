@@ -1,0 +1,53 @@
+/**
+ * The chunks of a run's stream, in the AI SDK's stream-part style. The workflow publishes the step
+ * and tool events, the model activity the token deltas (in batches). Every chunk has an offset in
+ * the run's stream; a subscriber that comes back with its last offset + 1 gets every chunk once.
+ *
+ * Imported by workflow code: no Node APIs here.
+ */
+import { z } from 'zod';
+import { JsonValueSchema, PendingToolCallSchema, RunFinishReasonSchema, UsageSchema } from './schemas.js';
+
+const step = { stepNumber: z.number() };
+/** Which attempt of the model activity produced a delta; see `model-retry`. */
+const attempt = { stepNumber: z.number(), attempt: z.number() };
+const call = { toolCallId: z.string(), toolName: z.string() };
+
+export const RunChunkSchema = z.discriminatedUnion('type', [
+  /** A segment of the run begins: at the start, and when it goes on after a pause. */
+  z.object({ type: z.literal('start'), runId: z.string(), agentId: z.string(), resumed: z.boolean() }),
+  z.object({ type: z.literal('start-step'), ...step }),
+  z.object({ type: z.literal('text-delta'), ...attempt, id: z.string(), delta: z.string() }),
+  z.object({ type: z.literal('tool-input-start'), ...attempt, ...call }),
+  z.object({ type: z.literal('tool-input-delta'), ...attempt, toolCallId: z.string(), delta: z.string() }),
+  z.object({ type: z.literal('tool-input-end'), ...attempt, toolCallId: z.string() }),
+  /** A model attempt failed and a new one starts: drop what earlier attempts of this step streamed. */
+  z.object({ type: z.literal('model-retry'), ...attempt, error: z.string() }),
+  z.object({ type: z.literal('tool-call'), ...step, ...call, args: JsonValueSchema, fingerprint: z.string() }),
+  z.object({ type: z.literal('tool-call-approval'), ...call, args: JsonValueSchema, fingerprint: z.string() }),
+  z.object({ type: z.literal('tool-call-suspended'), ...call, args: JsonValueSchema, fingerprint: z.string(), payload: JsonValueSchema.optional() }),
+  z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema }),
+  z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean() }),
+  z.object({ type: z.literal('step-finish'), ...step, text: z.string(), finishReason: z.string(), usage: UsageSchema }),
+  /** A segment ends: the run finished, or it pauses (`suspended`) until a decision. */
+  z.object({
+    type: z.literal('finish'),
+    finishReason: RunFinishReasonSchema,
+    text: z.string(),
+    usage: UsageSchema,
+    pendingToolCalls: z.array(PendingToolCallSchema),
+  }),
+  z.object({ type: z.literal('error'), error: z.string() }),
+]);
+export type RunChunk = z.infer<typeof RunChunkSchema>;
+
+/** A chunk as subscribers get it: with its offset in the run's stream. */
+export type RunStreamChunk = RunChunk & { offset: number };
+
+/** The topic of the run's stream that carries the chunks. */
+export const RUN_CHUNK_TOPIC = 'chunks';
+
+/** Whether a chunk ends a segment of the stream. */
+export function endsSegment(chunk: RunChunk): boolean {
+  return chunk.type === 'finish' || chunk.type === 'error';
+}
