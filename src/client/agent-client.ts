@@ -273,7 +273,8 @@ export class AgentClient {
     const handle = this.temporal.workflow.getHandle(runId);
     try {
       const snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
-      if (snapshot.status === 'suspended') return RunResultSchema.parse(snapshot.result);
+      // A completed run's snapshot is its result; no need to wait out a stream's grace period.
+      if (snapshot.status === 'suspended' || snapshot.status === 'completed') return RunResultSchema.parse(snapshot.result);
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
         const type = RefusalTypeSchema.safeParse(err.cause.type);
