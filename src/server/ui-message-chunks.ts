@@ -1,0 +1,94 @@
+/**
+ * Turns a run's chunks into the AI SDK's UI message stream chunks, so that a `useChat` front end
+ * renders a durable run (text, tool calls, approval requests, results) with no parsing of its own.
+ */
+import type { UIMessageChunk } from 'ai';
+import type { RunStreamChunk } from '../stream-chunks.js';
+
+/** `data-tool-suspended` parts carry a tool's suspend payload to the UI. */
+export interface ToolSuspendedData {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  payload: unknown;
+}
+
+/** Message metadata on `start` and `finish`: which run, and where in its stream. */
+export interface RunMessageMetadata {
+  runId: string;
+  offset: number;
+  finishReason?: string;
+  pendingToolCalls?: unknown[];
+}
+
+export type RunUIMessageChunk = UIMessageChunk<RunMessageMetadata, { 'tool-suspended': ToolSuspendedData }>;
+
+/** Maps one run's chunks in order; it keeps which text parts are open. */
+export class UiChunkMapper {
+  private readonly openText = new Set<string>();
+
+  constructor(private readonly runId: string) {}
+
+  map(chunk: RunStreamChunk): RunUIMessageChunk[] {
+    switch (chunk.type) {
+      case 'start':
+        // One assistant message per run: a resumed segment goes on with the same message.
+        return [{ type: 'start', messageId: this.runId, messageMetadata: { runId: this.runId, offset: chunk.offset } }];
+      case 'start-step':
+        return [{ type: 'start-step' }];
+      case 'text-delta': {
+        const id = `${chunk.stepNumber}-${chunk.attempt}-${chunk.id}`;
+        const start: RunUIMessageChunk[] = this.openText.has(id) ? [] : [{ type: 'text-start', id }];
+        this.openText.add(id);
+        return [...start, { type: 'text-delta', id, delta: chunk.delta }];
+      }
+      case 'tool-input-start':
+        return [{ type: 'tool-input-start', toolCallId: chunk.toolCallId, toolName: chunk.toolName }];
+      case 'tool-input-delta':
+        return [{ type: 'tool-input-delta', toolCallId: chunk.toolCallId, inputTextDelta: chunk.delta }];
+      case 'tool-input-end':
+        return [];
+      case 'model-retry':
+        // The UI drops what the failed attempt streamed in this step.
+        this.openText.clear();
+        return [{ type: 'reset-step' }];
+      case 'tool-call':
+        return [{ type: 'tool-input-available', toolCallId: chunk.toolCallId, toolName: chunk.toolName, input: chunk.args }];
+      case 'tool-call-approval':
+        return [{ type: 'tool-approval-request', approvalId: chunk.toolCallId, toolCallId: chunk.toolCallId }];
+      case 'tool-call-suspended':
+        return [
+          {
+            type: 'data-tool-suspended',
+            id: chunk.toolCallId,
+            data: { toolCallId: chunk.toolCallId, toolName: chunk.toolName, args: chunk.args, payload: chunk.payload ?? null },
+          },
+        ];
+      case 'tool-result':
+        return [{ type: 'tool-output-available', toolCallId: chunk.toolCallId, output: chunk.output }];
+      case 'tool-error':
+        return chunk.declined
+          ? [{ type: 'tool-output-denied', toolCallId: chunk.toolCallId }]
+          : [{ type: 'tool-output-error', toolCallId: chunk.toolCallId, errorText: chunk.error }];
+      case 'step-finish':
+        return [...this.closeText(), { type: 'finish-step' }];
+      case 'finish':
+        return [
+          ...this.closeText(),
+          {
+            type: 'finish',
+            finishReason: chunk.finishReason === 'suspended' ? 'tool-calls' : chunk.finishReason,
+            messageMetadata: { runId: this.runId, offset: chunk.offset, finishReason: chunk.finishReason, pendingToolCalls: chunk.pendingToolCalls },
+          },
+        ];
+      case 'error':
+        return [...this.closeText(), { type: 'error', errorText: chunk.error }];
+    }
+  }
+
+  private closeText(): RunUIMessageChunk[] {
+    const ends = [...this.openText].map((id): RunUIMessageChunk => ({ type: 'text-end', id }));
+    this.openText.clear();
+    return ends;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The HTTP server over real HTTP, read the way a browser reads it: the SSE body goes through the AI
+ * SDK's own UI message stream parser (`parseJsonEventStream` + `uiMessageChunkSchema`) and
+ * `readUIMessageStream`, which is what `useChat` uses.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServerApp, type Script } from '../../src/index.js';
+import { toolboxAgent } from '../fixtures/agents.js';
+import { startWorker, type TestWorker } from '../helpers.js';
+
+let w: TestWorker;
+let server: ServerType;
+let base: string;
+
+beforeAll(async () => {
+  w = await startWorker([toolboxAgent]);
+  server = serve({ fetch: createServerApp(w.client).fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await w?.stop();
+});
+
+function post(path: string, body: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** Reads an SSE response as useChat does; returns the assistant message as it ends, and the raw chunks. */
+async function readMessage(res: Response, message?: UIMessage): Promise<{ message: UIMessage; chunks: UIMessageChunk[] }> {
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toContain('text/event-stream');
+  expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+  const chunks: UIMessageChunk[] = [];
+  const stream = parseJsonEventStream({ stream: res.body!, schema: uiMessageChunkSchema }).pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (!result.success) throw result.error;
+        chunks.push(result.value);
+        controller.enqueue(result.value);
+      },
+    }),
+  );
+  let last: UIMessage | undefined;
+  for await (const m of readUIMessageStream({ stream, ...(message ? { message } : {}) })) last = m;
+  return { message: structuredClone(last!), chunks };
+}
+
+const script: Script = [
+  { text: 'Checking the database.', toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] },
+  { toolCalls: [{ toolName: 'ask', args: { question: 'Which colour?' } }] },
+  { text: 'Green it is.' },
+];
+
+describe('the HTTP server', () => {
+  it('streams a durable run as a UI message stream: text, an approval request, a result, a suspension, the end', async () => {
+    const res = await post('/agents/toolbox-agent/stream', { prompt: 'go', options: { model: 'scripted', script } });
+    const runId = res.headers.get('x-run-id')!;
+    expect(runId).toMatch(/^run-/);
+    const first = await readMessage(res);
+    expect(first.message.id).toBe(runId);
+    expect(first.message.parts).toEqual([
+      { type: 'step-start' },
+      expect.objectContaining({ type: 'text', text: 'Checking the database.', state: 'done' }),
+      expect.objectContaining({ type: 'tool-guarded', toolCallId: 'call-0-0', state: 'approval-requested', input: { target: 'db' }, approval: { id: 'call-0-0' } }),
+    ]);
+    expect(first.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls', messageMetadata: { runId, finishReason: 'suspended' } });
+
+    const waiting = (await (await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).json()) as { runs: Array<{ runId: string }> };
+    expect(waiting.runs.map((r) => r.runId)).toContain(runId);
+
+    const second = await readMessage(await post(`/runs/${runId}/approve`, { toolCallId: 'call-0-0', by: 'browser' }), first.message);
+    expect(second.message.parts.find((p) => p.type === 'tool-guarded')).toMatchObject({ state: 'output-available', output: 'did db' });
+    expect(second.message.parts.find((p) => p.type === 'data-tool-suspended')).toMatchObject({
+      id: 'call-1-0',
+      data: { toolName: 'ask', payload: { question: 'Which colour?' } },
+    });
+
+    const third = await readMessage(await post(`/runs/${runId}/resume`, { resumeData: { answer: 'green' } }), second.message);
+    expect(third.message.parts.find((p) => p.type === 'tool-ask')).toMatchObject({ state: 'output-available', output: { answer: 'green' } });
+    expect(third.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual(['Checking the database.', 'Green it is.']);
+    expect(third.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+
+    // The whole run again, from offset 0, while the finished run is still readable.
+    const replay = await readMessage(await fetch(`${base}/runs/${runId}/stream?offset=0`));
+    expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual(['Checking the database.']);
+  });
+
+  it('takes useChat UI messages and answers /generate with the run result', async () => {
+    const res = await post('/agents/toolbox-agent/generate', {
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Add 2 and 3' }] }],
+      options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'add', args: { a: 2, b: 3 } }] }, { text: 'Five.' }] },
+    });
+    expect(res.status).toBe(200);
+    const result = (await res.json()) as { text: string; toolResults: unknown[]; messages: Array<{ role: string; content: unknown }> };
+    expect(result.text).toBe('Five.');
+    expect(result.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Add 2 and 3' }] });
+  });
+
+  it('answers bad requests with a 4xx and a JSON error that names the problem, and keeps serving', async () => {
+    const cases: Array<[Promise<Response>, number, string, RegExp]> = [
+      [fetch(`${base}/agents/toolbox-agent/stream`, { method: 'POST', body: '{not json' }), 400, 'InvalidJson', /not JSON/],
+      [post('/agents/toolbox-agent/stream', { options: {} }), 400, 'InvalidRequest', /send either "prompt" or "messages"/],
+      [post('/agents/toolbox-agent/stream', { prompt: 'x', options: { maxSteps: -1 } }), 400, 'InvalidRequest', /maxSteps/],
+      [fetch(`${base}/runs/run-that-never-was/stream`), 404, 'RunNotFoundError', /No run "run-that-never-was"/],
+      [fetch(`${base}/runs/x/stream?offset=-3`), 400, 'InvalidRequest', /offset must be a whole number/],
+      [post('/runs/run-that-never-was/approve', {}), 404, 'RunNotFoundError', /No run/],
+      [post('/runs/x/resume', {}), 400, 'InvalidRequest', /resume needs "resumeData"/],
+      [post('/runs/x/approve', { toolCallId: 5 }), 400, 'InvalidRequest', /toolCallId/],
+      [fetch(`${base}/no/such/route`), 404, 'NotFound', /no route GET \/no\/such\/route/],
+    ];
+    for (const [request, status, type, message] of cases) {
+      const res = await request;
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as { error: { type: string; message: string } };
+      expect(body.error.type).toBe(type);
+      expect(body.error.message).toMatch(message);
+    }
+
+    const paused = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script });
+    const mismatch = await post(`/runs/${paused.runId}/approve`, { fingerprint: 'nope' });
+    expect(mismatch.status).toBe(409);
+    expect(((await mismatch.json()) as { error: { type: string } }).error.type).toBe('FingerprintMismatch');
+    const wrongKind = await post(`/runs/${paused.runId}/resume`, { resumeData: { answer: 'x' } });
+    expect(wrongKind.status).toBe(409);
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
+
+    expect((await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).status).toBe(200);
+  });
+});
