@@ -343,7 +343,10 @@ export class AgentClient {
     target: DecisionTarget & { reason?: string; resumeData?: JsonValue },
   ): Promise<SentDecision> {
     const info = await this.getRun(target.runId);
-    if (info.closeTime) throw new RunNotWaitingError(target.runId, info.workflowStatus.toLowerCase());
+    // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
+    if (info.closeTime || info.status === 'completed' || info.status === 'failed') {
+      throw new RunNotWaitingError(target.runId, info.closeTime ? info.workflowStatus.toLowerCase() : info.status);
+    }
     const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
     const check = checkDecision(kind, target, info.pendingToolCalls, decided);
     if (check.accepted && kind === 'resume') this.checkResumeData(target.runId, check.call, target.resumeData);
