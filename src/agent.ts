@@ -1,4 +1,5 @@
 import type { LanguageModel } from 'ai';
+import { z } from 'zod';
 import { RunOptionsSchema, type RunOptions } from './schemas.js';
 import type { AnyTool } from './tools/create-tool.js';
 
@@ -17,6 +18,10 @@ export interface AgentConfig {
   model: string | LanguageModel;
   /** Tools keyed by the name the model calls them by. */
   tools?: Record<string, AnyTool>;
+  /** Sub-agents: each key becomes a tool `agent-<key>` whose calls run the sub-agent as a child workflow. */
+  agents?: Record<string, Agent>;
+  /** Temporal workflows: each key becomes a tool `workflow-<key>` that runs the workflow as a child. */
+  workflows?: Record<string, WorkflowTool>;
   /** Options applied to every run unless the run sets them. */
   defaultOptions?: RunOptions;
 }
@@ -25,7 +30,40 @@ export interface AgentConfig {
 export interface Agent extends AgentConfig {
   readonly kind: 'agent';
   tools: Record<string, AnyTool>;
+  agents: Record<string, Agent>;
+  workflows: Record<string, WorkflowTool>;
 }
+
+/** A Temporal workflow an agent can call as a tool; see {@link defineWorkflowTool}. */
+export interface WorkflowTool {
+  readonly kind: 'workflow-tool';
+  /** The workflow type to start (registered on some worker). */
+  workflowType: string;
+  description: string;
+  /** The workflow's single argument. */
+  inputSchema: z.ZodType;
+  /** Checked against the workflow's result; a mismatch is a tool error. */
+  outputSchema?: z.ZodType;
+  /** Where the workflow runs (default: the run's own task queue). */
+  taskQueue?: string;
+}
+
+/**
+ * Makes a Temporal workflow available to agents as a tool (`workflows: { research: ... }` gives the
+ * tool `workflow-research`). Each call starts it as a child workflow with the call's input.
+ */
+export function defineWorkflowTool(config: Omit<WorkflowTool, 'kind'>): WorkflowTool {
+  if (!config.workflowType) throw new TypeError('defineWorkflowTool: `workflowType` is required');
+  return { ...config, kind: 'workflow-tool' };
+}
+
+/** The input of every `agent-<key>` tool: the task for the sub-agent. */
+export const SubAgentInputSchema = z
+  .object({
+    prompt: z.string().min(1).describe('The task for the sub-agent, as a self-contained instruction'),
+    context: z.string().optional().describe('Anything else the sub-agent should know'),
+  })
+  .strict();
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -46,11 +84,19 @@ export function defineAgent(config: AgentConfig): Agent {
       throw new TypeError(`defineAgent("${config.id}"): tools.${name} is not a tool; create it with createTool()`);
     }
   }
+  for (const [key, sub] of Object.entries(config.agents ?? {})) {
+    if (!TOOL_NAME.test(`agent-${key}`)) throw new TypeError(`defineAgent("${config.id}"): agents key "${key}" does not make a valid tool name "agent-${key}"`);
+    if (sub?.kind !== 'agent') throw new TypeError(`defineAgent("${config.id}"): agents.${key} is not an agent; create it with defineAgent()`);
+  }
+  for (const [key, wf] of Object.entries(config.workflows ?? {})) {
+    if (!TOOL_NAME.test(`workflow-${key}`)) throw new TypeError(`defineAgent("${config.id}"): workflows key "${key}" does not make a valid tool name "workflow-${key}"`);
+    if (wf?.kind !== 'workflow-tool') throw new TypeError(`defineAgent("${config.id}"): workflows.${key} is not a workflow tool; create it with defineWorkflowTool()`);
+  }
   if (config.defaultOptions) {
     const parsed = RunOptionsSchema.safeParse(config.defaultOptions);
     if (!parsed.success) {
       throw new TypeError(`defineAgent("${config.id}"): invalid defaultOptions: ${parsed.error.message}`);
     }
   }
-  return { ...config, tools, kind: 'agent' };
+  return { ...config, tools, agents: config.agents ?? {}, workflows: config.workflows ?? {}, kind: 'agent' };
 }

@@ -1,8 +1,8 @@
 /** The public API: define tools and agents, run workers, start and follow runs. */
 export { createTool } from './tools/create-tool.js';
 export type { AnyTool, Tool, ToolConfig, ToolExecutionContext, ToolHookContext, ToolLogger } from './tools/create-tool.js';
-export { defineAgent } from './agent.js';
-export type { Agent, AgentConfig } from './agent.js';
+export { defineAgent, defineWorkflowTool, SubAgentInputSchema } from './agent.js';
+export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
 export { AgentClient, DEFAULT_STREAM_GRACE_MS, RunStream } from './client/agent-client.js';
@@ -23,6 +23,7 @@ export type {
   DecisionRecord,
   JsonValue,
   Message,
+  PathHop,
   PendingToolCall,
   RefusalType,
   RunFinishReason,

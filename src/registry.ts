@@ -5,11 +5,16 @@ import { UnknownAgentError } from './errors.js';
 export class AgentRegistry {
   private readonly agents = new Map<string, Agent>();
 
+  /** Registers the agents and, under their own ids, every sub-agent they delegate to. */
   constructor(agents: Agent[]) {
-    for (const agent of agents) {
-      if (this.agents.has(agent.id)) throw new TypeError(`Two agents have the id "${agent.id}"; agent ids must be unique on a worker`);
+    const add = (agent: Agent): void => {
+      const known = this.agents.get(agent.id);
+      if (known === agent) return;
+      if (known) throw new TypeError(`Two agents have the id "${agent.id}"; agent ids must be unique on a worker`);
       this.agents.set(agent.id, agent);
-    }
+      for (const sub of Object.values(agent.agents)) add(sub);
+    };
+    agents.forEach(add);
   }
 
   /** The agent with this id; throws {@link UnknownAgentError} when the worker has none. */

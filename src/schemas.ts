@@ -88,6 +88,10 @@ export const RunOptionsSchema = z
     modelSettings: ModelSettingsSchema.optional(),
     /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
     requireToolApproval: z.boolean().optional(),
+    /** Options for the runs of sub-agents, by their key in `agents` (e.g. a model, or a script). */
+    get subAgentOptions(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof RunOptionsSchema>> {
+      return z.record(z.string(), RunOptionsSchema).optional();
+    },
   })
   .strict();
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
@@ -115,6 +119,8 @@ export const RunInputSchema = z
      * readable for `graceMs` so that subscribers can read its last chunks.
      */
     stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
+    /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
+    parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
   })
   .strict();
 export type RunInput = z.infer<typeof RunInputSchema>;
@@ -139,12 +145,23 @@ export const ToolActivityOptionsSchema = z
   .strict();
 export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
 
-/** What the workflow knows of a tool: its name (the registration key), description and schema. */
+/**
+ * What the workflow knows of a tool: its name (the registration key), description and schema, and
+ * how it runs: `tool` (execute on the worker), `client` (no execute: the caller supplies the result),
+ * `agent` (a sub-agent's run, as a child workflow), `workflow` (a Temporal workflow, as a child).
+ */
 export const ToolSpecSchema = z.object({
   name: z.string(),
   id: z.string(),
+  kind: z.enum(['tool', 'client', 'agent', 'workflow']),
   description: z.string(),
   inputSchema: z.record(z.string(), z.unknown()),
+  /** JSON schema the output must fit (workflow tools; tool outputs are checked on the worker). */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** For `agent`: the sub-agent's id, and its key in `agents`. */
+  subAgent: z.object({ id: z.string(), key: z.string() }).optional(),
+  /** For `workflow`: the workflow type and task queue to start. */
+  workflow: z.object({ type: z.string(), taskQueue: z.string().optional() }).optional(),
   requireApproval: z.boolean(),
   /** JSON schema of the data `resume` must send, for tools that may suspend. */
   resumeSchema: z.record(z.string(), z.unknown()).optional(),
@@ -205,14 +222,27 @@ export const StepRecordSchema = z.object({
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
-/** A tool call the run waits on: for an approval, or for resume data after the tool suspended. */
+/** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
+export const PathHopSchema = z.object({ runId: z.string(), agentId: z.string(), viaToolCallId: z.string() });
+export type PathHop = z.infer<typeof PathHopSchema>;
+
+/**
+ * A tool call the run waits on: for an approval, for resume data after the tool suspended, or for a
+ * client tool's result. A call that waits in a sub-agent's run (at any depth) is listed here too,
+ * with `path` leading to it and a `toolCallId` qualified by the delegating calls
+ * (`<delegating call>/<inner call>`), so that it is unique in this run.
+ */
 export const PendingToolCallSchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   args: JsonValueSchema,
   fingerprint: z.string(),
-  /** true: waits for approve/decline. false: the tool suspended and waits for resume data. */
+  /** `approval`: approve or decline. `suspend`: resume data. `client`: a client tool's result. */
+  kind: z.enum(['approval', 'suspend', 'client']),
+  /** true for `approval`; kept for callers that only tell approvals from the rest. */
   requiresApproval: z.boolean(),
+  /** The runs below this one that lead to where the call waits; empty when it waits here. */
+  path: z.array(PathHopSchema),
   /** What the tool passed to `suspend()`. */
   suspendPayload: JsonValueSchema.optional(),
   /** JSON schema of the resume data the tool takes. */
@@ -222,7 +252,7 @@ export const PendingToolCallSchema = z.object({
 });
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 
-export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume']);
+export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume', 'result']);
 export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 
 /** What an approve, decline or resume signal carries. */
@@ -239,6 +269,8 @@ export const DecisionSignalSchema = z
     /** Why (a decline's reason reaches the model). */
     reason: z.string().max(2000).optional(),
     resumeData: JsonValueSchema.optional(),
+    /** A client tool's result (`result` decisions). */
+    result: JsonValueSchema.optional(),
     /**
      * Set by a client that refused the decision itself: the workflow only records it, so that the
      * history has every decision, and never applies it.
@@ -273,7 +305,7 @@ export const DecisionRecordSchema = z.object({
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed']);
+export const RunStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 /**

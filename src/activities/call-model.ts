@@ -49,8 +49,9 @@ export async function callModel(
       description: def.description,
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
         validate: (value) => {
-          if (!registered) return { success: true, value };
-          const parsed = registered.inputSchema.safeParse(value);
+          // Sub-agent and workflow tools have no zod schema of their own here: check the JSON schema.
+          const schema = registered?.inputSchema ?? z.fromJSONSchema(def.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+          const parsed = schema.safeParse(value);
           return parsed.success ? { success: true, value } : { success: false, error: new Error(z.prettifyError(parsed.error)) };
         },
       }),

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
-import type { AgentSpec } from '../schemas.js';
+import { SubAgentInputSchema } from '../agent.js';
+import type { AgentSpec, ToolSpec } from '../schemas.js';
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+}
 import type { DescribeAgentInput } from './contracts.js';
 
 /**
@@ -15,15 +20,37 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     description: agent.description,
     instructions: agent.instructions,
     model: typeof agent.model === 'string' ? agent.model : undefined,
-    tools: Object.entries(agent.tools).map(([name, tool]) => ({
-      name,
-      id: tool.id,
-      description: tool.description,
-      inputSchema: z.toJSONSchema(tool.inputSchema, { io: 'input', unrepresentable: 'any' }),
-      requireApproval: tool.requireApproval ?? false,
-      ...(tool.resumeSchema ? { resumeSchema: z.toJSONSchema(tool.resumeSchema, { io: 'input', unrepresentable: 'any' }) } : {}),
-      activity: tool.activity,
-    })),
+    tools: [
+      ...Object.entries(agent.tools).map(([name, tool]): ToolSpec => ({
+        name,
+        id: tool.id,
+        kind: tool.execute ? 'tool' : 'client',
+        description: tool.description,
+        inputSchema: jsonSchemaOf(tool.inputSchema),
+        requireApproval: tool.requireApproval ?? false,
+        ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
+        activity: tool.activity,
+      })),
+      ...Object.entries(agent.agents).map(([key, sub]): ToolSpec => ({
+        name: `agent-${key}`,
+        id: sub.id,
+        kind: 'agent',
+        description: `Delegate a task to the sub-agent "${sub.name}"${sub.description ? `: ${sub.description}` : ''}. It answers with its final text.`,
+        inputSchema: jsonSchemaOf(SubAgentInputSchema),
+        subAgent: { id: sub.id, key },
+        requireApproval: false,
+      })),
+      ...Object.entries(agent.workflows).map(([key, wf]): ToolSpec => ({
+        name: `workflow-${key}`,
+        id: wf.workflowType,
+        kind: 'workflow',
+        description: wf.description,
+        inputSchema: jsonSchemaOf(wf.inputSchema),
+        ...(wf.outputSchema ? { outputSchema: z.toJSONSchema(wf.outputSchema, { io: 'output', unrepresentable: 'any' }) } : {}),
+        workflow: { type: wf.workflowType, ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}) },
+        requireApproval: false,
+      })),
+    ],
     defaultOptions: agent.defaultOptions,
   };
 }

@@ -41,7 +41,7 @@ import {
 } from '../schemas.js';
 import { endsSegment, RUN_CHUNK_TOPIC, RunChunkSchema, type RunChunk, type RunStreamChunk } from '../stream-chunks.js';
 import type { agentRun } from '../workflows/agent-run.js';
-import { approveToolCallSignal, declineToolCallSignal, nextPauseUpdate, resumeToolCallSignal } from '../workflows/messages.js';
+import { decisionSignals, nextPauseUpdate } from '../workflows/messages.js';
 import { checkDecision } from '../workflows/pending-calls.js';
 import {
   AgentIdKey,
@@ -323,8 +323,19 @@ export class AgentClient {
     return this.next(target.runId, { decisionId: sent.decisionId });
   }
 
+  /** Supplies a client tool's result (a tool without `execute`, at any depth); returns the stream from there. */
+  async submitToolResult(target: DecisionTarget & { result: JsonValue }): Promise<RunStream> {
+    return this.decideStream('result', target);
+  }
+
+  /** Supplies a client tool's result; returns the next result: final, or the next pause. */
+  async submitToolResultGenerate(target: DecisionTarget & { result: JsonValue }): Promise<RunResult> {
+    const sent = await this.sendDecision('result', target);
+    return this.next(target.runId, { decisionId: sent.decisionId });
+  }
+
   /** Sends a decision and returns the stream from the offset the run had reached before it. */
-  private async decideStream(kind: DecisionKind, target: DecisionTarget & { reason?: string; resumeData?: JsonValue }): Promise<RunStream> {
+  private async decideStream(kind: DecisionKind, target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue }): Promise<RunStream> {
     await this.getRun(target.runId); // a missing run is RunNotFoundError, not a failed query
     const offset = await WorkflowStreamClient.create(this.temporal, target.runId).getOffset();
     await this.sendDecision(kind, target);
@@ -340,7 +351,7 @@ export class AgentClient {
    */
   async sendDecision(
     kind: DecisionKind,
-    target: DecisionTarget & { reason?: string; resumeData?: JsonValue },
+    target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue },
   ): Promise<SentDecision> {
     const info = await this.getRun(target.runId);
     // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
@@ -358,11 +369,12 @@ export class AgentClient {
       ...(target.by !== undefined ? { by: target.by } : {}),
       ...(target.reason !== undefined ? { reason: target.reason } : {}),
       ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
+      ...(kind === 'result' && check.accepted ? { result: target.result ?? null } : {}),
       // A refused decision is sent all the same, so that the run's history records who tried what
       // and why it was refused; marked as refused, the workflow only records it and never applies it.
       ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),
     };
-    const signal = { approve: approveToolCallSignal, decline: declineToolCallSignal, resume: resumeToolCallSignal }[kind];
+    const signal = decisionSignals[kind];
     try {
       await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
     } catch (err) {

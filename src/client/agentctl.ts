@@ -30,8 +30,13 @@ interface GlobalOptions {
 }
 
 function pendingLine(p: PendingToolCall): string {
-  const what = p.requiresApproval ? 'awaits approval' : `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`;
-  return `${p.toolCallId}  ${p.toolName}(${JSON.stringify(p.args)})  ${what}  fingerprint ${p.fingerprint}  since ${p.askedAt}`;
+  const what = {
+    approval: 'awaits approval',
+    suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,
+    client: 'awaits a client result',
+  }[p.kind];
+  const where = p.path.length ? `  in ${p.path.map((h) => `${h.agentId} ${h.runId}`).join(' > ')}` : '';
+  return `${p.toolCallId}  ${p.toolName}(${JSON.stringify(p.args)})  ${what}  fingerprint ${p.fingerprint}  since ${p.askedAt}${where}`;
 }
 
 function resultLines(result: RunResult): string[] {
@@ -144,9 +149,10 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       by: (o.by as string | undefined) ?? process.env.USER,
       reason: o.reason as string | undefined,
       ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
+      ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
     };
     const sent = await c.sendDecision(kind, target);
-    const verb = { approve: 'approved', decline: 'declined', resume: 'resumed' }[kind];
+    const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[kind];
     const line = `${verb} ${sent.call.toolName} ${sent.call.toolCallId} (fingerprint ${sent.call.fingerprint}) on run ${runId}`;
     if (!o.wait) {
       print(!!o.json, { ...sent, status: 'sent' }, [line]);
@@ -186,6 +192,16 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--json', 'machine-readable output')
     .action(decide('resume'));
 
+  program
+    .command('submit')
+    .description('supply the result of a client tool (a tool without execute) the run waits on')
+    .argument('<run>', 'run id')
+    .requiredOption('--result <json>', 'the tool result, as JSON')
+    .option('--tool-call <id>', 'the tool call (default: the most recent one waiting for a result)')
+    .option('--by <who>', 'who submits, for the decision trail (default $USER)')
+    .option('--wait', 'wait until the run pauses again or finishes, and print that')
+    .option('--json', 'machine-readable output')
+    .action(decide('result'));
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

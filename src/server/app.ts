@@ -153,6 +153,13 @@ export function createServerApp(client: AgentClient): Hono {
     return sse(stream.runId, stream);
   });
 
+  app.post('/runs/:runId/tool-result', async (c) => {
+    const body = await jsonBody(c, DecisionBodySchema.extend({ result: JsonValueSchema }));
+    const { result, resumeData: _unused, ...target } = body;
+    const stream = await client.submitToolResult({ runId: c.req.param('runId'), ...target, result });
+    return sse(stream.runId, stream);
+  });
+
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();

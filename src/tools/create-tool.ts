@@ -66,8 +66,11 @@ export interface ToolConfig<
   suspendSchema?: TSuspend;
   /** Checked against resume data, by the client before it signals and by the tool before it runs. */
   resumeSchema?: TResume;
-  /** Runs on the worker, as an activity. */
-  execute: (
+  /**
+   * Runs on the worker, as an activity. A tool without `execute` is a client tool: the run pauses
+   * with `finishReason: 'tool-calls'` until the caller submits the result (`submitToolResult`).
+   */
+  execute?: (
     input: z.output<TInput>,
     context: ToolExecutionContext<z.input<TSuspend>, z.output<TResume>>,
   ) => Promise<z.input<TOutput>> | z.input<TOutput>;
@@ -106,7 +109,7 @@ export interface AnyTool {
   outputSchema?: z.ZodType;
   suspendSchema?: z.ZodType;
   resumeSchema?: z.ZodType;
-  execute: (input: never, context: never) => unknown;
+  execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
@@ -136,8 +139,8 @@ export function createTool<
   TResume extends z.ZodType = z.ZodType<JsonValue>,
 >(config: ToolConfig<TInput, TOutput, TSuspend, TResume>): Tool<TInput, TOutput, TSuspend, TResume> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
-  if (typeof config.execute !== 'function') {
-    throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function`);
+  if (config.execute !== undefined && typeof config.execute !== 'function') {
+    throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
   }
   return { ...config, kind: 'tool' };
 }

@@ -8,8 +8,12 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
   allHandlersFinished,
   condition,
+  executeChild,
+  isCancellation,
   proxyActivities,
   setHandler,
   sleep,
@@ -17,12 +21,13 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
-import { DEFAULT_MAX_STEPS, RunInputSchema, type AgentSpec, type JsonValue, type RunInput, type RunOptions, type RunResult, type ToolSpec } from '../schemas.js';
+import { DEFAULT_MAX_STEPS, RunInputSchema, type AgentSpec, type DecisionKind, type JsonValue, type RunInput, type RunOptions, type RunResult, type ToolSpec } from '../schemas.js';
+import type { SearchAttributePair } from '@temporalio/common';
+import { z } from 'zod';
 import {
-  approveToolCallSignal,
-  declineToolCallSignal,
+  childReportSignal,
+  decisionSignals,
   nextPauseUpdate,
-  resumeToolCallSignal,
   runStateQuery,
   NextPauseRequestSchema,
   type NextPauseRequest,
@@ -32,6 +37,7 @@ import type { RunChunk } from '../stream-chunks.js';
 import { declineMessage } from './pending-calls.js';
 import { RunState, resumeDataOf, type Resolution } from './run-state.js';
 import { safeParse } from './safe-parse.js';
+import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from './search-attributes.js';
 import { offeredTools, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -71,10 +77,16 @@ function toolActivityOptions(tool: ToolSpec): ActivityOptions {
 export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   const runId = workflowInfo().workflowId;
   const parsed = safeParse(RunInputSchema, rawInput);
-  const state = new RunState(runId, parsed.success ? parsed.data.agentId : String(rawInput?.agentId), parsed.success ? parsed.data.messages : []);
-  setHandler(approveToolCallSignal, (d) => state.decide('approve', d));
-  setHandler(declineToolCallSignal, (d) => state.decide('decline', d));
-  setHandler(resumeToolCallSignal, (d) => state.decide('resume', d));
+  const state = new RunState(
+    runId,
+    parsed.success ? parsed.data.agentId : String(rawInput?.agentId),
+    parsed.success ? parsed.data.messages : [],
+    parsed.success ? parsed.data.parent : undefined,
+  );
+  for (const [kind, signal] of Object.entries(decisionSignals) as Array<[DecisionKind, (typeof decisionSignals)[DecisionKind]]>) {
+    setHandler(signal, (d) => state.decide(kind, d));
+  }
+  setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
     validator: (request) => {
@@ -83,7 +95,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   });
 
   const graceMs = parsed.success ? (parsed.data.stream?.graceMs ?? 0) : 0;
-  let outcome: { result: RunResult } | { failure: ApplicationFailure };
+  let outcome: { result: RunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
     const result = await run(parsed.data, state);
@@ -91,15 +103,18 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     state.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [] });
     outcome = { result };
   } catch (err) {
-    const failure = runFailure(err);
-    state.finish('failed');
-    state.publish({ type: 'error', error: failure.message });
+    // A cancelled run (or a cancelled parent) ends as cancelled, which also cancels its sub-agents.
+    const failure = isCancellation(err) ? err : runFailure(err);
+    state.finish(isCancellation(err) ? 'cancelled' : 'failed');
+    state.publish({ type: 'error', error: failure instanceof Error ? failure.message : 'the run was cancelled' });
     outcome = { failure };
   }
-  // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
-  if (graceMs > 0) await sleep(graceMs);
-  state.stream.detachPollers();
-  await condition(allHandlersFinished);
+  await CancellationScope.nonCancellable(async () => {
+    // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
+    if (graceMs > 0 && 'result' in outcome) await sleep(graceMs);
+    state.stream.detachPollers();
+    await condition(allHandlersFinished);
+  });
   if ('failure' in outcome) throw outcome.failure;
   return outcome.result;
 }
@@ -178,11 +193,18 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
   }
 
   if (options.requireToolApproval === true || tool.requireApproval) {
-    const decision = await state.waitForDecision(call, { requiresApproval: true, askedAt: new Date().toISOString() });
+    const decision = await state.waitForDecision(call, { kind: 'approval', askedAt: new Date().toISOString() });
     if (decision.kind === 'decline') {
       return { type: 'declined', message: declineMessage(call.toolName, decision.record.by, decision.record.reason) };
     }
   }
+  if (tool.kind === 'client') {
+    const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: new Date().toISOString() });
+    const output = decision.result ?? null;
+    return { type: 'result', output, modelOutput: typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output } };
+  }
+  if (tool.kind === 'agent') return runSubAgent(tool, options, state, call);
+  if (tool.kind === 'workflow') return runWorkflowTool(tool, state, call);
 
   const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool));
   let resumed: Resolution | undefined;
@@ -212,12 +234,74 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
     // Suspended, or resume data the tool refused (then it did not run and is still suspended).
     if (output.type === 'suspended') suspendPayload = output.payload;
     resumed = await state.waitForDecision(call, {
-      requiresApproval: false,
+      kind: 'suspend',
       suspendPayload,
       resumeSchema: tool.resumeSchema,
       askedAt: new Date().toISOString(),
     });
   }
+}
+
+/**
+ * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
+ * visible in the Temporal UI under its parent. What it waits on is reported up to this run.
+ */
+async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
+  const sub = tool.subAgent!;
+  const args = call.args as { prompt: string; context?: string };
+  const childOptions: RunOptions = {
+    ...options.subAgentOptions?.[sub.key],
+    ...(options.threadId ? { threadId: options.threadId } : {}),
+    ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+  };
+  const input: RunInput = {
+    agentId: sub.id,
+    messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
+    options: childOptions,
+    parent: { runId: state.runId, toolCallId: call.toolCallId },
+  };
+  const searchAttributes: SearchAttributePair[] = [
+    { key: AgentIdKey, value: sub.id },
+    { key: AgentStatusKey, value: 'running' },
+  ];
+  if (childOptions.threadId) searchAttributes.push({ key: AgentThreadIdKey, value: childOptions.threadId });
+  if (childOptions.resourceId) searchAttributes.push({ key: AgentResourceIdKey, value: childOptions.resourceId });
+  try {
+    const result = await executeChild(agentRun, {
+      workflowId: `${state.runId}::${call.toolCallId}`,
+      args: [input],
+      typedSearchAttributes: searchAttributes,
+      parentClosePolicy: 'REQUEST_CANCEL',
+    });
+    return { type: 'result', output: { text: result.text, runId: result.runId }, modelOutput: { type: 'text', value: result.text } };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
+  } finally {
+    state.childFinished(call.toolCallId);
+  }
+}
+
+/** Runs a Temporal workflow as a child, with the call's input, and checks its result against the output schema. */
+async function runWorkflowTool(tool: ToolSpec, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
+  const wf = tool.workflow!;
+  let output: JsonValue;
+  try {
+    output = await executeChild<(input: JsonValue) => Promise<JsonValue>>(wf.type, {
+      workflowId: `${state.runId}::${call.toolCallId}`,
+      args: [call.args],
+      ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}),
+      parentClosePolicy: 'REQUEST_CANCEL',
+    });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { type: 'error', error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
+  }
+  if (tool.outputSchema) {
+    const checked = safeParse(z.fromJSONSchema(tool.outputSchema as Parameters<typeof z.fromJSONSchema>[0]), output);
+    if (!checked.success) return { type: 'error', error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}` };
+  }
+  return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
 }
 
 function outcomeChunk({ call, result }: ToolOutcome): RunChunk {

@@ -5,13 +5,36 @@
  * in the run's history. The workflow records its verdict on each (accepted or refused, and why) in
  * the decision trail, which the memo, the `runState` query and `nextPause` show.
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { DecisionSignal, RunResult, RunStatus } from '../schemas.js';
+import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall, RunResult, RunStatus } from '../schemas.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
 export const resumeToolCallSignal = defineSignal<[DecisionSignal]>('resumeToolCall');
+/** A client tool's result (`result` in the signal), for a run that waits on it. */
+export const submitToolResultSignal = defineSignal<[DecisionSignal]>('submitToolResult');
+
+/** What a sub-agent's run reports to its parent whenever its waiting calls or its verdicts change. */
+export interface ChildReport {
+  /** The parent's tool call that started this child. */
+  viaToolCallId: string;
+  runId: string;
+  agentId: string;
+  /** Everything the child waits on, including its own children's calls. */
+  pending: PendingToolCall[];
+  /** Verdicts on decisions that came down from the parent (by decision id). */
+  verdicts: DecisionRecord[];
+}
+export const childReportSignal = defineSignal<[ChildReport]>('childReport');
+
+/** The signal of each kind of decision. */
+export const decisionSignals: Record<DecisionKind, SignalDefinition<[DecisionSignal]>> = {
+  approve: approveToolCallSignal,
+  decline: declineToolCallSignal,
+  resume: resumeToolCallSignal,
+  result: submitToolResultSignal,
+};
 
 /** The run so far: status, and the result as `generate()` would return it now. */
 export interface RunSnapshot {

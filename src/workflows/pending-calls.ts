@@ -9,10 +9,13 @@ export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
   | { accepted: false; type: RefusalType; message: string; call?: PendingToolCall };
 
-const kindWord: Record<DecisionKind, string> = { approve: 'approve', decline: 'decline', resume: 'resume' };
+const kindWord: Record<DecisionKind, string> = { approve: 'approve', decline: 'decline', resume: 'resume', result: 'a tool result' };
+const waitsFor: Record<PendingToolCall['kind'], string> = { approval: 'approve or decline', suspend: 'resume', client: 'a tool result' };
 
 function fits(kind: DecisionKind, call: PendingToolCall): boolean {
-  return kind === 'resume' ? !call.requiresApproval : call.requiresApproval;
+  if (kind === 'resume') return call.kind === 'suspend';
+  if (kind === 'result') return call.kind === 'client';
+  return call.kind === 'approval';
 }
 
 function describeCall(call: PendingToolCall): string {
@@ -59,7 +62,7 @@ export function checkDecision(
       return {
         accepted: false,
         type: 'WrongPauseKind',
-        message: `no pending call takes ${kindWord[kind]}: ${pending.map((c) => `${describeCall(c)} waits for ${c.requiresApproval ? 'approve or decline' : 'resume'}`).join(', ')}`,
+        message: `no pending call takes ${kindWord[kind]}: ${pending.map((c) => `${describeCall(c)} waits for ${waitsFor[c.kind]}`).join(', ')}`,
       };
     }
   }
@@ -68,9 +71,7 @@ export function checkDecision(
       accepted: false,
       type: 'WrongPauseKind',
       call,
-      message: call.requiresApproval
-        ? `tool call ${call.toolCallId} (${call.toolName}) waits for approval, not resume data; approve or decline it`
-        : `tool call ${call.toolCallId} (${call.toolName}) is suspended and waits for resume data, not approval; resume it`,
+      message: `tool call ${call.toolCallId} (${call.toolName}) waits for ${waitsFor[call.kind]}, not ${kindWord[kind]}`,
     };
   }
   if (decision.fingerprint !== undefined && decision.fingerprint !== call.fingerprint) {

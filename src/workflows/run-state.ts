@@ -1,11 +1,11 @@
 /**
- * The state of one run inside its workflow: conversation, steps, the calls it waits on and the
- * decision trail. It mirrors what others need to see into the memo and search attributes, so that
- * a process with no worker can find the run and check a decision against it.
+ * The state of one run inside its workflow: conversation, steps, the calls it waits on (its own and
+ * its sub-agents'), and the decision trail. It mirrors what others need to see into the memo and
+ * search attributes, so that a process with no worker can find the run and check a decision against
+ * it, and a sub-agent's run reports its waiting calls to its parent, so they surface at the top.
  */
-import { condition, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { WorkflowStream, type WorkflowTopicHandle } from '@temporalio/workflow-streams/workflow';
-import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
 import type { CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import {
   DecisionSignalSchema,
@@ -20,7 +20,8 @@ import {
   type RunStatus,
   type StepRecord,
 } from '../schemas.js';
-import type { RunSnapshot } from './messages.js';
+import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
+import { childReportSignal, decisionSignals, type ChildReport, type RunSnapshot } from './messages.js';
 import { checkDecision, decisionRecord, truncate, type DecisionCheck } from './pending-calls.js';
 import { safeParse } from './safe-parse.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
@@ -36,16 +37,35 @@ export interface Resolution {
   record: DecisionRecord;
 }
 
+/** What a parent knows of one running sub-agent: the calls it waits on, as the parent lists them. */
+interface ChildState {
+  runId: string;
+  agentId: string;
+  pending: PendingToolCall[];
+}
+
+/** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
+export function qualify(report: Pick<ChildReport, 'viaToolCallId' | 'runId' | 'agentId'>, call: PendingToolCall): PendingToolCall {
+  return {
+    ...call,
+    toolCallId: `${report.viaToolCallId}/${call.toolCallId}`,
+    path: [{ runId: report.runId, agentId: report.agentId, viaToolCallId: report.viaToolCallId }, ...call.path],
+  };
+}
+
 export class RunState {
   status: RunStatus = 'running';
   version = 0;
   readonly messages: Message[];
   readonly steps: StepRecord[] = [];
   private current: { stepNumber: number; model: CallModelOutput; outcomes: Map<string, ToolOutcome> } | undefined;
-  private readonly pending: PendingToolCall[] = [];
+  private readonly own: PendingToolCall[] = [];
+  private readonly children = new Map<string, ChildState>();
   private readonly decisions: DecisionRecord[] = [];
   private readonly decided = new Map<string, DecisionRecord>();
   private readonly resolutions = new Map<string, Resolution>();
+  /** Decisions passed down to a sub-agent, by decision id: the qualified call they are about. */
+  private readonly forwarded = new Map<string, PendingToolCall>();
   /** The run's durable stream (@temporalio/workflow-streams): subscribers read it by offset. */
   readonly stream = new WorkflowStream();
   private readonly chunks: WorkflowTopicHandle<RunChunk> = this.stream.topic<RunChunk>(RUN_CHUNK_TOPIC);
@@ -53,13 +73,26 @@ export class RunState {
   private active = 0;
   /** Whether the stream's current segment ended with a pause. */
   private paused = false;
+  /** How many trail entries the parent has been sent. */
+  private reportedVerdicts = 0;
 
   constructor(
     readonly runId: string,
     readonly agentId: string,
     messages: Message[],
+    /** Set for a sub-agent's run: where to report. */
+    private readonly parent: { runId: string; toolCallId: string } | undefined,
   ) {
     this.messages = [...messages];
+  }
+
+  get done(): boolean {
+    return this.status === 'completed' || this.status === 'failed' || this.status === 'cancelled';
+  }
+
+  /** Every call the run waits on: its own, then its sub-agents' (qualified, with their path). */
+  pending(): PendingToolCall[] {
+    return [...this.own, ...[...this.children.values()].flatMap((c) => c.pending)];
   }
 
   publish(chunk: RunChunk): void {
@@ -74,18 +107,6 @@ export class RunState {
   callFinished(): void {
     this.active--;
     this.maybePause();
-  }
-
-  /** Ends the stream's segment with a `suspended` finish once nothing can go on without a decision. */
-  private maybePause(): void {
-    if (this.paused || this.active > 0 || this.pending.length === 0) return;
-    this.paused = true;
-    const { result } = this.snapshot();
-    this.publish({ type: 'finish', finishReason: 'suspended', text: result.text, usage: result.usage, pendingToolCalls: [...this.pending] });
-  }
-
-  get done(): boolean {
-    return this.status === 'completed' || this.status === 'failed';
   }
 
   startStep(stepNumber: number, model: CallModelOutput): void {
@@ -116,25 +137,31 @@ export class RunState {
     return {
       status: this.status,
       version: this.version,
-      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: [...this.pending] }),
+      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: this.pending() }),
     };
   }
 
   memo(): RunMemo {
-    return { status: this.status, version: this.version, pendingToolCalls: [...this.pending], decisions: this.decisions.slice(-MEMO_DECISIONS) };
+    return { status: this.status, version: this.version, pendingToolCalls: this.pending(), decisions: this.decisions.slice(-MEMO_DECISIONS) };
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
-  async waitForDecision(call: ModelToolCall, pending: Omit<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>): Promise<Resolution> {
-    const entry: PendingToolCall = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint, ...pending };
-    this.pending.push(entry);
+  async waitForDecision(
+    call: ModelToolCall,
+    waiting: Pick<PendingToolCall, 'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema'>,
+  ): Promise<Resolution> {
+    const entry: PendingToolCall = {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      args: call.args,
+      fingerprint: call.fingerprint,
+      requiresApproval: waiting.kind === 'approval',
+      path: [],
+      ...waiting,
+    };
+    this.own.push(entry);
     this.changed();
-    const ids = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint };
-    this.publish(
-      entry.requiresApproval
-        ? { type: 'tool-call-approval', ...ids }
-        : { type: 'tool-call-suspended', ...ids, ...(entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {}) },
-    );
+    this.publishWaiting(entry);
     this.active--;
     this.maybePause();
     await condition(() => this.resolutions.has(call.toolCallId));
@@ -144,7 +171,7 @@ export class RunState {
     return resolution;
   }
 
-  /** Applies an approve, decline or resume signal: accepted, it resolves the call; refused, it is only recorded. */
+  /** Applies an approve, decline, resume or result signal: accepted, it resolves the call (here or in a sub-agent); refused, it is only recorded. */
   decide(kind: DecisionKind, raw: unknown): void {
     const at = new Date().toISOString();
     const parsed = safeParse(DecisionSignalSchema, raw);
@@ -155,8 +182,9 @@ export class RunState {
       return;
     }
     const decision = parsed.data;
+    const all = this.pending();
     if (decision.clientRefusal) {
-      const call = this.pending.find((c) => c.toolCallId === decision.toolCallId);
+      const call = all.find((c) => c.toolCallId === decision.toolCallId);
       this.record(decisionRecord(kind, decision, at, { accepted: false, ...decision.clientRefusal, call }));
       return;
     }
@@ -164,22 +192,66 @@ export class RunState {
       this.record(decisionRecord(kind, decision, at, { accepted: false, type: 'NothingPending', message: `the run has ${this.status}` }));
       return;
     }
-    const check = checkDecision(kind, decision, this.pending, this.decided);
+    const check = checkDecision(kind, decision, all, this.decided);
+    const record = decisionRecord(kind, decision, at, check);
     if (!check.accepted) {
-      this.record(decisionRecord(kind, decision, at, check));
+      this.record(record);
       return;
     }
-    const record = decisionRecord(kind, decision, at, check);
-    this.pending.splice(this.pending.indexOf(check.call), 1);
-    // Marked decided at once, so that a second decision while the tool checks resume data is refused as such.
+    // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(check.call.toolCallId, record);
+    const hop = check.call.path[0];
+    if (hop) {
+      // The call waits in a sub-agent's run: pass the decision down; its verdict comes back in a report.
+      this.forwarded.set(decision.decisionId, check.call);
+      const inner = check.call.toolCallId.slice(hop.viaToolCallId.length + 1);
+      getExternalWorkflowHandle(hop.runId)
+        .signal(decisionSignals[kind], { ...decision, toolCallId: inner })
+        .catch((err: unknown) => {
+          this.decided.delete(check.call.toolCallId);
+          this.record({ ...record, accepted: false, refusal: { type: 'UnknownToolCall', message: `the sub-agent run ${hop.runId} could not take it: ${String(err)}` } });
+        });
+      return;
+    }
+    this.own.splice(this.own.indexOf(check.call), 1);
     // A resume is only recorded once the tool has checked the data against its resumeSchema.
     if (kind !== 'resume') this.record(record);
     this.resolutions.set(check.call.toolCallId, { kind, decision, record });
-    if (this.paused) {
-      this.paused = false;
-      this.publish({ type: 'start', runId: this.runId, agentId: this.agentId, resumed: true });
+    this.resumeSegment();
+    this.changed();
+  }
+
+  /** A sub-agent's report: the calls it now waits on, and its verdicts on decisions passed down. */
+  childReport(report: ChildReport): void {
+    const before = this.children.get(report.viaToolCallId)?.pending ?? [];
+    const pending = report.pending.map((p) => qualify(report, p));
+    this.children.set(report.viaToolCallId, { runId: report.runId, agentId: report.agentId, pending });
+    for (const verdict of report.verdicts) {
+      const call = this.forwarded.get(verdict.decisionId);
+      if (!call) continue;
+      this.forwarded.delete(verdict.decisionId);
+      if (!verdict.accepted) this.decided.delete(call.toolCallId);
+      this.record({ ...verdict, toolCallId: call.toolCallId });
     }
+    // The delegating call waits while its sub-agent waits, so that the run can pause.
+    if (before.length === 0 && pending.length > 0) {
+      this.active--;
+    } else if (before.length > 0 && pending.length === 0) {
+      this.active++;
+      this.resumeSegment();
+    }
+    const known = new Set(before.map((p) => p.toolCallId));
+    for (const entry of pending) if (!known.has(entry.toolCallId)) this.publishWaiting(entry);
+    this.changed();
+    this.maybePause();
+  }
+
+  /** A sub-agent's run ended: nothing waits there any more. */
+  childFinished(viaToolCallId: string): void {
+    const child = this.children.get(viaToolCallId);
+    if (!child) return;
+    this.children.delete(viaToolCallId);
+    if (child.pending.length > 0) this.active++;
     this.changed();
   }
 
@@ -196,25 +268,58 @@ export class RunState {
     return this.decisions.find((d) => d.decisionId === decisionId);
   }
 
-  finish(status: 'completed' | 'failed'): void {
+  finish(status: 'completed' | 'failed' | 'cancelled'): void {
     this.status = status;
-    this.pending.length = 0;
+    this.own.length = 0;
+    this.children.clear();
     this.changed();
+  }
+
+  private publishWaiting(entry: PendingToolCall): void {
+    const ids = { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args, fingerprint: entry.fingerprint };
+    if (entry.kind === 'approval') this.publish({ type: 'tool-call-approval', ...ids });
+    else this.publish({ type: 'tool-call-suspended', ...ids, ...(entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {}) });
+  }
+
+  /** Ends the stream's segment with a `suspended` finish once nothing can go on without a decision. */
+  private maybePause(): void {
+    if (this.paused || this.active > 0 || this.pending().length === 0) return;
+    this.paused = true;
+    const { result } = this.snapshot();
+    this.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: this.pending() });
+  }
+
+  private resumeSegment(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.publish({ type: 'start', runId: this.runId, agentId: this.agentId, resumed: true });
   }
 
   private record(record: DecisionRecord): void {
     this.decisions.push(record);
     upsertMemo({ [RUN_MEMO_KEY]: this.memo() });
+    this.report();
   }
 
   private changed(): void {
     this.version++;
-    if (!this.done) this.status = this.pending.length > 0 ? 'suspended' : 'running';
+    if (!this.done) this.status = this.pending().length > 0 ? 'suspended' : 'running';
     upsertSearchAttributes([
       { key: AgentStatusKey, value: this.status },
-      { key: AgentPendingToolCallsKey, value: this.pending.map((p) => p.toolCallId) },
+      { key: AgentPendingToolCallsKey, value: this.pending().map((p) => p.toolCallId) },
     ]);
     upsertMemo({ [RUN_MEMO_KEY]: this.memo() });
+    this.report();
+  }
+
+  /** Tells the parent run (if any) what this run waits on now, and its new verdicts. */
+  private report(): void {
+    if (!this.parent) return;
+    const verdicts = this.decisions.slice(this.reportedVerdicts);
+    this.reportedVerdicts = this.decisions.length;
+    const report: ChildReport = { viaToolCallId: this.parent.toolCallId, runId: this.runId, agentId: this.agentId, pending: this.pending(), verdicts };
+    // The parent may have ended (cancelled); then nobody needs the report.
+    getExternalWorkflowHandle(this.parent.runId).signal(childReportSignal, report).catch(() => undefined);
   }
 }
 

@@ -94,7 +94,8 @@ export function runResult(args: {
     toolCalls: steps.flatMap((s) => s.toolCalls),
     toolResults: steps.flatMap((s) => s.toolResults),
     usage: steps.reduce((u, s) => addUsage(u, s.usage), ZERO_USAGE),
-    finishReason: waitingOn ? 'suspended' : (last?.finishReason ?? 'other'),
+    // A run that waits only on client tools stopped for the caller's results, as the AI SDK says it.
+    finishReason: waitingOn ? (pending.every((p) => p.kind === 'client') ? 'tool-calls' : 'suspended') : (last?.finishReason ?? 'other'),
     pendingToolCalls: pending,
     ...(waitingOn
       ? {

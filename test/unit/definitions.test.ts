@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { describeAgent } from '../../src/activities/describe-agent.js';
-import { createTool, defineAgent } from '../../src/index.js';
+import { createTool, defineAgent, defineWorkflowTool } from '../../src/index.js';
 import { AgentRegistry } from '../../src/registry.js';
 
 const echo = createTool({
@@ -27,6 +27,7 @@ describe('defineAgent and createTool', () => {
         {
           name: 'say',
           id: 'echo',
+          kind: 'tool',
           description: 'Echoes',
           inputSchema: expect.objectContaining({
             type: 'object',
@@ -39,6 +40,27 @@ describe('defineAgent and createTool', () => {
       defaultOptions: undefined,
     });
     expect(JSON.parse(JSON.stringify(spec))).toEqual(spec);
+  });
+
+  it('turn sub-agents into agent-<key> tools and workflows into workflow-<key> tools, and register sub-agents too', () => {
+    const researcher = defineAgent({ id: 'researcher', name: 'Researcher', description: 'finds things', instructions: '', model: 'scripted' });
+    const report = defineWorkflowTool({ workflowType: 'makeReport', description: 'Makes a report', inputSchema: z.object({ topic: z.string() }), outputSchema: z.object({ url: z.string() }) });
+    const boss = defineAgent({ id: 'boss', name: 'Boss', instructions: '', model: 'scripted', agents: { research: researcher }, workflows: { report } });
+    const registry = new AgentRegistry([boss]);
+    expect(registry.ids()).toEqual(['boss', 'researcher']);
+    const spec = describeAgent(registry, { agentId: 'boss' });
+    expect(spec.tools.map((t) => [t.name, t.kind])).toEqual([
+      ['agent-research', 'agent'],
+      ['workflow-report', 'workflow'],
+    ]);
+    expect(spec.tools[0]).toMatchObject({ subAgent: { id: 'researcher', key: 'research' }, inputSchema: { required: ['prompt'] } });
+    expect(spec.tools[1]).toMatchObject({ workflow: { type: 'makeReport' }, outputSchema: { properties: { url: { type: 'string' } } } });
+  });
+
+  it('make a tool without execute a client tool', () => {
+    const pick = createTool({ id: 'pick', description: 'The user picks', inputSchema: z.object({ options: z.array(z.string()) }) });
+    const agent = defineAgent({ id: 'c', name: 'C', instructions: '', model: 'scripted', tools: { pick } });
+    expect(describeAgent(new AgentRegistry([agent]), { agentId: 'c' }).tools[0]).toMatchObject({ name: 'pick', kind: 'client' });
   });
 
   it('refuse a tool key the model could not call', () => {
@@ -59,7 +81,9 @@ describe('defineAgent and createTool', () => {
   });
 
   it('refuse two agents with one id on a worker', () => {
-    const agent = defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted' });
-    expect(() => new AgentRegistry([agent, agent])).toThrow('Two agents have the id "a"');
+    const one = defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted' });
+    const other = defineAgent({ id: 'a', name: 'Another A', instructions: '', model: 'scripted' });
+    expect(() => new AgentRegistry([one, other])).toThrow('Two agents have the id "a"');
+    expect(new AgentRegistry([one, one]).ids()).toEqual(['a']);
   });
 });

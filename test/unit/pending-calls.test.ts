@@ -8,10 +8,12 @@ const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   toolName: 'deleteRecord',
   args: { id: 'r2' },
   fingerprint,
+  kind: 'approval',
   requiresApproval: true,
+  path: [],
   askedAt: '2026-01-01T00:00:00.000Z',
 });
-const suspension = (id: string): PendingToolCall => ({ ...approval(id), toolName: 'ask', requiresApproval: false, suspendPayload: { question: '?' } });
+const suspension = (id: string): PendingToolCall => ({ ...approval(id), toolName: 'ask', kind: 'suspend', requiresApproval: false, suspendPayload: { question: '?' } });
 const none = new Map<string, DecisionRecord>();
 
 describe('fingerprints', () => {

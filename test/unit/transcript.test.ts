@@ -9,8 +9,8 @@ const spec: AgentSpec = {
   instructions: 'x',
   model: 'scripted',
   tools: [
-    { name: 'one', id: 't1', description: 'first', inputSchema: { type: 'object' }, requireApproval: false },
-    { name: 'two', id: 't2', description: 'second', inputSchema: { type: 'object' }, requireApproval: true },
+    { name: 'one', id: 't1', kind: 'tool', description: 'first', inputSchema: { type: 'object' }, requireApproval: false },
+    { name: 'two', id: 't2', kind: 'tool', description: 'second', inputSchema: { type: 'object' }, requireApproval: true },
   ],
 };
 
