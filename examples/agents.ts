@@ -1,5 +1,6 @@
 import { recordsAgent } from './records-agent.js';
+import { supervisorAgent } from './supervisor-agent.js';
 import { weatherAgent } from './weather-agent.js';
 
-/** The example agents, as the `worker` script and the demo register them. */
-export const exampleAgents = [weatherAgent, recordsAgent];
+/** The example agents, as the `worker` script and the demo register them (sub-agents come along). */
+export const exampleAgents = [weatherAgent, recordsAgent, supervisorAgent];

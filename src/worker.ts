@@ -26,6 +26,8 @@ export interface CreateWorkerOptions extends ConnectionSettings {
 /** A worker, and how to close the connection it opened. */
 export interface AgentWorker {
   worker: Worker;
+  /** Every agent the worker serves, sub-agents included. */
+  agentIds: string[];
   taskQueue: string;
   namespace: string;
   /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
@@ -48,6 +50,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   });
   return {
     worker,
+    agentIds: registry.ids(),
     taskQueue,
     namespace,
     async run() {
@@ -66,12 +69,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace } = await createWorker({
+  const { worker, run, taskQueue, namespace, agentIds } = await createWorker({
     ...options,
     workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
   });
   // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
-  console.error(`worker: serving ${options.agents.map((a) => a.id).join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"`);
+  console.error(`worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"`);
   await run();
   console.error(`worker: stopped (${worker.getState()})`);
 }

@@ -155,3 +155,29 @@ describe('durability with real processes', () => {
     }
   });
 });
+
+describe('durability of a supervisor chain', () => {
+  it('keeps a three-level approval through a worker SIGKILL, approved from the top with agentctl', async () => {
+    const s = scenario(temporalAddress());
+    const worker = await s.worker();
+    const client = await s.client();
+    try {
+      const { supervisorDeleteOptions } = await import('../../examples/supervisor-agent.js');
+      const paused = await client.generate('supervisor', 'Delete the old customer list.', supervisorDeleteOptions);
+      expect(paused.finishReason).toBe('suspended');
+      await killHard(worker);
+
+      const shown = await s.ctl(['runs', 'show', paused.runId]);
+      expect(shown.stdout).toMatch(/call-0-0\/call-0-0\/call-1-0 {2}deleteRecord\(\{"id":"r2"\}\) {2}awaits approval .* in ops-agent \S+ > records-agent \S+/);
+      const approved = await s.ctl(['approve', paused.runId, '--by', 'ops-oncall']);
+      expect(approved).toMatchObject({ code: 0, stdout: expect.stringContaining('approved deleteRecord call-0-0/call-0-0/call-1-0') });
+
+      await s.worker();
+      const done = await client.result(paused.runId);
+      expect(done.text).toBe('The operations agent deleted r2.');
+    } finally {
+      await client.close();
+    }
+    expect((await readRecords(s.recordsFile)).deletions.map((d) => d.id)).toEqual(['r2']);
+  });
+});

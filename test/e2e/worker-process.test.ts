@@ -14,7 +14,7 @@ describe('the worker process', () => {
     const taskQueue = `e2e-${randomUUID()}`;
     const worker = await spawnWorker({ TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue });
     try {
-      expect(worker.output()).toContain(`worker: serving weather-agent, records-agent on task queue "${taskQueue}" in namespace "default"`);
+      expect(worker.output()).toContain(`worker: serving weather-agent, records-agent, supervisor, ops-agent on task queue "${taskQueue}" in namespace "default"`);
       const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
       try {
         const result = await client.generate('weather-agent', 'Weather in Paris?', { model: 'scripted', script: weatherDemoScript });

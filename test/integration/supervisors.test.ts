@@ -1,0 +1,183 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunOptions, RunResult, Script } from '../../src/index.js';
+import { guardedRuns } from '../fixtures/agents.js';
+import { topAgent, WORKFLOW_TOOL_QUEUE } from '../fixtures/supervisors.js';
+import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+
+let w: TestWorker;
+let workflowWorker: Worker;
+let workflowWorkerRun: Promise<void>;
+let connection: NativeConnection;
+
+beforeAll(async () => {
+  w = await startWorker([topAgent]);
+  connection = await NativeConnection.connect({ address: temporalAddress() });
+  workflowWorker = await Worker.create({
+    connection,
+    taskQueue: WORKFLOW_TOOL_QUEUE,
+    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
+  });
+  workflowWorkerRun = workflowWorker.run();
+});
+afterAll(async () => {
+  workflowWorker?.shutdown();
+  await workflowWorkerRun;
+  await connection?.close();
+  await w?.stop();
+});
+
+const guarded = (target: string): Script => [{ toolCalls: [{ toolName: 'guarded', args: { target } }] }, { text: `leaf did ${target}` }];
+const delegate = (tool: string, prompt: string, then = 'top is done'): Script => [{ toolCalls: [{ toolName: tool, args: { prompt } }] }, { text: then }];
+
+/** top -> leaf (two levels). */
+const twoLevels = (leaf: Script): RunOptions => ({ model: 'scripted', script: delegate('agent-leaf', 'do it'), subAgentOptions: { leaf: { model: 'scripted', script: leaf } } });
+
+/** top -> mid -> leaf (three levels). */
+const threeLevels = (leaf: Script): RunOptions => ({
+  model: 'scripted',
+  script: delegate('agent-mid', 'get it done'),
+  subAgentOptions: { mid: { model: 'scripted', script: delegate('agent-leaf', 'do it', 'mid is done'), subAgentOptions: { leaf: { model: 'scripted', script: leaf } } } },
+});
+
+async function paused(options: RunOptions): Promise<RunResult> {
+  const result = await w.client.generate('top', 'go', options);
+  expect(result.finishReason).toMatch(/^(suspended|tool-calls)$/);
+  return result;
+}
+
+describe('supervisors: sub-agents as child workflows', () => {
+  it('surfaces an approval two levels down at the top, with the inner call and its path, and approves it from the top', async () => {
+    const top = await paused(twoLevels(guarded('db')));
+    const childRunId = `${top.runId}::call-0-0`;
+    expect(top.pendingToolCalls).toEqual([
+      expect.objectContaining({
+        toolCallId: 'call-0-0/call-0-0',
+        toolName: 'guarded',
+        args: { target: 'db' },
+        kind: 'approval',
+        path: [{ runId: childRunId, agentId: 'leaf', viaToolCallId: 'call-0-0' }],
+      }),
+    ]);
+    const child = await w.client.getRun(childRunId);
+    expect(child.pendingToolCalls).toEqual([expect.objectContaining({ toolCallId: 'call-0-0', path: [] })]);
+    expect(top.pendingToolCalls[0]!.fingerprint).toBe(child.pendingToolCalls[0]!.fingerprint);
+
+    // Listed on the top run, and on the child where it really waits.
+    const listed = await waitFor('both runs listed', async () => {
+      const runs = await w.client.listSuspendedRuns();
+      const ids = runs.map((r) => r.runId);
+      return ids.includes(top.runId) && ids.includes(childRunId) ? runs : undefined;
+    });
+    expect(listed.find((r) => r.runId === top.runId)?.agentId).toBe('top');
+
+    const done = await w.client.approveToolCallGenerate({ runId: top.runId, toolCallId: 'call-0-0/call-0-0', fingerprint: top.pendingToolCalls[0]!.fingerprint, by: 'boss' });
+    expect(done.finishReason).toBe('stop');
+    expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'agent-leaf', isError: false, output: { text: 'leaf did db', runId: childRunId } }]);
+    expect(guardedRuns).toContain(`${childRunId}:call-0-0:db`);
+    expect((await w.client.getRun(top.runId)).decisions).toEqual([expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0/call-0-0', by: 'boss', accepted: true })]);
+    expect((await w.client.getRun(childRunId)).decisions).toEqual([expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0', by: 'boss', accepted: true })]);
+  });
+
+  it('approves three levels down from the top, and from the waiting run itself', async () => {
+    const viaTop = await paused(threeLevels(guarded('a')));
+    expect(viaTop.pendingToolCalls.map((p) => [p.toolCallId, p.path.map((h) => h.agentId)])).toEqual([['call-0-0/call-0-0/call-0-0', ['mid', 'leaf']]]);
+    expect((await w.client.approveToolCallGenerate({ runId: viaTop.runId, fingerprint: viaTop.pendingToolCalls[0]!.fingerprint })).text).toBe('top is done');
+
+    const viaLeaf = await paused(threeLevels(guarded('b')));
+    const leafRunId = viaLeaf.pendingToolCalls[0]!.path.at(-1)!.runId;
+    expect(leafRunId).toBe(`${viaLeaf.runId}::call-0-0::call-0-0`);
+    await w.client.approveToolCallGenerate({ runId: leafRunId, toolCallId: 'call-0-0', by: 'leaf-owner' });
+    const done = await w.client.result(viaLeaf.runId);
+    expect(done.finishReason).toBe('stop');
+    expect(done.toolResults[0]).toMatchObject({ toolName: 'agent-mid', output: { text: 'mid is done' } });
+    expect(await historyEventTypes(w.client, viaLeaf.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+  });
+
+  it('refuses a mismatched fingerprint end to end, and declines at depth', async () => {
+    const top = await paused(threeLevels(guarded('prod')));
+    await expect(w.client.approveToolCallGenerate({ runId: top.runId, fingerprint: 'not-it' })).rejects.toThrow(/does not match tool call call-0-0\/call-0-0\/call-0-0/);
+    const done = await w.client.declineToolCallGenerate({ runId: top.runId, reason: 'not prod', by: 'boss' });
+    expect(done.finishReason).toBe('stop');
+    const leafRunId = top.pendingToolCalls[0]!.path.at(-1)!.runId;
+    const leaf = await w.client.result(leafRunId);
+    expect(leaf.toolResults[0]).toMatchObject({ isError: true, declined: true, error: 'The call of tool "guarded" was declined by boss: not prod. It did not run.' });
+  });
+
+  it('resumes a suspension at depth with resume data checked against the inner tool', async () => {
+    const top = await paused(threeLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'leaf heard' }]));
+    expect(top.pendingToolCalls[0]).toMatchObject({ toolName: 'ask', kind: 'suspend', suspendPayload: { question: 'Colour?' } });
+    await expect(w.client.resumeGenerate({ answer: '' }, { runId: top.runId })).rejects.toThrow(/resumeSchema/);
+    const done = await w.client.resumeGenerate({ answer: 'green' }, { runId: top.runId, by: 'user' });
+    expect(done.text).toBe('top is done');
+  });
+
+  it('tracks parallel delegations to the same sub-agent by tool-call id, decided in reverse order', async () => {
+    const top = await paused({
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'agent-leaf', args: { prompt: 'first' } }, { toolName: 'agent-leaf', args: { prompt: 'second' } }] }, { text: 'both done' }],
+      subAgentOptions: { leaf: { model: 'scripted', script: guarded('x') } },
+    });
+    const ids = await waitFor('both delegations waiting', async () => {
+      const r = await w.client.getRun(top.runId);
+      return r.pendingToolCalls.length === 2 ? r.pendingToolCalls.map((p) => p.toolCallId) : undefined;
+    });
+    expect(ids.sort()).toEqual(['call-0-0/call-0-0', 'call-0-1/call-0-0']);
+    const afterFirst = await w.client.approveToolCallGenerate({ runId: top.runId, toolCallId: 'call-0-1/call-0-0' });
+    expect(afterFirst.finishReason).toBe('suspended');
+    expect(afterFirst.pendingToolCalls.map((p) => p.toolCallId)).toEqual(['call-0-0/call-0-0']);
+    const done = await w.client.approveToolCallGenerate({ runId: top.runId, toolCallId: 'call-0-0/call-0-0' });
+    expect(done.text).toBe('both done');
+    expect(done.toolResults.map((r) => r.toolCallId)).toEqual(['call-0-0', 'call-0-1']);
+  });
+
+  it('passes a client tool at depth up to the top, and continues with the submitted result', async () => {
+    const top = await paused(threeLevels([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'leaf got it' }]));
+    expect(top.finishReason).toBe('tool-calls');
+    expect(top.pendingToolCalls[0]).toMatchObject({ toolName: 'pick', kind: 'client', args: { options: ['red', 'blue'] } });
+    await expect(w.client.approveToolCallGenerate({ runId: top.runId })).rejects.toThrow(/waits for a tool result/);
+    const done = await w.client.submitToolResultGenerate({ runId: top.runId, result: 'blue', by: 'ui' });
+    expect(done.text).toBe('top is done');
+    const leafRunId = top.pendingToolCalls[0]!.path.at(-1)!.runId;
+    expect((await w.client.result(leafRunId)).toolResults[0]).toMatchObject({ toolName: 'pick', output: 'blue' });
+  });
+
+  it('gives the model a tool error when a sub-agent fails', async () => {
+    const result = await w.client.generate('top', 'go', {
+      model: 'scripted',
+      script: delegate('agent-leaf', 'x'),
+      subAgentOptions: { leaf: { model: 'no-such-provider/x' } },
+    });
+    expect(result.finishReason).toBe('stop');
+    expect(result.toolResults[0]).toMatchObject({ toolName: 'agent-leaf', isError: true, error: expect.stringMatching(/^Sub-agent "leaf" failed: Unknown model "no-such-provider\/x"/) });
+  });
+
+  it('runs a workflow tool as a child workflow and checks its output schema', async () => {
+    const result = await w.client.generate('top', 'go', {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'workflow-double', args: { n: 21 } }, { toolName: 'workflow-sloppy', args: { n: 1 } }] }, { text: '42' }],
+    });
+    expect(result.toolResults[0]).toEqual({ toolCallId: 'call-0-0', toolName: 'workflow-double', isError: false, output: { doubled: 42 } });
+    expect(result.toolResults[1]).toMatchObject({ toolName: 'workflow-sloppy', isError: true, error: expect.stringMatching(/does not fit its output schema/) });
+    const child = await w.client.temporal.workflow.getHandle(`${result.runId}::call-0-0`).describe();
+    expect(child.type).toBe('doubleWorkflow');
+  });
+
+  it('cancels the sub-agents of a cancelled run', async () => {
+    const top = await paused(twoLevels(guarded('z')));
+    const childRunId = top.pendingToolCalls[0]!.path[0]!.runId;
+    await w.client.temporal.workflow.getHandle(top.runId).cancel();
+    const status = await waitFor('the child cancelled', async () => {
+      const d = await w.client.temporal.workflow.getHandle(childRunId).describe();
+      return d.status.name === 'RUNNING' ? undefined : d.status.name;
+    });
+    expect(status).toBe('CANCELLED');
+    const topStatus = await waitFor('the top run closed', async () => {
+      const d = await w.client.temporal.workflow.getHandle(top.runId).describe();
+      return d.status.name === 'RUNNING' ? undefined : d.status.name;
+    });
+    expect(topStatus).toBe('CANCELLED');
+    expect((await w.client.getRun(top.runId)).status).toBe('cancelled');
+  });
+});
