@@ -90,6 +90,21 @@ describe('the HTTP server', () => {
     expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual(['Checking the database.']);
   });
 
+  it('takes a client tool result on /runs/:runId/tool-result and streams on from there', async () => {
+    const paused = await w.client.generate('toolbox-agent', 'pick', {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue it is.' }],
+    });
+    expect(paused.finishReason).toBe('tool-calls');
+    const { chunks } = await readMessage(await post(`/runs/${paused.runId}/tool-result`, { toolCallId: 'call-0-0', result: 'blue' }), {
+      id: paused.runId,
+      role: 'assistant',
+      parts: [{ type: 'tool-pick', toolCallId: 'call-0-0', state: 'input-available', input: { options: ['red', 'blue'] } }],
+    });
+    expect(chunks).toContainEqual({ type: 'tool-output-available', toolCallId: 'call-0-0', output: 'blue' });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+  });
+
   it('takes useChat UI messages and answers /generate with the run result', async () => {
     const res = await post('/agents/toolbox-agent/generate', {
       messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Add 2 and 3' }] }],

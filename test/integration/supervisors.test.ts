@@ -80,6 +80,18 @@ describe('supervisors: sub-agents as child workflows', () => {
     expect((await w.client.getRun(childRunId)).decisions).toEqual([expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0', by: 'boss', accepted: true })]);
   });
 
+  it('streams an approval that waits two levels down on the top run, and goes on once it is approved', async () => {
+    const stream = await w.client.stream('top', 'go', twoLevels(guarded('s')));
+    const first = [];
+    for await (const chunk of stream) first.push(chunk);
+    expect(first.find((c) => c.type === 'tool-call-approval')).toMatchObject({ toolCallId: 'call-0-0/call-0-0', toolName: 'guarded' });
+    expect(first.at(-1)).toMatchObject({ type: 'finish', finishReason: 'suspended' });
+    const rest = [];
+    for await (const chunk of await w.client.approveToolCall({ runId: stream.runId })) rest.push(chunk);
+    expect(rest.map((c) => c.type)).toEqual(expect.arrayContaining(['start', 'tool-result', 'finish']));
+    expect(rest.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', text: 'top is done' });
+  });
+
   it('approves three levels down from the top, and from the waiting run itself', async () => {
     const viaTop = await paused(threeLevels(guarded('a')));
     expect(viaTop.pendingToolCalls.map((p) => [p.toolCallId, p.path.map((h) => h.agentId)])).toEqual([['call-0-0/call-0-0/call-0-0', ['mid', 'leaf']]]);

@@ -1,0 +1,47 @@
+/** agentctl as its own process, for what the durability tests do not drive: client tool results, --json shapes. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunResult } from '../../src/index.js';
+import { toolboxAgent } from '../fixtures/agents.js';
+import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
+import { agentctl } from '../processes.js';
+
+let w: TestWorker;
+let dir: string;
+beforeAll(async () => {
+  w = await startWorker([toolboxAgent]);
+  dir = await mkdtemp(join(tmpdir(), 'agentctl-'));
+});
+afterAll(async () => {
+  await w?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ctl = (args: string[]) => agentctl(['--address', temporalAddress(), '--namespace', 'default', '--task-queue', w.taskQueue, ...args]);
+
+it('starts a run that waits on a client tool, and submits its result', async () => {
+  const script = join(dir, 'pick.json');
+  await writeFile(script, JSON.stringify([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }]));
+  const started = await ctl(['start', 'toolbox-agent', '--prompt', 'pick one', '--script', script, '--json']);
+  expect(started.code).toBe(0);
+  const paused = JSON.parse(started.stdout) as RunResult;
+  expect(paused).toMatchObject({ finishReason: 'tool-calls', pendingToolCalls: [{ toolCallId: 'call-0-0', toolName: 'pick', kind: 'client' }] });
+
+  const refused = await ctl(['approve', paused.runId]);
+  expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes approve: pick call-0-0 waits for a tool result/) });
+
+  const submitted = await ctl(['submit', paused.runId, '--result', '"blue"', '--by', 'ui', '--wait', '--json']);
+  expect(submitted.code).toBe(0);
+  expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop', text: 'Blue.', toolResults: [{ output: 'blue' }] } });
+});
+
+it('refuses a script file that is not a script, in one line', async () => {
+  const bad = join(dir, 'bad.json');
+  await writeFile(bad, JSON.stringify([{ nope: true }]));
+  const result = await ctl(['start', 'toolbox-agent', '--prompt', 'x', '--script', bad]);
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(/^agentctl: --script .* is not a script: /);
+});
