@@ -1,5 +1,6 @@
 /**
- * `npm run record-histories`: records the histories that test/integration/replay.test.ts replays.
+ * `npm run record-histories [-- NAME...]`: records the histories that test/integration/replay.test.ts
+ * replays (all, or the named ones).
  * Runs against TEMPORAL_ADDRESS (default: the dev server, `npm run dev-server`). Record anew only
  * on purpose: the point of the committed histories is that today's workflow code must replay
  * yesterday's runs.
@@ -14,6 +15,7 @@ import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.j
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
 import { resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -66,15 +68,34 @@ const recordings: Record<string, Recording> = {
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
   },
+  'supervisor-approve-at-depth': {
+    agentId: 'supervisor',
+    prompt: 'Delete the old customer list.',
+    options: supervisorDeleteOptions,
+    then: async (client, runId) => {
+      await client.approveToolCallGenerate({ runId, by: 'ops' });
+    },
+  },
+  'client-tool': {
+    agentId: 'toolbox-agent',
+    prompt: 'Pick one.',
+    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }] },
+    then: async (client, runId) => {
+      await client.submitToolResultGenerate({ runId, result: 'blue', by: 'ui' });
+    },
+  },
 };
 
+const only = process.argv.slice(2);
 const taskQueue = `record-${randomUUID()}`;
 const client = await AgentClient.connect({ taskQueue });
-const { worker, run } = await createWorker({ agents: [weatherAgent, recordsAgent, toolboxAgent], taskQueue });
+const { worker, run } = await createWorker({ agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent], taskQueue });
 const running = run();
 try {
   for (const [name, { agentId, prompt, options, then }] of Object.entries(recordings)) {
-    const { runId } = await client.start(agentId, prompt, { ...options, runId: `history-${name}-${randomUUID()}` });
+    if (only.length > 0 && !only.includes(name)) continue;
+    // The replay test replays with this workflow id, which child workflow ids are made from.
+    const { runId } = await client.start(agentId, prompt, { ...options, runId: `history-${name}` });
     await client.next(runId).catch(() => undefined); // failed runs are recorded too
     await then?.(client, runId);
     await client.result(runId).catch(() => undefined);
