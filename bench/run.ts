@@ -1,0 +1,281 @@
+/**
+ * `npm run bench` (quick, a few minutes on 2 cores) and `npm run bench -- --full`: every figure of
+ * bench/README.md, measured in one run against a dev server of its own. Prints a markdown table,
+ * writes the raw figures to bench/results/<quick|full>.json and the charts to bench/results/*.png.
+ */
+import { execFile, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import proto from '@temporalio/proto';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { ScriptedLanguageModel, type ModelFactory } from '../src/index.js';
+import { lineChart } from './chart.js';
+import { fmt, summarize, type Summary } from './stats.js';
+import { benchScript, startSystems, type Systems } from './systems.js';
+
+const run = promisify(execFile);
+const full = process.argv.includes('--full');
+const mode = full ? 'full' : 'quick';
+const P = full
+  ? { reps: { 1: 30, 10: 10, 50: 5 } as Record<number, number>, historySteps: [10, 50, 200], approvals: 200, concurrent: 50, waiting: 1000, deltas: 500 }
+  : { reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>, historySteps: [10, 50, 200], approvals: 50, concurrent: 50, waiting: 200, deltas: 150 };
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+// @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
+const { temporal } = proto;
+const EventType = temporal.api.enums.v1.EventType;
+const results: Record<string, unknown> = { mode, date: new Date().toISOString(), machine: { cpus: (await import('node:os')).cpus().length, node: process.version } };
+const lines: string[] = [];
+const say = (line = ''): void => {
+  lines.push(line);
+  console.log(line);
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A model that streams `count` deltas 10 ms apart, each carrying the time it was emitted. */
+const streamModels: Record<string, ModelFactory> = {
+  'bench-stream': (id) => {
+    const count = Number(id);
+    const model: LanguageModelV4 = {
+      specificationVersion: 'v4',
+      provider: 'bench-stream',
+      modelId: id,
+      supportedUrls: {},
+      doGenerate: () => new ScriptedLanguageModel([{ text: 'x' }]).doGenerate({ prompt: [] }),
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          async start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            for (let i = 0; i < count; i++) {
+              controller.enqueue({ type: 'text-delta', id: 't', delta: `${Date.now()};` });
+              await sleep(10);
+            }
+            controller.enqueue({ type: 'text-end', id: 't' });
+            const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: count, text: count, reasoning: 0 } };
+            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
+            controller.close();
+          },
+        }),
+      }),
+    };
+    return model;
+  },
+};
+
+async function historyOf(s: Systems, workflowId: string) {
+  return s.temporal.workflow.getHandle(workflowId).fetchHistory();
+}
+
+function eventMs(e: proto.temporal.api.history.v1.IHistoryEvent): number {
+  const t = e.eventTime!;
+  return Number(t.seconds) * 1000 + (t.nanos ?? 0) / 1e6;
+}
+
+async function wallTimePerStep(s: Systems): Promise<void> {
+  say('## Wall time per step (ms): median / p95 over runs');
+  say('');
+  say('| steps | in-process (AI SDK) | engine floor | @temporalio/ai-sdk | this project | ratio to in-process | to engine floor | to @temporalio/ai-sdk |');
+  say('|---|---|---|---|---|---|---|---|');
+  const out: Record<string, Record<string, Summary>> = {};
+  for (const steps of [1, 10, 50]) {
+    const per: Record<string, number[]> = { inProcess: [], engineFloor: [], peer: [], durable: [] };
+    // Interleaved, so that noise from the shared machine falls on every system alike.
+    for (let r = 0; r < P.reps[steps]!; r++) {
+      for (const name of ['inProcess', 'engineFloor', 'peer', 'durable'] as const) {
+        const t = performance.now();
+        await s[name](steps);
+        per[name]!.push((performance.now() - t) / steps);
+      }
+    }
+    const sum = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, summarize(v)])) as Record<string, Summary>;
+    out[steps] = sum;
+    const d = sum.durable!.median;
+    say(
+      `| ${steps} | ${fmt(sum.inProcess!.median)} / ${fmt(sum.inProcess!.p95)} | ${fmt(sum.engineFloor!.median)} / ${fmt(sum.engineFloor!.p95)} | ${fmt(sum.peer!.median)} / ${fmt(sum.peer!.p95)} | ${fmt(d)} / ${fmt(sum.durable!.p95)} | ${fmt(d / sum.inProcess!.median, 1)}x | ${fmt(d / sum.engineFloor!.median, 2)}x | ${fmt(d / sum.peer!.median, 2)}x |`,
+    );
+  }
+  results.wallTimePerStepMs = out;
+  const names: Record<string, string> = { inProcess: 'in-process (AI SDK)', engineFloor: 'engine floor', peer: '@temporalio/ai-sdk', durable: 'this project' };
+  const rows = Object.entries(out).flatMap(([steps, sums]) => Object.entries(sums).map(([k, v]) => ({ x: Number(steps), y: v.median, series: names[k]! })));
+  await lineChart('bench/results/wall-per-step.png', 'Wall time per step (median)', rows, { x: 'steps per run', y: 'ms per step', logY: true });
+  say('');
+  say('![wall time per step](results/wall-per-step.png)');
+  say('');
+}
+
+async function historyGrowth(s: Systems): Promise<void> {
+  say('## History per run: events / KiB');
+  say('');
+  say('| steps | engine floor | @temporalio/ai-sdk | this project |');
+  say('|---|---|---|---|');
+  const rows: Array<{ x: number; y: number; series: string }> = [];
+  const out: Record<number, Record<string, { events: number; bytes: number }>> = {};
+  for (const steps of P.historySteps) {
+    const ids = {
+      'engine floor': `floor-h-${randomUUID()}`,
+      '@temporalio/ai-sdk': `peer-h-${randomUUID()}`,
+      'this project': `run-h-${randomUUID()}`,
+    };
+    await s.temporal.workflow.execute('engineFloor', { taskQueue: s.queues.floor, workflowId: ids['engine floor'], args: [steps] });
+    await s.temporal.workflow.execute('aiSdkPeer', { taskQueue: s.queues.peer, workflowId: ids['@temporalio/ai-sdk'], args: [steps] });
+    await s.client.generate('bench-agent', 'go', { model: 'scripted', script: benchScript(steps), maxSteps: steps + 1, activeTools: ['noop'], runId: ids['this project'] });
+    out[steps] = {};
+    for (const [series, id] of Object.entries(ids)) {
+      const history = await historyOf(s, id);
+      const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+      out[steps]![series] = { events: history.events?.length ?? 0, bytes };
+      rows.push({ x: steps, y: bytes / 1024, series });
+    }
+    const cell = (k: string) => `${out[steps]![k]!.events} / ${fmt(out[steps]![k]!.bytes / 1024, 0)}`;
+    say(`| ${steps} | ${cell('engine floor')} | ${cell('@temporalio/ai-sdk')} | ${cell('this project')} |`);
+  }
+  const [a, b] = [P.historySteps[1]!, P.historySteps[2]!];
+  for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
+    // Bytes per step grow with steps when every model call carries the whole conversation.
+    const growth = out[b]![series]!.bytes / b / (out[a]![series]!.bytes / a);
+    say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (1 is linear growth; more means superlinear)`);
+  }
+  results.history = out;
+  await lineChart('bench/results/history-bytes.png', 'History size per run', rows, { x: 'steps', y: 'KiB of history' });
+  say('');
+  say('![history](results/history-bytes.png)');
+  say('');
+}
+
+async function approvalLatency(s: Systems): Promise<void> {
+  const script = [{ toolCalls: [{ toolName: 'guarded', args: { i: 1 } }] }, { text: 'done' }];
+  const latencies: number[] = [];
+  for (let i = 0; i < P.approvals; i++) {
+    const paused = await s.client.generate('bench-agent', 'go', { model: 'scripted', script });
+    await s.client.approveToolCallGenerate({ runId: paused.runId });
+    const events = (await historyOf(s, paused.runId)).events ?? [];
+    const signaled = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && e.workflowExecutionSignaledEventAttributes?.signalName === 'approveToolCall');
+    const scheduled = events.find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool');
+    const started = events.find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId));
+    latencies.push(eventMs(started!) - eventMs(signaled!));
+  }
+  const sum = summarize(latencies);
+  results.approvalLatencyMs = sum;
+  say(`## Approval latency: approve signal accepted -> tool activity started (${sum.n} approvals)`);
+  say('');
+  say(`p50 ${fmt(sum.median, 1)} ms, p99 ${fmt(sum.p99, 1)} ms (min ${fmt(sum.min, 1)}, max ${fmt(sum.max, 1)})`);
+  say('');
+}
+
+async function throughput(address: string, s: Systems): Promise<void> {
+  const steps = 3;
+  const out: Record<string, number> = {};
+  for (const workers of [1, 2]) {
+    const { createWorker } = await import('../src/index.js');
+    const extra = workers === 2 ? await createWorker({ agents: [(await import('./systems.js')).benchAgent], address, namespace: 'default', taskQueue: s.client.taskQueue }) : undefined;
+    const extraRun = extra?.run();
+    const t = performance.now();
+    await Promise.all(Array.from({ length: P.concurrent }, () => s.durable(steps)));
+    out[`${workers} worker${workers > 1 ? 's' : ''}`] = P.concurrent / ((performance.now() - t) / 1000);
+    extra?.worker.shutdown();
+    await extraRun;
+  }
+  results.throughputRunsPerSecond = { concurrentRuns: P.concurrent, stepsPerRun: steps, ...out };
+  say(`## Throughput: ${P.concurrent} concurrent runs of ${steps} steps, completed runs per second`);
+  say('');
+  for (const [k, v] of Object.entries(out)) say(`- ${k} (in one process): ${fmt(v, 1)} runs/s`);
+  say('');
+}
+
+async function waitingRuns(address: string): Promise<void> {
+  const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
+  const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ask = (): Promise<number> =>
+    new Promise((resolve) => {
+      child.once('message', (m) => resolve((m as { rss: number }).rss));
+      child.send('rss');
+    });
+  await new Promise<void>((resolve) => child.once('message', () => resolve()));
+  const { AgentClient } = await import('../src/index.js');
+  const client = await AgentClient.connect({ address, namespace: 'default', taskQueue });
+  const rssIdle = await ask();
+  const script = [{ toolCalls: [{ toolName: 'guarded', args: { i: 1 } }] }, { text: 'done' }];
+  const ids: string[] = [];
+  for (let i = 0; i < P.waiting; i += 50) {
+    const batch = await Promise.all(Array.from({ length: Math.min(50, P.waiting - i) }, () => client.generate('bench-agent', 'go', { model: 'scripted', script })));
+    ids.push(...batch.map((r) => r.runId));
+  }
+  const rssWaiting = await ask();
+  const t = performance.now();
+  for (let i = 0; i < ids.length; i += 50) {
+    await Promise.all(ids.slice(i, i + 50).map((runId) => client.approveToolCallGenerate({ runId })));
+  }
+  const approveAllSeconds = (performance.now() - t) / 1000;
+  child.kill('SIGTERM');
+  await client.close();
+  results.waitingRuns = { runs: P.waiting, workerRssIdleMiB: rssIdle / 2 ** 20, workerRssWaitingMiB: rssWaiting / 2 ** 20, approveAllAndCompleteSeconds: approveAllSeconds };
+  say(`## ${P.waiting} runs waiting for approval`);
+  say('');
+  say(`- worker RSS: ${fmt(rssIdle / 2 ** 20, 0)} MiB idle, ${fmt(rssWaiting / 2 ** 20, 0)} MiB with ${P.waiting} runs waiting`);
+  say(`- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${fmt(P.waiting / approveAllSeconds, 1)} runs/s)`);
+  say('');
+}
+
+async function streamLatency(s: Systems): Promise<void> {
+  const stream = await s.client.stream('bench-agent', 'go', { model: `bench-stream/${P.deltas}`, streamGraceMs: 0 });
+  const latencies: number[] = [];
+  for await (const chunk of stream) {
+    if (chunk.type !== 'text-delta') continue;
+    const now = Date.now();
+    for (const stamp of chunk.delta.split(';').filter(Boolean)) latencies.push(now - Number(stamp));
+  }
+  const sum = summarize(latencies);
+  results.streamLatencyMs = sum;
+  say(`## Stream latency: model activity emits a delta -> subscriber receives it (${sum.n} deltas, batches every 100 ms)`);
+  say('');
+  say(`p50 ${fmt(sum.median, 0)} ms, p99 ${fmt(sum.p99, 0)} ms`);
+  say('');
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'bench-'));
+const port = await freePort();
+const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
+const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
+const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...devArgs], { env });
+const address = stdout.trim();
+const started = performance.now();
+const s = await startSystems(address, streamModels);
+try {
+  say(`# Benchmarks (${mode}), ${new Date().toISOString()}`);
+  say('');
+  say(`Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call and one no-op tool call, then a final model call.`);
+  say('');
+  await wallTimePerStep(s);
+  await historyGrowth(s);
+  await approvalLatency(s);
+  await throughput(address, s);
+  await waitingRuns(address);
+  await streamLatency(s);
+  say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
+} finally {
+  await s.close();
+  await run('bash', ['temporal-dev.sh', 'stop', ...devArgs], { env });
+  await rm(dir, { recursive: true, force: true });
+}
+await mkdir('bench/results', { recursive: true });
+await writeFile(`bench/results/${mode}.json`, JSON.stringify(results, null, 2) + '\n');
+await writeFile(`bench/results/${mode}.md`, lines.join('\n') + '\n');
