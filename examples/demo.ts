@@ -3,6 +3,8 @@
  * 1. weather-agent: a model call, a tool call executed as a Temporal activity, a final answer.
  * 2. records-agent: the delete pauses for approval; the demo approves it the way an operator would
  *    (`agentctl approve`), bound to the call's fingerprint, and the run finishes.
+ * 3. supervisor -> ops-agent -> records-agent: the same delete, three levels down, surfaces at the
+ *    supervisor's run and is approved there.
  * The model is the offline scripted one unless DEMO_MODEL names another (e.g.
  * DEMO_MODEL=openai/gpt-4o-mini with OPENAI_API_KEY set).
  */
@@ -11,6 +13,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient, createWorker, type RunResult, type StartOptions } from '../src/index.js';
 import { exampleAgents } from './agents.js';
 import { deleteRecordScript } from './records-agent.js';
+import { supervisorDeleteOptions } from './supervisor-agent.js';
 import { recordsPath } from './records-store.js';
 import { weatherDemoScript } from './weather-agent.js';
 
@@ -60,9 +63,19 @@ try {
   printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
   console.log(`final text: ${done.text}`);
   console.log(`finish reason: ${done.finishReason}; usage: ${done.usage.totalTokens} tokens; run id: ${done.runId}`);
-  console.log(`decision trail: npx agentctl runs show ${done.runId}`);
+  console.log(`decision trail: npx agentctl runs show ${done.runId}\n`);
+
+  await rm(recordsPath(), { force: true });
+  console.log('> Delete the old customer list.   (agent supervisor -> ops-agent -> records-agent)');
+  const chain = await client.generate('supervisor', 'Delete the old customer list.', model === 'scripted' ? supervisorDeleteOptions : { model });
+  const deep = chain.pendingToolCalls[0];
+  if (chain.finishReason !== 'suspended' || !deep) throw new Error(`expected the chain to pause for approval, got ${chain.finishReason}`);
+  console.log(`paused at the top: ${deep.toolName}(${JSON.stringify(deep.args)}) [${deep.toolCallId}] awaits approval`);
+  console.log(`  waits in: ${deep.path.map((hop) => `${hop.agentId} (${hop.runId})`).join(' > ')}`);
+  const chainDone = await client.approveToolCallGenerate({ runId: chain.runId, toolCallId: deep.toolCallId, fingerprint: deep.fingerprint, by: 'demo' });
+  console.log(`approved at the top; final text: ${chainDone.text}`);
   if (!process.env.TEMPORAL_ADDRESS) {
-    console.log(`history: http://localhost:8233/namespaces/${client.namespace}/workflows/${done.runId} (stop the dev server: npm run dev-server -- stop)`);
+    console.log(`history: http://localhost:8233/namespaces/${client.namespace}/workflows/${chainDone.runId} (stop the dev server: npm run dev-server -- stop)`);
   }
 } finally {
   worker.shutdown();
