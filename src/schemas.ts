@@ -351,5 +351,7 @@ export const RunResultSchema = z.object({
     .optional(),
   /** The whole conversation, ending with this run's messages. */
   messages: z.array(MessageSchema),
+  /** The run's decision trail: every approve, decline, resume and result, accepted or refused. */
+  decisions: z.array(DecisionRecordSchema).default([]),
 });
 export type RunResult = z.infer<typeof RunResultSchema>;

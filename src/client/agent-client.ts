@@ -276,12 +276,14 @@ export class AgentClient {
       // A completed run's snapshot is its result; no need to wait out a stream's grace period.
       if (snapshot.status === 'suspended' || snapshot.status === 'completed') return RunResultSchema.parse(snapshot.result);
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-        const type = RefusalTypeSchema.safeParse(err.cause.type);
-        if (type.success) throw decisionRefused(runId, type.data, err.cause.message);
+      const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+      if (cause instanceof ApplicationFailure) {
+        const type = RefusalTypeSchema.safeParse(cause.type);
+        if (type.success) throw decisionRefused(runId, type.data, cause.message);
       }
-      // A run that finished before the update reached it: its result says how it ended.
-      if (!(err instanceof WorkflowUpdateFailedError) && !isFinishedError(err)) throw this.runError(runId, err);
+      // A run that finished before the update completed: its result says how it ended.
+      const finished = isFinishedError(err) || (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
+      if (!finished) throw this.runError(runId, err);
       if (after.decisionId) {
         const verdict = (await this.getRun(runId)).decisions.find((d) => d.decisionId === after.decisionId);
         if (verdict?.refusal) throw decisionRefused(runId, verdict.refusal.type, verdict.refusal.message);

@@ -104,8 +104,9 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     outcome = { result };
   } catch (err) {
     // A cancelled run (or a cancelled parent) ends as cancelled, which also cancels its sub-agents.
-    const failure = isCancellation(err) ? err : runFailure(err);
-    state.finish(isCancellation(err) ? 'cancelled' : 'failed');
+    const cancelled = runCancelled() && isCancellation(err);
+    const failure = cancelled ? err : runFailure(err);
+    state.finish(cancelled ? 'cancelled' : 'failed');
     state.publish({ type: 'error', error: failure instanceof Error ? failure.message : 'the run was cancelled' });
     outcome = { failure };
   }
@@ -223,7 +224,7 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
         ...(resumed ? { resume: { data: resumeDataOf(resumed) } } : {}),
       });
     } catch (err) {
-      if (!(err instanceof ActivityFailure)) throw err;
+      if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
       if (resumed) state.recordResume(resumed, undefined);
       return { type: 'error', error: `Tool "${call.toolName}" failed: ${failureMessage(err)}` };
@@ -253,6 +254,8 @@ async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState,
     ...options.subAgentOptions?.[sub.key],
     ...(options.threadId ? { threadId: options.threadId } : {}),
     ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+    // Approval of every call holds for the whole chain (it is also the fail-safe for a function given as the policy).
+    ...(options.requireToolApproval ? { requireToolApproval: true } : {}),
   };
   const input: RunInput = {
     agentId: sub.id,
@@ -266,6 +269,8 @@ async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState,
   ];
   if (childOptions.threadId) searchAttributes.push({ key: AgentThreadIdKey, value: childOptions.threadId });
   if (childOptions.resourceId) searchAttributes.push({ key: AgentResourceIdKey, value: childOptions.resourceId });
+  state.childStarted(call.toolCallId);
+  let trail: RunResult['decisions'] = [];
   try {
     const result = await executeChild(agentRun, {
       workflowId: `${state.runId}::${call.toolCallId}`,
@@ -273,12 +278,13 @@ async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState,
       typedSearchAttributes: searchAttributes,
       parentClosePolicy: 'REQUEST_CANCEL',
     });
+    trail = result.decisions;
     return { type: 'result', output: { text: result.text, runId: result.runId }, modelOutput: { type: 'text', value: result.text } };
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (runCancelled()) throw err;
     return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
   } finally {
-    state.childFinished(call.toolCallId);
+    state.childFinished(call.toolCallId, trail);
   }
 }
 
@@ -294,7 +300,7 @@ async function runWorkflowTool(tool: ToolSpec, state: RunState, call: ModelToolC
       parentClosePolicy: 'REQUEST_CANCEL',
     });
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (runCancelled()) throw err;
     return { type: 'error', error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
   }
   if (tool.outputSchema) {
@@ -302,6 +308,11 @@ async function runWorkflowTool(tool: ToolSpec, state: RunState, call: ModelToolC
     if (!checked.success) return { type: 'error', error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}` };
   }
   return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
+}
+
+/** Whether this run was asked to stop (as opposed to a child or an activity that was cancelled on its own). */
+function runCancelled(): boolean {
+  return CancellationScope.current().consideredCancelled;
 }
 
 function outcomeChunk({ call, result }: ToolOutcome): RunChunk {

@@ -7,7 +7,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall, RunResult, RunStatus } from '../schemas.js';
+import { DecisionRecordSchema, PendingToolCallSchema, type DecisionKind, type DecisionSignal, type RunResult, type RunStatus } from '../schemas.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
@@ -15,17 +15,24 @@ export const resumeToolCallSignal = defineSignal<[DecisionSignal]>('resumeToolCa
 /** A client tool's result (`result` in the signal), for a run that waits on it. */
 export const submitToolResultSignal = defineSignal<[DecisionSignal]>('submitToolResult');
 
-/** What a sub-agent's run reports to its parent whenever its waiting calls or its verdicts change. */
-export interface ChildReport {
-  /** The parent's tool call that started this child. */
-  viaToolCallId: string;
-  runId: string;
-  agentId: string;
-  /** Everything the child waits on, including its own children's calls. */
-  pending: PendingToolCall[];
-  /** Verdicts on decisions that came down from the parent (by decision id). */
-  verdicts: DecisionRecord[];
-}
+/** What a sub-agent's run reports to its parent whenever its waiting calls, its pause or its verdicts change. */
+export const ChildReportSchema = z
+  .object({
+    /** The parent's tool call that started this child. */
+    viaToolCallId: z.string(),
+    runId: z.string(),
+    agentId: z.string(),
+    /** Grows with every report, so that a late, older report is ignored. */
+    seq: z.number().int(),
+    /** Everything the child waits on, including its own children's calls. */
+    pending: z.array(PendingToolCallSchema),
+    /** Whether nothing can go on in the child without a decision. */
+    paused: z.boolean(),
+    /** The child's verdicts since its last report; the parent keeps those on decisions it passed down. */
+    verdicts: z.array(DecisionRecordSchema),
+  })
+  .strict();
+export type ChildReport = z.infer<typeof ChildReportSchema>;
 export const childReportSignal = defineSignal<[ChildReport]>('childReport');
 
 /** The signal of each kind of decision. */

@@ -21,7 +21,7 @@ import {
   type StepRecord,
 } from '../schemas.js';
 import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
-import { childReportSignal, decisionSignals, type ChildReport, type RunSnapshot } from './messages.js';
+import { ChildReportSchema, childReportSignal, decisionSignals, type ChildReport, type RunSnapshot } from './messages.js';
 import { checkDecision, decisionRecord, truncate, type DecisionCheck } from './pending-calls.js';
 import { safeParse } from './safe-parse.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
@@ -39,9 +39,9 @@ export interface Resolution {
 
 /** What a parent knows of one running sub-agent: the calls it waits on, as the parent lists them. */
 interface ChildState {
-  runId: string;
-  agentId: string;
   pending: PendingToolCall[];
+  paused: boolean;
+  seq: number;
 }
 
 /** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
@@ -60,6 +60,7 @@ export class RunState {
   readonly steps: StepRecord[] = [];
   private current: { stepNumber: number; model: CallModelOutput; outcomes: Map<string, ToolOutcome> } | undefined;
   private readonly own: PendingToolCall[] = [];
+  /** Running sub-agents, by the tool call that started them. */
   private readonly children = new Map<string, ChildState>();
   private readonly decisions: DecisionRecord[] = [];
   private readonly decided = new Map<string, DecisionRecord>();
@@ -73,8 +74,9 @@ export class RunState {
   private active = 0;
   /** Whether the stream's current segment ended with a pause. */
   private paused = false;
-  /** How many trail entries the parent has been sent. */
+  /** How many trail entries the parent has been sent, and how many reports. */
   private reportedVerdicts = 0;
+  private reports = 0;
 
   constructor(
     readonly runId: string,
@@ -137,7 +139,7 @@ export class RunState {
     return {
       status: this.status,
       version: this.version,
-      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: this.pending() }),
+      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: this.pending(), decisions: [...this.decisions] }),
     };
   }
 
@@ -164,8 +166,8 @@ export class RunState {
     this.publishWaiting(entry);
     this.active--;
     this.maybePause();
+    // decide() counts the call as active again the moment it resolves it.
     await condition(() => this.resolutions.has(call.toolCallId));
-    this.active++;
     const resolution = this.resolutions.get(call.toolCallId)!;
     this.resolutions.delete(call.toolCallId);
     return resolution;
@@ -182,7 +184,9 @@ export class RunState {
       return;
     }
     const decision = parsed.data;
-    const all = this.pending();
+    // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
+    const inFlight = new Set([...this.forwarded.values()].map((c) => c.toolCallId));
+    const all = this.pending().filter((c) => !inFlight.has(c.toolCallId));
     if (decision.clientRefusal) {
       const call = all.find((c) => c.toolCallId === decision.toolCallId);
       this.record(decisionRecord(kind, decision, at, { accepted: false, ...decision.clientRefusal, call }));
@@ -207,52 +211,82 @@ export class RunState {
       const inner = check.call.toolCallId.slice(hop.viaToolCallId.length + 1);
       getExternalWorkflowHandle(hop.runId)
         .signal(decisionSignals[kind], { ...decision, toolCallId: inner })
-        .catch((err: unknown) => {
-          this.decided.delete(check.call.toolCallId);
-          this.record({ ...record, accepted: false, refusal: { type: 'UnknownToolCall', message: `the sub-agent run ${hop.runId} could not take it: ${String(err)}` } });
-        });
+        .catch((err: unknown) => this.forwardFailed(decision.decisionId, `the sub-agent run ${hop.runId} could not take it: ${String(err)}`));
+      this.resumeSegment();
       return;
     }
     this.own.splice(this.own.indexOf(check.call), 1);
     // A resume is only recorded once the tool has checked the data against its resumeSchema.
     if (kind !== 'resume') this.record(record);
     this.resolutions.set(check.call.toolCallId, { kind, decision, record });
+    this.active++;
     this.resumeSegment();
     this.changed();
   }
 
-  /** A sub-agent's report: the calls it now waits on, and its verdicts on decisions passed down. */
-  childReport(report: ChildReport): void {
-    const before = this.children.get(report.viaToolCallId)?.pending ?? [];
-    const pending = report.pending.map((p) => qualify(report, p));
-    this.children.set(report.viaToolCallId, { runId: report.runId, agentId: report.agentId, pending });
-    for (const verdict of report.verdicts) {
-      const call = this.forwarded.get(verdict.decisionId);
-      if (!call) continue;
-      this.forwarded.delete(verdict.decisionId);
-      if (!verdict.accepted) this.decided.delete(call.toolCallId);
-      this.record({ ...verdict, toolCallId: call.toolCallId });
-    }
-    // The delegating call waits while its sub-agent waits, so that the run can pause.
-    if (before.length === 0 && pending.length > 0) {
-      this.active--;
-    } else if (before.length > 0 && pending.length === 0) {
+  /** A sub-agent starts: from now on its reports are taken. */
+  childStarted(viaToolCallId: string): void {
+    this.children.set(viaToolCallId, { pending: [], paused: false, seq: -1 });
+  }
+
+  /** A sub-agent's report: the calls it now waits on, whether it paused, and its verdicts on decisions passed down. */
+  childReport(raw: unknown): void {
+    const parsed = safeParse(ChildReportSchema, raw);
+    // Reports come only from this run's own running sub-agents; anything else (malformed, stale, forged) is dropped.
+    if (!parsed.success) return;
+    const report = parsed.data;
+    const child = this.children.get(report.viaToolCallId);
+    if (!child || report.runId !== `${this.runId}::${report.viaToolCallId}` || report.seq <= child.seq) return;
+    const before = child.pending;
+    child.seq = report.seq;
+    child.pending = report.pending.map((p) => qualify(report, p));
+    report.verdicts.forEach((v) => this.takeVerdict(v));
+    // The delegating call counts as waiting exactly while its sub-agent is paused.
+    if (!child.paused && report.paused) this.active--;
+    if (child.paused && !report.paused) {
       this.active++;
       this.resumeSegment();
     }
+    child.paused = report.paused;
     const known = new Set(before.map((p) => p.toolCallId));
-    for (const entry of pending) if (!known.has(entry.toolCallId)) this.publishWaiting(entry);
+    for (const entry of child.pending) if (!known.has(entry.toolCallId)) this.publishWaiting(entry);
     this.changed();
     this.maybePause();
   }
 
-  /** A sub-agent's run ended: nothing waits there any more. */
-  childFinished(viaToolCallId: string): void {
+  /**
+   * A sub-agent's run ended: nothing waits there any more. Its trail (from its result; reports may
+   * arrive after the end, and are then dropped) gives the verdicts on decisions passed down to it; one
+   * it never took is refused.
+   */
+  childFinished(viaToolCallId: string, trail: DecisionRecord[]): void {
     const child = this.children.get(viaToolCallId);
     if (!child) return;
     this.children.delete(viaToolCallId);
-    if (child.pending.length > 0) this.active++;
+    if (child.paused) this.active++;
+    trail.forEach((v) => this.takeVerdict(v));
+    for (const [decisionId, call] of this.forwarded) {
+      if (call.path[0]?.viaToolCallId === viaToolCallId) this.forwardFailed(decisionId, `the sub-agent run ${call.path[0].runId} ended before it took the decision`);
+    }
     this.changed();
+  }
+
+  /** A sub-agent's verdict on a decision this run passed down: into this run's trail too. */
+  private takeVerdict(verdict: DecisionRecord): void {
+    const call = this.forwarded.get(verdict.decisionId);
+    if (!call) return;
+    this.forwarded.delete(verdict.decisionId);
+    if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) this.decided.delete(call.toolCallId);
+    this.record({ ...verdict, toolCallId: call.toolCallId });
+  }
+
+  private forwardFailed(decisionId: string, message: string): void {
+    const call = this.forwarded.get(decisionId);
+    if (!call) return;
+    this.forwarded.delete(decisionId);
+    const record = this.decided.get(call.toolCallId);
+    if (record?.decisionId === decisionId) this.decided.delete(call.toolCallId);
+    if (record) this.record({ ...record, accepted: false, refusal: { type: 'UnknownToolCall', message } });
   }
 
   /** Records the verdict on resume data, once the tool has checked it. */
@@ -287,12 +321,14 @@ export class RunState {
     this.paused = true;
     const { result } = this.snapshot();
     this.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: this.pending() });
+    this.report();
   }
 
   private resumeSegment(): void {
     if (!this.paused) return;
     this.paused = false;
     this.publish({ type: 'start', runId: this.runId, agentId: this.agentId, resumed: true });
+    this.report();
   }
 
   private record(record: DecisionRecord): void {
@@ -317,7 +353,15 @@ export class RunState {
     if (!this.parent) return;
     const verdicts = this.decisions.slice(this.reportedVerdicts);
     this.reportedVerdicts = this.decisions.length;
-    const report: ChildReport = { viaToolCallId: this.parent.toolCallId, runId: this.runId, agentId: this.agentId, pending: this.pending(), verdicts };
+    const report: ChildReport = {
+      viaToolCallId: this.parent.toolCallId,
+      runId: this.runId,
+      agentId: this.agentId,
+      seq: this.reports++,
+      pending: this.pending(),
+      paused: this.paused,
+      verdicts,
+    };
     // The parent may have ended (cancelled); then nobody needs the report.
     getExternalWorkflowHandle(this.parent.runId).signal(childReportSignal, report).catch(() => undefined);
   }

@@ -6,6 +6,7 @@ import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutco
 import { mostRecentPending } from './pending-calls.js';
 import type {
   AgentSpec,
+  DecisionRecord,
   Message,
   PendingToolCall,
   RunResult,
@@ -82,6 +83,7 @@ export function runResult(args: {
   steps: StepRecord[];
   messages: Message[];
   pending: PendingToolCall[];
+  decisions: DecisionRecord[];
 }): RunResult {
   const { steps, pending } = args;
   const last = steps[steps.length - 1];
@@ -110,6 +112,7 @@ export function runResult(args: {
         }
       : {}),
     messages: args.messages,
+    decisions: args.decisions,
   };
 }
 

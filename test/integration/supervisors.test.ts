@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions, RunResult, Script } from '../../src/index.js';
+import { childReportSignal } from '../../src/workflows/messages.js';
 import { guardedRuns } from '../fixtures/agents.js';
 import { topAgent, WORKFLOW_TOOL_QUEUE } from '../fixtures/supervisors.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
@@ -174,6 +175,33 @@ describe('supervisors: sub-agents as child workflows', () => {
     expect(result.toolResults[1]).toMatchObject({ toolName: 'workflow-sloppy', isError: true, error: expect.stringMatching(/does not fit its output schema/) });
     const child = await w.client.temporal.workflow.getHandle(`${result.runId}::call-0-0`).describe();
     expect(child.type).toBe('doubleWorkflow');
+  });
+
+  it('gives the model a tool error when a sub-agent run is cancelled on its own, and goes on', async () => {
+    const top = await paused(twoLevels(guarded('c')));
+    await w.client.temporal.workflow.getHandle(top.pendingToolCalls[0]!.path[0]!.runId).cancel();
+    const done = await w.client.result(top.runId);
+    expect(done.text).toBe('top is done');
+    expect(done.toolResults[0]).toMatchObject({ toolName: 'agent-leaf', isError: true, error: expect.stringMatching(/^Sub-agent "leaf" failed/) });
+  });
+
+  it('drops a malformed or forged child report without harm', async () => {
+    const top = await paused(twoLevels(guarded('f')));
+    const handle = w.client.temporal.workflow.getHandle(top.runId);
+    await handle.signal(childReportSignal, { bogus: true } as never);
+    await handle.signal(childReportSignal, { viaToolCallId: 'call-9-9', runId: 'x', agentId: 'evil', seq: 99, pending: [], paused: true, verdicts: [] });
+    const info = await w.client.getRun(top.runId);
+    expect(info.pendingToolCalls.map((p) => p.toolCallId)).toEqual(['call-0-0/call-0-0']);
+    expect(await historyEventTypes(w.client, top.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+    await w.client.declineToolCallGenerate({ runId: top.runId });
+  });
+
+  it('requires approval for every call down the chain when the top run does', async () => {
+    const top = await paused({ ...twoLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'q' } }] }, { text: 'leaf done' }]), requireToolApproval: true });
+    expect(top.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([['call-0-0', 'agent-leaf', 'approval']]);
+    const next = await w.client.approveToolCallGenerate({ runId: top.runId });
+    expect(next.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([['call-0-0/call-0-0', 'ask', 'approval']]);
+    await w.client.declineToolCallGenerate({ runId: top.runId });
   });
 
   it('cancels the sub-agents of a cancelled run', async () => {

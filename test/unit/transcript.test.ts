@@ -64,7 +64,7 @@ describe('runResult', () => {
       stepRecord(0, { ...model('', 'tool-calls', 10), toolCalls: [ok.call, failed.call] }, [ok, failed]),
       stepRecord(1, model('done', 'stop', 20), []),
     ];
-    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [] });
+    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [], decisions: [] });
     expect(result.text).toBe('done');
     expect(result.finishReason).toBe('stop');
     expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 2, totalTokens: 32 });
