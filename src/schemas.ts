@@ -271,6 +271,8 @@ export const DecisionSignalSchema = z
     resumeData: JsonValueSchema.optional(),
     /** A client tool's result (`result` decisions). */
     result: JsonValueSchema.optional(),
+    /** Set when the sender streams the run from here: keep the finished run readable this long. */
+    streamGraceMs: z.number().int().nonnegative().optional(),
     /**
      * Set by a client that refused the decision itself: the workflow only records it, so that the
      * history has every decision, and never applies it.

@@ -340,7 +340,8 @@ export class AgentClient {
   private async decideStream(kind: DecisionKind, target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue }): Promise<RunStream> {
     await this.getRun(target.runId); // a missing run is RunNotFoundError, not a failed query
     const offset = await WorkflowStreamClient.create(this.temporal, target.runId).getOffset();
-    await this.sendDecision(kind, target);
+    // The run may finish right after this decision: it stays readable for the stream's grace period.
+    await this.sendDecision(kind, { ...target, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
     return new RunStream(this, target.runId, offset);
   }
 
@@ -353,7 +354,7 @@ export class AgentClient {
    */
   async sendDecision(
     kind: DecisionKind,
-    target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue },
+    target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue; streamGraceMs?: number },
   ): Promise<SentDecision> {
     const info = await this.getRun(target.runId);
     // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
@@ -372,6 +373,7 @@ export class AgentClient {
       ...(target.reason !== undefined ? { reason: target.reason } : {}),
       ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
       ...(kind === 'result' && check.accepted ? { result: target.result ?? null } : {}),
+      ...(target.streamGraceMs !== undefined ? { streamGraceMs: target.streamGraceMs } : {}),
       // A refused decision is sent all the same, so that the run's history records who tried what
       // and why it was refused; marked as refused, the workflow only records it and never applies it.
       ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),

@@ -9,10 +9,8 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  ChildWorkflowFailure,
   allHandlersFinished,
   condition,
-  executeChild,
   isCancellation,
   proxyActivities,
   setHandler,
@@ -22,22 +20,20 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
 import { DEFAULT_MAX_STEPS, RunInputSchema, type AgentSpec, type DecisionKind, type JsonValue, type RunInput, type RunOptions, type RunResult, type ToolSpec } from '../schemas.js';
-import type { SearchAttributePair } from '@temporalio/common';
-import { z } from 'zod';
+import type { RunChunk } from '../stream-chunks.js';
+import { runCancelled, runSubAgent, runWorkflowTool } from './delegation.js';
 import {
   childReportSignal,
   decisionSignals,
   nextPauseUpdate,
-  runStateQuery,
   NextPauseRequestSchema,
+  runStateQuery,
   type NextPauseRequest,
   type RunSnapshot,
 } from './messages.js';
-import type { RunChunk } from '../stream-chunks.js';
 import { declineMessage } from './pending-calls.js';
 import { RunState, resumeDataOf, type Resolution } from './run-state.js';
 import { safeParse } from './safe-parse.js';
-import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from './search-attributes.js';
 import { offeredTools, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -94,7 +90,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     },
   });
 
-  const graceMs = parsed.success ? (parsed.data.stream?.graceMs ?? 0) : 0;
+  state.graceMs = parsed.success ? (parsed.data.stream?.graceMs ?? 0) : 0;
   let outcome: { result: RunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
@@ -112,7 +108,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   }
   await CancellationScope.nonCancellable(async () => {
     // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
-    if (graceMs > 0 && 'result' in outcome) await sleep(graceMs);
+    if (state.graceMs > 0 && 'result' in outcome) await sleep(state.graceMs);
     state.stream.detachPollers();
     await condition(allHandlersFinished);
   });
@@ -241,78 +237,6 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
       askedAt: new Date().toISOString(),
     });
   }
-}
-
-/**
- * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
- * visible in the Temporal UI under its parent. What it waits on is reported up to this run.
- */
-async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
-  const sub = tool.subAgent!;
-  const args = call.args as { prompt: string; context?: string };
-  const childOptions: RunOptions = {
-    ...options.subAgentOptions?.[sub.key],
-    ...(options.threadId ? { threadId: options.threadId } : {}),
-    ...(options.resourceId ? { resourceId: options.resourceId } : {}),
-    // Approval of every call holds for the whole chain (it is also the fail-safe for a function given as the policy).
-    ...(options.requireToolApproval ? { requireToolApproval: true } : {}),
-  };
-  const input: RunInput = {
-    agentId: sub.id,
-    messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
-    options: childOptions,
-    parent: { runId: state.runId, toolCallId: call.toolCallId },
-  };
-  const searchAttributes: SearchAttributePair[] = [
-    { key: AgentIdKey, value: sub.id },
-    { key: AgentStatusKey, value: 'running' },
-  ];
-  if (childOptions.threadId) searchAttributes.push({ key: AgentThreadIdKey, value: childOptions.threadId });
-  if (childOptions.resourceId) searchAttributes.push({ key: AgentResourceIdKey, value: childOptions.resourceId });
-  state.childStarted(call.toolCallId);
-  let trail: RunResult['decisions'] = [];
-  try {
-    const result = await executeChild(agentRun, {
-      workflowId: `${state.runId}::${call.toolCallId}`,
-      args: [input],
-      typedSearchAttributes: searchAttributes,
-      parentClosePolicy: 'REQUEST_CANCEL',
-    });
-    trail = result.decisions;
-    return { type: 'result', output: { text: result.text, runId: result.runId }, modelOutput: { type: 'text', value: result.text } };
-  } catch (err) {
-    if (runCancelled()) throw err;
-    return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
-  } finally {
-    state.childFinished(call.toolCallId, trail);
-  }
-}
-
-/** Runs a Temporal workflow as a child, with the call's input, and checks its result against the output schema. */
-async function runWorkflowTool(tool: ToolSpec, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
-  const wf = tool.workflow!;
-  let output: JsonValue;
-  try {
-    output = await executeChild<(input: JsonValue) => Promise<JsonValue>>(wf.type, {
-      workflowId: `${state.runId}::${call.toolCallId}`,
-      args: [call.args],
-      ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}),
-      parentClosePolicy: 'REQUEST_CANCEL',
-    });
-  } catch (err) {
-    if (runCancelled()) throw err;
-    return { type: 'error', error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
-  }
-  if (tool.outputSchema) {
-    const checked = safeParse(z.fromJSONSchema(tool.outputSchema as Parameters<typeof z.fromJSONSchema>[0]), output);
-    if (!checked.success) return { type: 'error', error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}` };
-  }
-  return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
-}
-
-/** Whether this run was asked to stop (as opposed to a child or an activity that was cancelled on its own). */
-function runCancelled(): boolean {
-  return CancellationScope.current().consideredCancelled;
 }
 
 function outcomeChunk({ call, result }: ToolOutcome): RunChunk {

@@ -74,6 +74,8 @@ export class RunState {
   private active = 0;
   /** Whether the stream's current segment ended with a pause. */
   private paused = false;
+  /** How long the finished run stays readable for subscribers; see `stream()` and the stream forms of decisions. */
+  graceMs = 0;
   /** How many trail entries the parent has been sent, and how many reports. */
   private reportedVerdicts = 0;
   private reports = 0;
@@ -202,6 +204,7 @@ export class RunState {
       this.record(record);
       return;
     }
+    this.graceMs = Math.max(this.graceMs, decision.streamGraceMs ?? 0);
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(check.call.toolCallId, record);
     const hop = check.call.path[0];
