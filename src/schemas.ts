@@ -88,6 +88,11 @@ export const RunOptionsSchema = z
     modelSettings: ModelSettingsSchema.optional(),
     /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
     requireToolApproval: z.boolean().optional(),
+    /**
+     * Start a fresh history (continue-as-new) every this many steps; without it, when Temporal
+     * suggests it. The run id stays; its result, trail and stream go on.
+     */
+    continueAsNewEvery: z.number().int().positive().optional(),
     /** Options for the runs of sub-agents, by their key in `agents` (e.g. a model, or a script). */
     get subAgentOptions(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof RunOptionsSchema>> {
       return z.record(z.string(), RunOptionsSchema).optional();
@@ -121,6 +126,20 @@ export const RunInputSchema = z
     stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
     parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
+    /** What a run that continued as new carries over (the conversation is in `messages`). */
+    get carry() {
+      return z
+        .object({
+          spec: AgentSpecSchema,
+          steps: z.array(StepRecordSchema),
+          decisions: z.array(DecisionRecordSchema),
+          version: z.number(),
+          /** The run stream's state (`WorkflowStreamState` of @temporalio/workflow-streams). */
+          stream: z.record(z.string(), z.unknown()),
+        })
+        .strict()
+        .optional();
+    },
   })
   .strict();
 export type RunInput = z.infer<typeof RunInputSchema>;

@@ -272,7 +272,9 @@ export class AgentClient {
   async next(runId: string, after: { afterVersion?: number; decisionId?: string } = {}): Promise<RunResult> {
     const handle = this.temporal.workflow.getHandle(runId);
     try {
-      const snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
+      let snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
+      // `running` means the run handed over to a fresh history (continue-as-new): ask the new one.
+      while (snapshot.status === 'running') snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
       // A completed run's snapshot is its result; no need to wait out a stream's grace period.
       if (snapshot.status === 'suspended' || snapshot.status === 'completed') return RunResultSchema.parse(snapshot.result);
     } catch (err) {

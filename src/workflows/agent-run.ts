@@ -12,6 +12,7 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
+  makeContinueAsNewFunc,
   proxyActivities,
   setHandler,
   sleep,
@@ -78,6 +79,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     parsed.success ? parsed.data.agentId : String(rawInput?.agentId),
     parsed.success ? parsed.data.messages : [],
     parsed.success ? parsed.data.parent : undefined,
+    parsed.success ? parsed.data.carry : undefined,
   );
   for (const [kind, signal] of Object.entries(decisionSignals) as Array<[DecisionKind, (typeof decisionSignals)[DecisionKind]]>) {
     setHandler(signal, (d) => state.decide(kind, d));
@@ -95,6 +97,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
     const result = await run(parsed.data, state);
+    if ('continueWith' in result) return continueRun(state, result.continueWith);
     state.finish('completed');
     state.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [] });
     outcome = { result };
@@ -119,25 +122,49 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
 async function nextPause(state: RunState, request: NextPauseRequest): Promise<RunSnapshot> {
   const { decisionId, afterVersion = -1 } = request ?? {};
   if (decisionId) {
-    await condition(() => state.verdict(decisionId) !== undefined || state.done);
+    await condition(() => state.verdict(decisionId) !== undefined || state.done || state.continuing);
     const verdict = state.verdict(decisionId);
     if (verdict && !verdict.accepted && verdict.refusal) {
       throw ApplicationFailure.nonRetryable(verdict.refusal.message, verdict.refusal.type);
     }
   }
-  await condition(() => state.done || (state.status === 'suspended' && state.version > afterVersion));
+  await condition(() => state.done || state.continuing || (state.status === 'suspended' && state.version > afterVersion));
+  // A run handing over to its continuation answers `running`: the caller asks the new run.
   return state.snapshot();
 }
 
-async function run(input: RunInput, state: RunState): Promise<RunResult> {
-  const spec = await describeAgent({ agentId: input.agentId });
+/**
+ * Hands the run over to a fresh history: waiters return (and ask the new run), stream subscribers
+ * follow the chain, and the conversation, steps, trail and stream go on in the new run.
+ */
+async function continueRun(state: RunState, next: RunInput): Promise<never> {
+  state.continuing = true;
+  state.stream.detachPollers();
+  await condition(allHandlersFinished);
+  const info = workflowInfo();
+  const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
+    memo: info.memo,
+    typedSearchAttributes: info.typedSearchAttributes,
+  });
+  return continueAsNewWithAttributes({ ...next, messages: state.messages, carry: { ...next.carry!, ...state.handOver() } });
+}
+
+async function run(input: RunInput, state: RunState): Promise<RunResult | { continueWith: RunInput }> {
+  const spec = input.carry?.spec ?? (await describeAgent({ agentId: input.agentId }));
   const options: RunOptions = { ...spec.defaultOptions, ...input.options };
   const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;
-  state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
+  if (input.carry) state.announce();
+  else state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
+  const firstStep = state.steps.length;
 
-  for (let stepNumber = 0; stepNumber < maxSteps; stepNumber++) {
+  for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {
+    // Between steps nothing waits and no child runs: the one safe point to start a fresh history.
+    const stepsHere = stepNumber - firstStep;
+    if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (options.continueAsNewEvery !== undefined && stepsHere >= options.continueAsNewEvery))) {
+      return { continueWith: { ...input, carry: { spec, ...state.handOver() } } };
+    }
     state.publish({ type: 'start-step', stepNumber });
     const model = await callModel({
       stepNumber,

@@ -5,7 +5,7 @@
  * it, and a sub-agent's run reports its waiting calls to its parent, so they surface at the top.
  */
 import { condition, getExternalWorkflowHandle, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import { WorkflowStream, type WorkflowTopicHandle } from '@temporalio/workflow-streams/workflow';
+import { WorkflowStream, type WorkflowStreamState, type WorkflowTopicHandle } from '@temporalio/workflow-streams/workflow';
 import type { CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import {
   DecisionSignalSchema,
@@ -68,8 +68,10 @@ export class RunState {
   /** Decisions passed down to a sub-agent, by decision id: the qualified call they are about. */
   private readonly forwarded = new Map<string, PendingToolCall>();
   /** The run's durable stream (@temporalio/workflow-streams): subscribers read it by offset. */
-  readonly stream = new WorkflowStream();
-  private readonly chunks: WorkflowTopicHandle<RunChunk> = this.stream.topic<RunChunk>(RUN_CHUNK_TOPIC);
+  readonly stream: WorkflowStream;
+  private readonly chunks: WorkflowTopicHandle<RunChunk>;
+  /** Set while the run hands over to its continuation; waiters then return and ask the new run. */
+  continuing = false;
   /** Tool calls of the current step that are neither finished nor waiting on a decision. */
   private active = 0;
   /** Whether the stream's current segment ended with a pause. */
@@ -86,8 +88,28 @@ export class RunState {
     messages: Message[],
     /** Set for a sub-agent's run: where to report. */
     private readonly parent: { runId: string; toolCallId: string } | undefined,
+    /** What the previous run of a run that continued as new handed over. */
+    carry?: { steps: StepRecord[]; decisions: DecisionRecord[]; version: number; stream: Record<string, unknown> },
   ) {
     this.messages = [...messages];
+    this.stream = new WorkflowStream(carry?.stream as WorkflowStreamState | undefined);
+    this.chunks = this.stream.topic<RunChunk>(RUN_CHUNK_TOPIC);
+    if (carry) {
+      this.steps.push(...carry.steps);
+      this.decisions.push(...carry.decisions);
+      this.version = carry.version;
+      for (const d of carry.decisions) if (d.accepted && d.toolCallId) this.decided.set(d.toolCallId, d);
+    }
+  }
+
+  /** What a continuation of this run needs besides the conversation; call it once nothing waits. */
+  handOver(): { steps: StepRecord[]; decisions: DecisionRecord[]; version: number; stream: Record<string, unknown> } {
+    return { steps: [...this.steps], decisions: [...this.decisions], version: this.version, stream: { ...this.stream.getState() } };
+  }
+
+  /** Writes the memo and search attributes anew (a continued run starts with its own). */
+  announce(): void {
+    this.changed();
   }
 
   get done(): boolean {
