@@ -9,7 +9,7 @@ import {
   type WorkflowExecutionInfo,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure, type SearchAttributePair } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { z } from 'zod';
 import { resolveConnection, type ConnectionSettings } from '../config.js';
@@ -48,6 +48,7 @@ import {
   AgentResourceIdKey,
   AgentStatusKey,
   AgentThreadIdKey,
+  startSearchAttributes,
 } from '../workflows/search-attributes.js';
 
 /** A prompt, or the conversation so far as AI SDK `ModelMessage`s. */
@@ -234,17 +235,11 @@ export class AgentClient {
   private async startRun(agentId: string, prompt: RunPrompt, options: StartOptions, stream: RunInput['stream']): Promise<{ runId: string }> {
     const { runId = `run-${randomUUID()}`, ...runOptions } = options;
     const input: RunInput = { ...this.runInput(agentId, prompt, runOptions), ...(stream ? { stream } : {}) };
-    const searchAttributes: SearchAttributePair[] = [
-      { key: AgentIdKey, value: agentId },
-      { key: AgentStatusKey, value: 'running' },
-    ];
-    if (input.options.threadId) searchAttributes.push({ key: AgentThreadIdKey, value: input.options.threadId });
-    if (input.options.resourceId) searchAttributes.push({ key: AgentResourceIdKey, value: input.options.resourceId });
     await this.temporal.workflow.start<typeof agentRun>('agentRun', {
       workflowId: runId,
       taskQueue: this.taskQueue,
       args: [input],
-      typedSearchAttributes: searchAttributes,
+      typedSearchAttributes: startSearchAttributes(agentId, input.options),
     });
     return { runId };
   }

@@ -90,7 +90,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   };
 
   const program = new Command('agentctl')
-    .description('Find, inspect, approve, decline, resume and start durable agent runs in a Temporal namespace.')
+    .description('Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs in a Temporal namespace.')
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
     .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')

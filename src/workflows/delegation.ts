@@ -2,7 +2,6 @@
  * Tool calls that run as child workflows: a sub-agent's run (`agent-<key>`) or a Temporal workflow
  * (`workflow-<key>`). Deterministic workflow code.
  */
-import type { SearchAttributePair } from '@temporalio/common';
 import { CancellationScope, ChildWorkflowFailure, executeChild } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
@@ -10,7 +9,7 @@ import type { JsonValue, RunInput, RunOptions, RunResult, ToolSpec } from '../sc
 import type { agentRun } from './agent-run.js';
 import type { RunState } from './run-state.js';
 import { safeParse } from './safe-parse.js';
-import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from './search-attributes.js';
+import { startSearchAttributes } from './search-attributes.js';
 
 /**
  * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
@@ -32,19 +31,13 @@ export async function runSubAgent(tool: ToolSpec, options: RunOptions, state: Ru
     options: childOptions,
     parent: { runId: state.runId, toolCallId: call.toolCallId },
   };
-  const searchAttributes: SearchAttributePair[] = [
-    { key: AgentIdKey, value: sub.id },
-    { key: AgentStatusKey, value: 'running' },
-  ];
-  if (childOptions.threadId) searchAttributes.push({ key: AgentThreadIdKey, value: childOptions.threadId });
-  if (childOptions.resourceId) searchAttributes.push({ key: AgentResourceIdKey, value: childOptions.resourceId });
   state.childStarted(call.toolCallId);
   let trail: RunResult['decisions'] = [];
   try {
     const result = await executeChild<typeof agentRun>('agentRun', {
       workflowId: `${state.runId}::${call.toolCallId}`,
       args: [input],
-      typedSearchAttributes: searchAttributes,
+      typedSearchAttributes: startSearchAttributes(sub.id, childOptions),
       parentClosePolicy: 'REQUEST_CANCEL',
     });
     trail = result.decisions;

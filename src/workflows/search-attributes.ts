@@ -3,7 +3,7 @@
  * client (which sets them at start and queries them). A Temporal server must have them registered:
  * `temporal-dev.sh` does it for the dev server, docs/temporal-cluster.md says how for a cluster.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 export const AgentIdKey = defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD);
 /** `running`, `suspended`, `completed` or `failed`. */
@@ -12,3 +12,14 @@ export const AgentThreadIdKey = defineSearchAttributeKey('AgentThreadId', Search
 export const AgentResourceIdKey = defineSearchAttributeKey('AgentResourceId', SearchAttributeType.KEYWORD);
 /** The ids of the tool calls the run waits on. */
 export const AgentPendingToolCallsKey = defineSearchAttributeKey('AgentPendingToolCalls', SearchAttributeType.KEYWORD_LIST);
+
+/** The search attributes a run starts with: its agent, `running`, and its thread and resource if any. */
+export function startSearchAttributes(agentId: string, options: { threadId?: string; resourceId?: string }): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [
+    { key: AgentIdKey, value: agentId },
+    { key: AgentStatusKey, value: 'running' },
+  ];
+  if (options.threadId) pairs.push({ key: AgentThreadIdKey, value: options.threadId });
+  if (options.resourceId) pairs.push({ key: AgentResourceIdKey, value: options.resourceId });
+  return pairs;
+}
