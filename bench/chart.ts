@@ -4,7 +4,12 @@ import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 
-export async function lineChart(file: string, title: string, rows: Array<{ x: number; y: number; series: string }>, axes: { x: string; y: string; logY?: boolean }): Promise<void> {
+export async function lineChart(
+  file: string,
+  title: string,
+  rows: Array<{ x: number; y: number; series: string }>,
+  axes: { x: string; y: string; logY?: boolean },
+): Promise<void> {
   const spec: TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title,
@@ -22,5 +27,8 @@ export async function lineChart(file: string, title: string, rows: Array<{ x: nu
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   const svg = await view.toSVG();
   view.finalize();
-  await writeFile(file, new Resvg(svg, { background: 'white', fitTo: { mode: 'width', value: 1000 } }).render().asPng());
+  await writeFile(
+    file,
+    new Resvg(svg, { background: 'white', fitTo: { mode: 'width', value: 1000 } }).render().asPng(),
+  );
 }

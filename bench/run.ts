@@ -23,14 +23,32 @@ const run = promisify(execFile);
 const full = process.argv.includes('--full');
 const mode = full ? 'full' : 'quick';
 const P = full
-  ? { reps: { 1: 30, 10: 10, 50: 5 } as Record<number, number>, historySteps: [10, 50, 200], approvals: 200, concurrent: 50, waiting: 1000, deltas: 500 }
-  : { reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>, historySteps: [10, 50, 200], approvals: 50, concurrent: 50, waiting: 200, deltas: 150 };
+  ? {
+      reps: { 1: 30, 10: 10, 50: 5 } as Record<number, number>,
+      historySteps: [10, 50, 200],
+      approvals: 200,
+      concurrent: 50,
+      waiting: 1000,
+      deltas: 500,
+    }
+  : {
+      reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>,
+      historySteps: [10, 50, 200],
+      approvals: 50,
+      concurrent: 50,
+      waiting: 200,
+      deltas: 150,
+    };
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
 const { temporal } = proto;
 const EventType = temporal.api.enums.v1.EventType;
-const results: Record<string, unknown> = { mode, date: new Date().toISOString(), machine: { cpus: (await import('node:os')).cpus().length, node: process.version } };
+const results: Record<string, unknown> = {
+  mode,
+  date: new Date().toISOString(),
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+};
 const lines: string[] = [];
 const say = (line = ''): void => {
   lines.push(line);
@@ -66,7 +84,10 @@ const streamModels: Record<string, ModelFactory> = {
               await sleep(10);
             }
             controller.enqueue({ type: 'text-end', id: 't' });
-            const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: count, text: count, reasoning: 0 } };
+            const usage = {
+              inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+              outputTokens: { total: count, text: count, reasoning: 0 },
+            };
             controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
             controller.close();
           },
@@ -89,7 +110,9 @@ function eventMs(e: proto.temporal.api.history.v1.IHistoryEvent): number {
 async function wallTimePerStep(s: Systems): Promise<void> {
   say('## Wall time per step (ms): median / p95 over runs');
   say('');
-  say('| steps | in-process (AI SDK) | engine floor | @temporalio/ai-sdk | this project | ratio to in-process | to engine floor | to @temporalio/ai-sdk |');
+  say(
+    '| steps | in-process (AI SDK) | engine floor | @temporalio/ai-sdk | this project | ratio to in-process | to engine floor | to @temporalio/ai-sdk |',
+  );
   say('|---|---|---|---|---|---|---|---|');
   const out: Record<string, Record<string, Summary>> = {};
   for (const steps of [1, 10, 50]) {
@@ -110,9 +133,20 @@ async function wallTimePerStep(s: Systems): Promise<void> {
     );
   }
   results.wallTimePerStepMs = out;
-  const names: Record<string, string> = { inProcess: 'in-process (AI SDK)', engineFloor: 'engine floor', peer: '@temporalio/ai-sdk', durable: 'this project' };
-  const rows = Object.entries(out).flatMap(([steps, sums]) => Object.entries(sums).map(([k, v]) => ({ x: Number(steps), y: v.median, series: names[k]! })));
-  await lineChart('bench/results/wall-per-step.png', 'Wall time per step (median)', rows, { x: 'steps per run', y: 'ms per step', logY: true });
+  const names: Record<string, string> = {
+    inProcess: 'in-process (AI SDK)',
+    engineFloor: 'engine floor',
+    peer: '@temporalio/ai-sdk',
+    durable: 'this project',
+  };
+  const rows = Object.entries(out).flatMap(([steps, sums]) =>
+    Object.entries(sums).map(([k, v]) => ({ x: Number(steps), y: v.median, series: names[k]! })),
+  );
+  await lineChart('bench/results/wall-per-step.png', 'Wall time per step (median)', rows, {
+    x: 'steps per run',
+    y: 'ms per step',
+    logY: true,
+  });
   say('');
   say('![wall time per step](results/wall-per-step.png)');
   say('');
@@ -131,9 +165,23 @@ async function historyGrowth(s: Systems): Promise<void> {
       '@temporalio/ai-sdk': `peer-h-${randomUUID()}`,
       'this project': `run-h-${randomUUID()}`,
     };
-    await s.temporal.workflow.execute('engineFloor', { taskQueue: s.queues.floor, workflowId: ids['engine floor'], args: [steps] });
-    await s.temporal.workflow.execute('aiSdkPeer', { taskQueue: s.queues.peer, workflowId: ids['@temporalio/ai-sdk'], args: [steps] });
-    await s.client.generate('bench-agent', 'go', { model: 'scripted', script: benchScript(steps), maxSteps: steps + 1, activeTools: ['noop'], runId: ids['this project'] });
+    await s.temporal.workflow.execute('engineFloor', {
+      taskQueue: s.queues.floor,
+      workflowId: ids['engine floor'],
+      args: [steps],
+    });
+    await s.temporal.workflow.execute('aiSdkPeer', {
+      taskQueue: s.queues.peer,
+      workflowId: ids['@temporalio/ai-sdk'],
+      args: [steps],
+    });
+    await s.client.generate('bench-agent', 'go', {
+      model: 'scripted',
+      script: benchScript(steps),
+      maxSteps: steps + 1,
+      activeTools: ['noop'],
+      runId: ids['this project'],
+    });
     out[steps] = {};
     for (const [series, id] of Object.entries(ids)) {
       const history = await historyOf(s, id);
@@ -148,7 +196,9 @@ async function historyGrowth(s: Systems): Promise<void> {
   for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
     // Bytes per step grow with steps when every model call carries the whole conversation.
     const growth = out[b]![series]!.bytes / b / (out[a]![series]!.bytes / a);
-    say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (1 is linear growth; more means superlinear)`);
+    say(
+      `- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (1 is linear growth; more means superlinear)`,
+    );
   }
   results.history = out;
   await lineChart('bench/results/history-bytes.png', 'History size per run', rows, { x: 'steps', y: 'KiB of history' });
@@ -164,9 +214,21 @@ async function approvalLatency(s: Systems): Promise<void> {
     const paused = await s.client.generate('bench-agent', 'go', { model: 'scripted', script });
     await s.client.approveToolCallGenerate({ runId: paused.runId });
     const events = (await historyOf(s, paused.runId)).events ?? [];
-    const signaled = events.find((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && e.workflowExecutionSignaledEventAttributes?.signalName === 'approveToolCall');
-    const scheduled = events.find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool');
-    const started = events.find((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED && Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId));
+    const signaled = events.find(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+        e.workflowExecutionSignaledEventAttributes?.signalName === 'approveToolCall',
+    );
+    const scheduled = events.find(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool',
+    );
+    const started = events.find(
+      (e) =>
+        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+        Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId),
+    );
     latencies.push(eventMs(started!) - eventMs(signaled!));
   }
   const sum = summarize(latencies);
@@ -182,7 +244,15 @@ async function throughput(address: string, s: Systems): Promise<void> {
   const out: Record<string, number> = {};
   for (const workers of [1, 2]) {
     const { createWorker } = await import('../src/index.js');
-    const extra = workers === 2 ? await createWorker({ agents: [(await import('./systems.js')).benchAgent], address, namespace: 'default', taskQueue: s.client.taskQueue }) : undefined;
+    const extra =
+      workers === 2
+        ? await createWorker({
+            agents: [(await import('./systems.js')).benchAgent],
+            address,
+            namespace: 'default',
+            taskQueue: s.client.taskQueue,
+          })
+        : undefined;
     const extraRun = extra?.run();
     const t = performance.now();
     await Promise.all(Array.from({ length: P.concurrent }, () => s.durable(steps)));
@@ -216,7 +286,11 @@ async function waitingRuns(address: string): Promise<void> {
   const script = [{ toolCalls: [{ toolName: 'guarded', args: { i: 1 } }] }, { text: 'done' }];
   const ids: string[] = [];
   for (let i = 0; i < P.waiting; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, P.waiting - i) }, () => client.generate('bench-agent', 'go', { model: 'scripted', script })));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, P.waiting - i) }, () =>
+        client.generate('bench-agent', 'go', { model: 'scripted', script }),
+      ),
+    );
     ids.push(...batch.map((r) => r.runId));
   }
   const rssWaiting = await ask();
@@ -227,11 +301,20 @@ async function waitingRuns(address: string): Promise<void> {
   const approveAllSeconds = (performance.now() - t) / 1000;
   child.kill('SIGTERM');
   await client.close();
-  results.waitingRuns = { runs: P.waiting, workerRssIdleMiB: rssIdle / 2 ** 20, workerRssWaitingMiB: rssWaiting / 2 ** 20, approveAllAndCompleteSeconds: approveAllSeconds };
+  results.waitingRuns = {
+    runs: P.waiting,
+    workerRssIdleMiB: rssIdle / 2 ** 20,
+    workerRssWaitingMiB: rssWaiting / 2 ** 20,
+    approveAllAndCompleteSeconds: approveAllSeconds,
+  };
   say(`## ${P.waiting} runs waiting for approval`);
   say('');
-  say(`- worker RSS: ${fmt(rssIdle / 2 ** 20, 0)} MiB idle, ${fmt(rssWaiting / 2 ** 20, 0)} MiB with ${P.waiting} runs waiting`);
-  say(`- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${fmt(P.waiting / approveAllSeconds, 1)} runs/s)`);
+  say(
+    `- worker RSS: ${fmt(rssIdle / 2 ** 20, 0)} MiB idle, ${fmt(rssWaiting / 2 ** 20, 0)} MiB with ${P.waiting} runs waiting`,
+  );
+  say(
+    `- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${fmt(P.waiting / approveAllSeconds, 1)} runs/s)`,
+  );
   say('');
 }
 
@@ -245,7 +328,9 @@ async function streamLatency(s: Systems): Promise<void> {
   }
   const sum = summarize(latencies);
   results.streamLatencyMs = sum;
-  say(`## Stream latency: model activity emits a delta -> subscriber receives it (${sum.n} deltas, batches every 100 ms)`);
+  say(
+    `## Stream latency: model activity emits a delta -> subscriber receives it (${sum.n} deltas, batches every 100 ms)`,
+  );
   say('');
   say(`p50 ${fmt(sum.median, 0)} ms, p99 ${fmt(sum.p99, 0)} ms`);
   say('');
@@ -262,7 +347,9 @@ const s = await startSystems(address, streamModels);
 try {
   say(`# Benchmarks (${mode}), ${new Date().toISOString()}`);
   say('');
-  say(`Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call and one no-op tool call, then a final model call.`);
+  say(
+    `Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call and one no-op tool call, then a final model call.`,
+  );
   say('');
   await wallTimePerStep(s);
   await historyGrowth(s);

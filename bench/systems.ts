@@ -7,16 +7,39 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { AgentClient, createTool, createWorker, defineAgent, ScriptedLanguageModel, type AgentWorker, type ModelFactory, type Script } from '../src/index.js';
+import {
+  AgentClient,
+  createTool,
+  createWorker,
+  defineAgent,
+  ScriptedLanguageModel,
+  type AgentWorker,
+  type ModelFactory,
+  type Script,
+} from '../src/index.js';
 import * as activities from './activities.js';
 
 /** N steps of one no-op tool call each, then the final text. */
 export function benchScript(steps: number): Script {
-  return [...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ toolName: 'noop', args: { i } }] })), { text: 'done' }];
+  return [
+    ...Array.from({ length: steps }, (_, i) => ({ toolCalls: [{ toolName: 'noop', args: { i } }] })),
+    { text: 'done' },
+  ];
 }
 
-export const noopTool = createTool({ id: 'noop', description: 'Does nothing', inputSchema: z.object({ i: z.number() }), execute: ({ i }) => `ok ${i}` });
-export const guardedNoop = createTool({ id: 'guarded-noop', description: 'Does nothing, after approval', inputSchema: z.object({ i: z.number() }), requireApproval: true, execute: ({ i }) => `ok ${i}` });
+export const noopTool = createTool({
+  id: 'noop',
+  description: 'Does nothing',
+  inputSchema: z.object({ i: z.number() }),
+  execute: ({ i }) => `ok ${i}`,
+});
+export const guardedNoop = createTool({
+  id: 'guarded-noop',
+  description: 'Does nothing, after approval',
+  inputSchema: z.object({ i: z.number() }),
+  requireApproval: true,
+  execute: ({ i }) => `ok ${i}`,
+});
 
 export const benchAgent = defineAgent({
   id: 'bench-agent',
@@ -73,7 +96,13 @@ export async function startSystems(address: string, extraModels: Record<string, 
     activities,
   });
   const agentQueue = `bench-agent-${suffix}`;
-  const agentWorker = await createWorker({ agents: [benchAgent], connection: native, namespace: 'default', taskQueue: agentQueue, models: extraModels });
+  const agentWorker = await createWorker({
+    agents: [benchAgent],
+    connection: native,
+    namespace: 'default',
+    taskQueue: agentQueue,
+    models: extraModels,
+  });
   const running = [floor.run(), peer.run(), agentWorker.run()];
   const client = await AgentClient.connect({ address, namespace: 'default', taskQueue: agentQueue });
 
@@ -89,17 +118,36 @@ export async function startSystems(address: string, extraModels: Record<string, 
         tools: {
           noop: tool({
             description: 'Does nothing',
-            inputSchema: jsonSchema<{ i: number }>({ type: 'object', properties: { i: { type: 'number' } }, required: ['i'] }),
+            inputSchema: jsonSchema<{ i: number }>({
+              type: 'object',
+              properties: { i: { type: 'number' } },
+              required: ['i'],
+            }),
             execute: async ({ i }) => `ok ${i}`,
           }),
         },
         stopWhen: stepCountIs(steps + 1),
       });
     },
-    engineFloor: (steps) => temporal.workflow.execute('engineFloor', { taskQueue: floorQueue, workflowId: `floor-${randomUUID()}`, args: [steps] }),
-    peer: (steps) => temporal.workflow.execute('aiSdkPeer', { taskQueue: peerQueue, workflowId: `peer-${randomUUID()}`, args: [steps] }),
+    engineFloor: (steps) =>
+      temporal.workflow.execute('engineFloor', {
+        taskQueue: floorQueue,
+        workflowId: `floor-${randomUUID()}`,
+        args: [steps],
+      }),
+    peer: (steps) =>
+      temporal.workflow.execute('aiSdkPeer', {
+        taskQueue: peerQueue,
+        workflowId: `peer-${randomUUID()}`,
+        args: [steps],
+      }),
     async durable(steps) {
-      const result = await client.generate('bench-agent', 'go', { model: 'scripted', script: benchScript(steps), maxSteps: steps + 1, activeTools: ['noop'] });
+      const result = await client.generate('bench-agent', 'go', {
+        model: 'scripted',
+        script: benchScript(steps),
+        maxSteps: steps + 1,
+        activeTools: ['noop'],
+      });
       return result.text;
     },
     async close() {

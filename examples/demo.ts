@@ -41,7 +41,9 @@ const client = await AgentClient.connect();
 const { worker, run } = await createWorker({ agents: exampleAgents });
 const running = run();
 try {
-  console.log(`> What is the weather in Paris?   (agent weather-agent, model ${model}, task queue ${client.taskQueue})`);
+  console.log(
+    `> What is the weather in Paris?   (agent weather-agent, model ${model}, task queue ${client.taskQueue})`,
+  );
   const weather = await client.generate('weather-agent', 'What is the weather in Paris?', options(weatherDemoScript));
   printSteps(weather);
   console.log(`final text: ${weather.text}\n`);
@@ -51,15 +53,25 @@ try {
   const paused = await client.generate('records-agent', 'Delete the old customer list.', options(deleteRecordScript));
   printSteps(paused);
   const waiting = paused.suspendPayload;
-  if (paused.finishReason !== 'suspended' || !waiting) throw new Error(`expected the run to pause for approval, got ${paused.finishReason}`);
-  console.log(`paused (${paused.finishReason}): ${waiting.toolName}(${JSON.stringify(waiting.args)}) [${waiting.toolCallId}] awaits approval`);
+  if (paused.finishReason !== 'suspended' || !waiting)
+    throw new Error(`expected the run to pause for approval, got ${paused.finishReason}`);
+  console.log(
+    `paused (${paused.finishReason}): ${waiting.toolName}(${JSON.stringify(waiting.args)}) [${waiting.toolCallId}] awaits approval`,
+  );
   console.log(`  fingerprint ${waiting.fingerprint}`);
-  console.log(`  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} --fingerprint ${waiting.fingerprint}`);
+  console.log(
+    `  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} --fingerprint ${waiting.fingerprint}`,
+  );
   const waitingRuns = await client.listSuspendedRuns({ agentId: 'records-agent' });
   console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);
 
   console.log('approving as "demo" ...');
-  const done = await client.approveToolCallGenerate({ runId: paused.runId, toolCallId: waiting.toolCallId, fingerprint: waiting.fingerprint, by: 'demo' });
+  const done = await client.approveToolCallGenerate({
+    runId: paused.runId,
+    toolCallId: waiting.toolCallId,
+    fingerprint: waiting.fingerprint,
+    by: 'demo',
+  });
   printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
   console.log(`final text: ${done.text}`);
   console.log(`finish reason: ${done.finishReason}; usage: ${done.usage.totalTokens} tokens; run id: ${done.runId}`);
@@ -67,15 +79,27 @@ try {
 
   await rm(recordsPath(), { force: true });
   console.log('> Delete the old customer list.   (agent supervisor -> ops-agent -> records-agent)');
-  const chain = await client.generate('supervisor', 'Delete the old customer list.', model === 'scripted' ? supervisorDeleteOptions : { model });
+  const chain = await client.generate(
+    'supervisor',
+    'Delete the old customer list.',
+    model === 'scripted' ? supervisorDeleteOptions : { model },
+  );
   const deep = chain.pendingToolCalls[0];
-  if (chain.finishReason !== 'suspended' || !deep) throw new Error(`expected the chain to pause for approval, got ${chain.finishReason}`);
+  if (chain.finishReason !== 'suspended' || !deep)
+    throw new Error(`expected the chain to pause for approval, got ${chain.finishReason}`);
   console.log(`paused at the top: ${deep.toolName}(${JSON.stringify(deep.args)}) [${deep.toolCallId}] awaits approval`);
   console.log(`  waits in: ${deep.path.map((hop) => `${hop.agentId} (${hop.runId})`).join(' > ')}`);
-  const chainDone = await client.approveToolCallGenerate({ runId: chain.runId, toolCallId: deep.toolCallId, fingerprint: deep.fingerprint, by: 'demo' });
+  const chainDone = await client.approveToolCallGenerate({
+    runId: chain.runId,
+    toolCallId: deep.toolCallId,
+    fingerprint: deep.fingerprint,
+    by: 'demo',
+  });
   console.log(`approved at the top; final text: ${chainDone.text}`);
   if (!process.env.TEMPORAL_ADDRESS) {
-    console.log(`history: http://localhost:8233/namespaces/${client.namespace}/workflows/${chainDone.runId} (stop the dev server: npm run dev-server -- stop)`);
+    console.log(
+      `history: http://localhost:8233/namespaces/${client.namespace}/workflows/${chainDone.runId} (stop the dev server: npm run dev-server -- stop)`,
+    );
   }
 } finally {
   worker.shutdown();

@@ -8,9 +8,14 @@ import { createServerApp } from '../src/server/app.js';
 
 const client = await AgentClient.connect();
 const port = Number(process.env.PORT ?? 3000);
-const server = serve({ fetch: createServerApp(client).fetch, port, hostname: process.env.HOST ?? '127.0.0.1' }, (info) => {
-  console.error(`server: listening on http://${info.address}:${info.port} (namespace "${client.namespace}", task queue "${client.taskQueue}")`);
-});
+const server = serve(
+  { fetch: createServerApp(client).fetch, port, hostname: process.env.HOST ?? '127.0.0.1' },
+  (info) => {
+    console.error(
+      `server: listening on http://${info.address}:${info.port} (namespace "${client.namespace}", task queue "${client.taskQueue}")`,
+    );
+  },
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -27,11 +27,17 @@ export const supervisorAgent = defineAgent({
 /** Scripts for the whole chain, as run options: each level's script, and its sub-agents' options. */
 export const supervisorDeleteOptions: RunOptions = {
   model: 'scripted',
-  script: [{ toolCalls: [{ toolName: 'agent-ops', args: { prompt: 'Delete the old customer list (record r2).' } }] }, { text: 'The operations agent deleted r2.' }],
+  script: [
+    { toolCalls: [{ toolName: 'agent-ops', args: { prompt: 'Delete the old customer list (record r2).' } }] },
+    { text: 'The operations agent deleted r2.' },
+  ],
   subAgentOptions: {
     ops: {
       model: 'scripted',
-      script: [{ toolCalls: [{ toolName: 'agent-records', args: { prompt: 'Delete record r2.' } }] }, { text: 'Records agent confirmed: r2 is deleted.' }],
+      script: [
+        { toolCalls: [{ toolName: 'agent-records', args: { prompt: 'Delete record r2.' } }] },
+        { text: 'Records agent confirmed: r2 is deleted.' },
+      ],
       subAgentOptions: { records: { model: 'scripted', script: deleteRecordScript } },
     },
   },

@@ -85,12 +85,22 @@ export function defineAgent(config: AgentConfig): Agent {
     }
   }
   for (const [key, sub] of Object.entries(config.agents ?? {})) {
-    if (!TOOL_NAME.test(`agent-${key}`)) throw new TypeError(`defineAgent("${config.id}"): agents key "${key}" does not make a valid tool name "agent-${key}"`);
-    if (sub?.kind !== 'agent') throw new TypeError(`defineAgent("${config.id}"): agents.${key} is not an agent; create it with defineAgent()`);
+    if (!TOOL_NAME.test(`agent-${key}`))
+      throw new TypeError(
+        `defineAgent("${config.id}"): agents key "${key}" does not make a valid tool name "agent-${key}"`,
+      );
+    if (sub?.kind !== 'agent')
+      throw new TypeError(`defineAgent("${config.id}"): agents.${key} is not an agent; create it with defineAgent()`);
   }
   for (const [key, wf] of Object.entries(config.workflows ?? {})) {
-    if (!TOOL_NAME.test(`workflow-${key}`)) throw new TypeError(`defineAgent("${config.id}"): workflows key "${key}" does not make a valid tool name "workflow-${key}"`);
-    if (wf?.kind !== 'workflow-tool') throw new TypeError(`defineAgent("${config.id}"): workflows.${key} is not a workflow tool; create it with defineWorkflowTool()`);
+    if (!TOOL_NAME.test(`workflow-${key}`))
+      throw new TypeError(
+        `defineAgent("${config.id}"): workflows key "${key}" does not make a valid tool name "workflow-${key}"`,
+      );
+    if (wf?.kind !== 'workflow-tool')
+      throw new TypeError(
+        `defineAgent("${config.id}"): workflows.${key} is not a workflow tool; create it with defineWorkflowTool()`,
+      );
   }
   if (config.defaultOptions) {
     const parsed = RunOptionsSchema.safeParse(config.defaultOptions);

@@ -8,15 +8,23 @@ import type { RefusalType } from './schemas.js';
 /** An agent id that no agent registered on the worker has. */
 export class UnknownAgentError extends Error {
   override readonly name = 'UnknownAgentError';
-  constructor(readonly agentId: string, known: string[]) {
-    super(`Unknown agent "${agentId}": the worker has ${known.length ? known.map((k) => `"${k}"`).join(', ') : 'no agents'}. Register it with createWorker({ agents }).`);
+  constructor(
+    readonly agentId: string,
+    known: string[],
+  ) {
+    super(
+      `Unknown agent "${agentId}": the worker has ${known.length ? known.map((k) => `"${k}"`).join(', ') : 'no agents'}. Register it with createWorker({ agents }).`,
+    );
   }
 }
 
 /** A model name that the worker's model registry cannot resolve. */
 export class UnknownModelError extends Error {
   override readonly name = 'UnknownModelError';
-  constructor(readonly model: string, reason: string) {
+  constructor(
+    readonly model: string,
+    reason: string,
+  ) {
     super(`Unknown model "${model}": ${reason}`);
   }
 }
@@ -24,7 +32,10 @@ export class UnknownModelError extends Error {
 /** The scripted model was asked for more steps than its script has. */
 export class ScriptExhaustedError extends Error {
   override readonly name = 'ScriptExhaustedError';
-  constructor(readonly stepsInScript: number, readonly requestedStep: number) {
+  constructor(
+    readonly stepsInScript: number,
+    readonly requestedStep: number,
+  ) {
     super(
       `The scripted model's script has ${stepsInScript} step(s), but model call ${requestedStep} was requested. ` +
         'Add a step to the script (the last step usually gives the final text).',
@@ -43,7 +54,10 @@ export class InvalidRunOptionsError extends Error {
 /** A run id that no run in the namespace has. */
 export class RunNotFoundError extends Error {
   override readonly name = 'RunNotFoundError';
-  constructor(readonly runId: string, namespace: string) {
+  constructor(
+    readonly runId: string,
+    namespace: string,
+  ) {
     super(`No run "${runId}" in namespace "${namespace}". List runs with \`agentctl runs list\`.`);
   }
 }
@@ -51,7 +65,11 @@ export class RunNotFoundError extends Error {
 /** A run that ended in failure; `reason` is why, as the workflow recorded it. */
 export class RunFailedError extends Error {
   override readonly name = 'RunFailedError';
-  constructor(readonly runId: string, readonly reason: string, readonly failureType: string | undefined) {
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+    readonly failureType: string | undefined,
+  ) {
     super(`Run "${runId}" failed: ${reason}`);
   }
 }
@@ -59,7 +77,10 @@ export class RunFailedError extends Error {
 /** A decision for a run that has finished. */
 export class RunNotWaitingError extends Error {
   override readonly name = 'RunNotWaitingError';
-  constructor(readonly runId: string, readonly status: string) {
+  constructor(
+    readonly runId: string,
+    readonly status: string,
+  ) {
     super(`Run "${runId}" has finished (${status}); there is nothing to decide.`);
   }
 }
@@ -70,7 +91,11 @@ export class RunNotWaitingError extends Error {
  */
 export class DecisionRefusedError extends Error {
   override name = 'DecisionRefusedError';
-  constructor(readonly runId: string, readonly type: RefusalType, readonly reason: string) {
+  constructor(
+    readonly runId: string,
+    readonly type: RefusalType,
+    readonly reason: string,
+  ) {
     super(`Refused for run "${runId}": ${reason}`);
   }
 }

@@ -10,7 +10,14 @@ import { z } from 'zod';
 /** A JSON value, as it travels through Temporal payloads. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
 );
 
 /** One tool call in a scripted model step. */
@@ -228,7 +235,15 @@ export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
 ]);
 export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
 
-export const ModelFinishReasonSchema = z.enum(['stop', 'length', 'content-filter', 'tool-calls', 'error', 'interrupted', 'other']);
+export const ModelFinishReasonSchema = z.enum([
+  'stop',
+  'length',
+  'content-filter',
+  'tool-calls',
+  'error',
+  'interrupted',
+  'other',
+]);
 export type ModelFinishReason = z.infer<typeof ModelFinishReasonSchema>;
 
 export const StepRecordSchema = z.object({

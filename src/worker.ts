@@ -7,7 +7,9 @@ import { builtinModels, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
-export const workflowsPath = fileURLToPath(new URL(`./workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+export const workflowsPath = fileURLToPath(
+  new URL(`./workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
 
 /** The options of {@link createWorker}. */
 export interface CreateWorkerOptions extends ConnectionSettings {
@@ -20,7 +22,9 @@ export interface CreateWorkerOptions extends ConnectionSettings {
   /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Other Temporal worker options (concurrency, interceptors, ...). */
-  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>>;
+  workerOptions?: Partial<
+    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
+  >;
 }
 
 /** A worker, and how to close the connection it opened. */

@@ -29,7 +29,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -37,12 +39,25 @@ async function freePort(): Promise<number> {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dir = await mkdtemp(join(tmpdir(), 'durable-agents-test-'));
   const port = await freePort();
-  const devArgs = ['temporal-dev.sh', 'start', '--port', String(port), '--headless', '--dir', dir, '--db', join(dir, 'temporal.db')];
+  const devArgs = [
+    'temporal-dev.sh',
+    'start',
+    '--port',
+    String(port),
+    '--headless',
+    '--dir',
+    dir,
+    '--db',
+    join(dir, 'temporal.db'),
+  ];
   const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
   const { stdout } = await run('bash', devArgs, { env });
   const address = stdout.trim();
 
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error } });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath,
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
+  });
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
   await writeFile(workflowBundlePath, bundle.code);
 

@@ -16,7 +16,10 @@ export interface TestWorker {
   stop(): Promise<void>;
 }
 
-export async function startWorker(agents: Agent[], options: { models?: Record<string, ModelFactory> } = {}): Promise<TestWorker> {
+export async function startWorker(
+  agents: Agent[],
+  options: { models?: Record<string, ModelFactory> } = {},
+): Promise<TestWorker> {
   const taskQueue = `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const { worker, run } = await createWorker({

@@ -28,7 +28,9 @@ export async function spawnWorker(env: Record<string, string>): Promise<WorkerPr
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    void exited.then(({ code, signal }) => reject(new Error(`worker exited (${code ?? signal}) before serving:\n${output}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`worker exited (${code ?? signal}) before serving:\n${output}`)),
+    );
   });
   return { child, output: () => output, exited };
 }
@@ -48,7 +50,9 @@ export interface CommandResult {
 /** Runs `agentctl` (bin/agentctl.js) as its own process. */
 export async function agentctl(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/agentctl.js', ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['bin/agentctl.js', ...args], {
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -58,6 +62,8 @@ export async function agentctl(args: string[], env: Record<string, string> = {})
 
 /** Runs temporal-dev.sh with the given arguments; returns its stdout. */
 export async function devServer(args: string[]): Promise<string> {
-  const { stdout } = await run('bash', ['temporal-dev.sh', ...args], { env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' } });
+  const { stdout } = await run('bash', ['temporal-dev.sh', ...args], {
+    env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' },
+  });
   return stdout.trim();
 }

@@ -13,7 +13,11 @@ export async function aiSdkPeer(steps: number): Promise<string> {
     tools: {
       noop: tool({
         description: 'Does nothing',
-        inputSchema: jsonSchema<{ i: number }>({ type: 'object', properties: { i: { type: 'number' } }, required: ['i'] }),
+        inputSchema: jsonSchema<{ i: number }>({
+          type: 'object',
+          properties: { i: { type: 'number' } },
+          required: ['i'],
+        }),
         execute: async ({ i }) => benchTool(i),
       }),
     },

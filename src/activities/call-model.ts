@@ -50,9 +50,12 @@ export async function callModel(
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
         validate: (value) => {
           // Sub-agent and workflow tools have no zod schema of their own here: check the JSON schema.
-          const schema = registered?.inputSchema ?? z.fromJSONSchema(def.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+          const schema =
+            registered?.inputSchema ?? z.fromJSONSchema(def.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
           const parsed = schema.safeParse(value);
-          return parsed.success ? { success: true, value } : { success: false, error: new Error(z.prettifyError(parsed.error)) };
+          return parsed.success
+            ? { success: true, value }
+            : { success: false, error: new Error(z.prettifyError(parsed.error)) };
         },
       }),
       ...(registered ? lifecycleHooks(registered, def.name, input) : {}),
@@ -78,12 +81,18 @@ export async function callModel(
     await using streamClient = WorkflowStreamClient.fromWithinActivity({ batchInterval: STREAM_BATCH_INTERVAL });
     const chunks = streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC);
     const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
-    if (at.attempt > 1) chunks.publish({ type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` }, { forceFlush: true });
+    if (at.attempt > 1)
+      chunks.publish(
+        { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
+        { forceFlush: true },
+      );
     const result = streamText(request);
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') chunks.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
-      else if (part.type === 'tool-input-start') chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
-      else if (part.type === 'tool-input-delta') chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
+      else if (part.type === 'tool-input-start')
+        chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
+      else if (part.type === 'tool-input-delta')
+        chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
       else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
       else if (part.type === 'error') throw part.error;
       activity.heartbeat();
@@ -91,10 +100,19 @@ export async function callModel(
     // Every delta is in the stream before the step's result is: the workflow publishes after it.
     await streamClient.flush();
     const response = await result.response;
-    return output(await result.text, await result.toolCalls, await result.finishReason, await result.usage, response.messages);
+    return output(
+      await result.text,
+      await result.toolCalls,
+      await result.finishReason,
+      await result.usage,
+      response.messages,
+    );
   } catch (err) {
     if (APICallError.isInstance(err) && !err.isRetryable) {
-      throw ApplicationFailure.nonRetryable(`${err.message} (HTTP ${err.statusCode ?? '?'} from ${err.url})`, 'ModelCallRejected');
+      throw ApplicationFailure.nonRetryable(
+        `${err.message} (HTTP ${err.statusCode ?? '?'} from ${err.url})`,
+        'ModelCallRejected',
+      );
     }
     throw err;
   }
@@ -142,22 +160,37 @@ function usageOf(usage: LanguageModelUsage): Usage {
 
 /** The tool's lifecycle hooks, as AI SDK tool hooks; they observe, so their errors are logged, not thrown. */
 function lifecycleHooks(registered: AnyTool, toolName: string, input: CallModelInput) {
-  const base = (toolCallId: string): ToolHookContext => ({ runId: input.runId, agentId: input.agentId, toolCallId, toolName });
+  const base = (toolCallId: string): ToolHookContext => ({
+    runId: input.runId,
+    agentId: input.agentId,
+    toolCallId,
+    toolName,
+  });
   const guard = async (hook: string, run: () => void | Promise<void>): Promise<void> => {
     try {
       await run();
     } catch (err) {
-      Context.current().log.warn(`tool hook ${hook} of "${toolName}" threw; ignored`, { error: err instanceof Error ? err.message : String(err) });
+      Context.current().log.warn(`tool hook ${hook} of "${toolName}" threw; ignored`, {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   };
   const { onInputStart, onInputDelta, onInputAvailable } = registered;
   return {
-    ...(onInputStart ? { onInputStart: (o: { toolCallId: string }) => guard('onInputStart', () => onInputStart(base(o.toolCallId))) } : {}),
+    ...(onInputStart
+      ? { onInputStart: (o: { toolCallId: string }) => guard('onInputStart', () => onInputStart(base(o.toolCallId))) }
+      : {}),
     ...(onInputDelta
-      ? { onInputDelta: (o: { toolCallId: string; inputTextDelta: string }) => guard('onInputDelta', () => onInputDelta({ ...base(o.toolCallId), inputTextDelta: o.inputTextDelta })) }
+      ? {
+          onInputDelta: (o: { toolCallId: string; inputTextDelta: string }) =>
+            guard('onInputDelta', () => onInputDelta({ ...base(o.toolCallId), inputTextDelta: o.inputTextDelta })),
+        }
       : {}),
     ...(onInputAvailable
-      ? { onInputAvailable: (o: { toolCallId: string; input: unknown }) => guard('onInputAvailable', () => onInputAvailable({ ...base(o.toolCallId), input: o.input })) }
+      ? {
+          onInputAvailable: (o: { toolCallId: string; input: unknown }) =>
+            guard('onInputAvailable', () => onInputAvailable({ ...base(o.toolCallId), input: o.input })),
+        }
       : {}),
   };
 }
@@ -174,7 +207,10 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
       seen.add(call.toolCallId);
       return call;
     }
-    return { ...call, invalid: `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. Give each call its own id.` };
+    return {
+      ...call,
+      invalid: `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. Give each call its own id.`,
+    };
   });
 }
 

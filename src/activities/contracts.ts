@@ -2,7 +2,16 @@
  * The inputs and outputs of the activities, shared by the workflow (type-only imports) and the
  * activity implementations. Everything here is plain serialisable data.
  */
-import type { AgentSpec, JsonValue, Message, ModelFinishReason, ModelSettings, Script, ToolChoice, Usage } from '../schemas.js';
+import type {
+  AgentSpec,
+  JsonValue,
+  Message,
+  ModelFinishReason,
+  ModelSettings,
+  Script,
+  ToolChoice,
+  Usage,
+} from '../schemas.js';
 
 export interface DescribeAgentInput {
   agentId: string;
@@ -79,8 +88,7 @@ export type ExecuteToolOutput =
 
 /** How a tool call ended, as the model and the result see it. */
 export type ToolCallOutcome =
-  | Extract<ExecuteToolOutput, { type: 'result' } | { type: 'error' }>
-  | { type: 'declined'; message: string };
+  Extract<ExecuteToolOutput, { type: 'result' } | { type: 'error' }> | { type: 'declined'; message: string };
 
 /** The activities the run workflow calls. */
 export interface AgentActivities {

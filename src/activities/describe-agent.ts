@@ -46,7 +46,9 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
         kind: 'workflow',
         description: wf.description,
         inputSchema: jsonSchemaOf(wf.inputSchema),
-        ...(wf.outputSchema ? { outputSchema: z.toJSONSchema(wf.outputSchema, { io: 'output', unrepresentable: 'any' }) } : {}),
+        ...(wf.outputSchema
+          ? { outputSchema: z.toJSONSchema(wf.outputSchema, { io: 'output', unrepresentable: 'any' }) }
+          : {}),
         workflow: { type: wf.workflowType, ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}) },
         requireApproval: false,
       })),

@@ -20,19 +20,29 @@ class ToolSuspension {
  */
 export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
-  const tool: AnyTool | undefined = Object.hasOwn(agent.tools, input.toolName) ? agent.tools[input.toolName] : undefined;
+  const tool: AnyTool | undefined = Object.hasOwn(agent.tools, input.toolName)
+    ? agent.tools[input.toolName]
+    : undefined;
   if (!tool) {
     return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
   }
   const parsedInput = tool.inputSchema.safeParse(input.args);
   if (!parsedInput.success) {
-    return { type: 'error', error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}` };
+    return {
+      type: 'error',
+      error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}`,
+    };
   }
   let resumeData: unknown;
   if (input.resume) {
-    const parsed = tool.resumeSchema ? tool.resumeSchema.safeParse(input.resume.data) : { success: true as const, data: input.resume.data };
+    const parsed = tool.resumeSchema
+      ? tool.resumeSchema.safeParse(input.resume.data)
+      : { success: true as const, data: input.resume.data };
     if (!parsed.success) {
-      return { type: 'resume-rejected', error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${z.prettifyError(parsed.error)}` };
+      return {
+        type: 'resume-rejected',
+        error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${z.prettifyError(parsed.error)}`,
+      };
     }
     resumeData = parsed.data;
   }
@@ -56,7 +66,9 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
 
   let output: unknown;
   // With a heartbeat timeout, a worker that dies mid-tool is noticed that soon, not at the start-to-close timeout.
-  const heartbeats = activity.info.heartbeatTimeoutMs ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3) : undefined;
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
   try {
     output = await execute(parsedInput.data, context);
   } catch (err) {
@@ -80,9 +92,17 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   if (tool.onOutput) {
     const onOutput = tool.onOutput as (context: ToolHookContext & { output: unknown }) => void | Promise<void>;
     try {
-      await onOutput({ runId: input.runId, agentId: input.agentId, toolCallId: input.toolCallId, toolName: input.toolName, output });
+      await onOutput({
+        runId: input.runId,
+        agentId: input.agentId,
+        toolCallId: input.toolCallId,
+        toolName: input.toolName,
+        output,
+      });
     } catch (err) {
-      activity.log.warn(`tool hook onOutput of "${input.toolName}" threw; ignored`, { error: err instanceof Error ? err.message : String(err) });
+      activity.log.warn(`tool hook onOutput of "${input.toolName}" threw; ignored`, {
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -90,9 +110,16 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   let modelOutput: ToolModelOutput;
   try {
     const shape = tool.toModelOutput as ((output: unknown) => ToolModelOutput) | undefined;
-    modelOutput = shape ? shape(output) : typeof json === 'string' ? { type: 'text', value: json } : { type: 'json', value: json };
+    modelOutput = shape
+      ? shape(output)
+      : typeof json === 'string'
+        ? { type: 'text', value: json }
+        : { type: 'json', value: json };
   } catch (err) {
-    return { type: 'error', error: `toModelOutput of tool "${input.toolName}" threw: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      type: 'error',
+      error: `toModelOutput of tool "${input.toolName}" threw: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
   return { type: 'result', output: json, modelOutput };
 }
@@ -101,7 +128,10 @@ function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteTo
   if (tool.suspendSchema) {
     const parsed = tool.suspendSchema.safeParse(payload);
     if (!parsed.success) {
-      return { type: 'error', error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${z.prettifyError(parsed.error)}` };
+      return {
+        type: 'error',
+        error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${z.prettifyError(parsed.error)}`,
+      };
     }
   }
   const json: JsonValue = toJson(payload);

@@ -16,5 +16,7 @@ export function canonicalJson(value: JsonValue): string {
  * arguments. An approval that names a fingerprint binds it to exactly these arguments.
  */
 export function toolCallFingerprint(toolName: string, args: JsonValue): string {
-  return createHash('sha256').update(`${toolName}\n${canonicalJson(args)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${toolName}\n${canonicalJson(args)}`)
+    .digest('hex');
 }

@@ -152,7 +152,10 @@ function memoOf(memo: Record<string, unknown> | undefined): RunMemo | undefined 
   return parsed.success ? parsed.data : undefined;
 }
 
-function keyword(info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>, key: typeof AgentIdKey): string | undefined {
+function keyword(
+  info: Pick<WorkflowExecutionInfo, 'typedSearchAttributes'>,
+  key: typeof AgentIdKey,
+): string | undefined {
   return info.typedSearchAttributes.get(key);
 }
 
@@ -168,7 +171,12 @@ export class AgentClient {
   private readonly ownConnection: Connection | undefined;
   private readonly warn: (message: string) => void;
 
-  constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection; warn?: (message: string) => void }) {
+  constructor(args: {
+    client: Client;
+    taskQueue: string;
+    ownConnection?: Connection;
+    warn?: (message: string) => void;
+  }) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ownConnection = args.ownConnection;
@@ -184,7 +192,12 @@ export class AgentClient {
       apiKey: connectionOptions.apiKey,
       metadata: connectionOptions.metadata,
     });
-    return new AgentClient({ client: new Client({ connection, namespace }), taskQueue, ownConnection: connection, warn: options.warn });
+    return new AgentClient({
+      client: new Client({ connection, namespace }),
+      taskQueue,
+      ownConnection: connection,
+      warn: options.warn,
+    });
   }
 
   get namespace(): string {
@@ -212,7 +225,10 @@ export class AgentClient {
    * with the last offset seen + 1 gives every chunk once. When the run has closed before the end
    * was read, the last chunk is made from the run's result (`offset` -1).
    */
-  async *subscribe(runId: string, options: { fromOffset?: number } = {}): AsyncGenerator<RunStreamChunk, void, undefined> {
+  async *subscribe(
+    runId: string,
+    options: { fromOffset?: number } = {},
+  ): AsyncGenerator<RunStreamChunk, void, undefined> {
     const streamClient = WorkflowStreamClient.create(this.temporal, runId);
     try {
       for await (const item of streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC).subscribe(options.fromOffset ?? 0)) {
@@ -225,14 +241,26 @@ export class AgentClient {
     }
     try {
       const result = await this.result(runId);
-      yield { type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [], offset: -1 };
+      yield {
+        type: 'finish',
+        finishReason: result.finishReason,
+        text: result.text,
+        usage: result.usage,
+        pendingToolCalls: [],
+        offset: -1,
+      };
     } catch (err) {
       if (!(err instanceof RunFailedError)) throw err;
       yield { type: 'error', error: err.reason, offset: -1 };
     }
   }
 
-  private async startRun(agentId: string, prompt: RunPrompt, options: StartOptions, stream: RunInput['stream']): Promise<{ runId: string }> {
+  private async startRun(
+    agentId: string,
+    prompt: RunPrompt,
+    options: StartOptions,
+    stream: RunInput['stream'],
+  ): Promise<{ runId: string }> {
     const { runId = `run-${randomUUID()}`, ...runOptions } = options;
     const input: RunInput = { ...this.runInput(agentId, prompt, runOptions), ...(stream ? { stream } : {}) };
     await this.temporal.workflow.start<typeof agentRun>('agentRun', {
@@ -271,7 +299,8 @@ export class AgentClient {
       // `running` means the run handed over to a fresh history (continue-as-new): ask the new one.
       while (snapshot.status === 'running') snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
       // A completed run's snapshot is its result; no need to wait out a stream's grace period.
-      if (snapshot.status === 'suspended' || snapshot.status === 'completed') return RunResultSchema.parse(snapshot.result);
+      if (snapshot.status === 'suspended' || snapshot.status === 'completed')
+        return RunResultSchema.parse(snapshot.result);
     } catch (err) {
       const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
       if (cause instanceof ApplicationFailure) {
@@ -279,7 +308,9 @@ export class AgentClient {
         if (type.success) throw decisionRefused(runId, type.data, cause.message);
       }
       // A run that finished before the update completed: its result says how it ended.
-      const finished = isFinishedError(err) || (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
+      const finished =
+        isFinishedError(err) ||
+        (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
       if (!finished) throw this.runError(runId, err);
       if (after.decisionId) {
         const verdict = (await this.getRun(runId)).decisions.find((d) => d.decisionId === after.decisionId);
@@ -334,7 +365,10 @@ export class AgentClient {
   }
 
   /** Sends a decision and returns the stream from the offset the run had reached before it. */
-  private async decideStream(kind: DecisionKind, target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue }): Promise<RunStream> {
+  private async decideStream(
+    kind: DecisionKind,
+    target: DecisionTarget & { reason?: string; resumeData?: JsonValue; result?: JsonValue },
+  ): Promise<RunStream> {
     await this.getRun(target.runId); // a missing run is RunNotFoundError, not a failed query
     const offset = await WorkflowStreamClient.create(this.temporal, target.runId).getOffset();
     // The run may finish right after this decision: it stays readable for the stream's grace period.
@@ -364,7 +398,9 @@ export class AgentClient {
 
     const decision: DecisionSignal = {
       decisionId: randomUUID(),
-      ...((check.call?.toolCallId ?? target.toolCallId) !== undefined ? { toolCallId: check.call?.toolCallId ?? target.toolCallId } : {}),
+      ...((check.call?.toolCallId ?? target.toolCallId) !== undefined
+        ? { toolCallId: check.call?.toolCallId ?? target.toolCallId }
+        : {}),
       ...(target.fingerprint !== undefined ? { fingerprint: target.fingerprint } : {}),
       ...(target.by !== undefined ? { by: target.by } : {}),
       ...(target.reason !== undefined ? { reason: target.reason } : {}),
@@ -380,7 +416,8 @@ export class AgentClient {
       await this.temporal.workflow.getHandle(target.runId).signal(signal, decision);
     } catch (err) {
       // The run closed between the check and the signal.
-      if (err instanceof WorkflowNotFoundError) throw new RunNotWaitingError(target.runId, (await this.getRun(target.runId)).workflowStatus.toLowerCase());
+      if (err instanceof WorkflowNotFoundError)
+        throw new RunNotWaitingError(target.runId, (await this.getRun(target.runId)).workflowStatus.toLowerCase());
       throw err;
     }
     if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
@@ -415,7 +452,9 @@ export class AgentClient {
    * Every run that waits on tool calls, with the calls, found through Temporal visibility (search
    * attributes and memo), so it works from any process and after any restart.
    */
-  async listSuspendedRuns(filter: { agentId?: string; threadId?: string; resourceId?: string } = {}): Promise<SuspendedRun[]> {
+  async listSuspendedRuns(
+    filter: { agentId?: string; threadId?: string; resourceId?: string } = {},
+  ): Promise<SuspendedRun[]> {
     const runs = await this.listRuns({ ...filter, status: 'suspended', limit: Number.POSITIVE_INFINITY });
     return runs.map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({
       runId,
@@ -428,7 +467,9 @@ export class AgentClient {
   }
 
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
-  async listRuns(filter: { status?: RunStatus; agentId?: string; threadId?: string; resourceId?: string; limit?: number } = {}): Promise<RunInfo[]> {
+  async listRuns(
+    filter: { status?: RunStatus; agentId?: string; threadId?: string; resourceId?: string; limit?: number } = {},
+  ): Promise<RunInfo[]> {
     const clauses = [`WorkflowType = 'agentRun'`];
     if (filter.status) clauses.push(`AgentStatus = ${quote(filter.status)}`);
     // A terminated or timed-out workflow keeps the status it last reported; it runs no more.
@@ -478,7 +519,11 @@ export class AgentClient {
     if (err instanceof WorkflowNotFoundError) return new RunNotFoundError(runId, this.namespace);
     if (err instanceof WorkflowFailedError) {
       const cause = err.cause;
-      return new RunFailedError(runId, cause?.message ?? err.message, cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined);
+      return new RunFailedError(
+        runId,
+        cause?.message ?? err.message,
+        cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined,
+      );
     }
     return err;
   }
@@ -496,7 +541,10 @@ export class AgentClient {
     } else {
       approval = requireToolApproval;
     }
-    const parsedOptions = RunOptionsSchema.safeParse({ ...rest, ...(approval !== undefined ? { requireToolApproval: approval } : {}) });
+    const parsedOptions = RunOptionsSchema.safeParse({
+      ...rest,
+      ...(approval !== undefined ? { requireToolApproval: approval } : {}),
+    });
     if (!parsedOptions.success) throw new InvalidRunOptionsError(z.prettifyError(parsedOptions.error));
     const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: prompt }] : prompt;
     const parsedMessages = z.array(MessageSchema).min(1).safeParse(messages);

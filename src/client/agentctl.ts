@@ -5,8 +5,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { DecisionRefusedError, RunFailedError, RunNotFoundError, RunNotWaitingError, InvalidRunOptionsError } from '../errors.js';
-import { RunStatusSchema, ScriptSchema, type DecisionKind, type JsonValue, type PendingToolCall, type RunResult } from '../schemas.js';
+import {
+  DecisionRefusedError,
+  RunFailedError,
+  RunNotFoundError,
+  RunNotWaitingError,
+  InvalidRunOptionsError,
+} from '../errors.js';
+import {
+  RunStatusSchema,
+  ScriptSchema,
+  type DecisionKind,
+  type JsonValue,
+  type PendingToolCall,
+  type RunResult,
+} from '../schemas.js';
 import { AgentClient, type RunInfo, type StartOptions } from './agent-client.js';
 
 export interface AgentctlIo {
@@ -40,7 +53,9 @@ function pendingLine(p: PendingToolCall): string {
 }
 
 function resultLines(result: RunResult): string[] {
-  const lines = [`run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`];
+  const lines = [
+    `run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`,
+  ];
   if (result.text) lines.push(`text: ${result.text}`);
   for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
   return lines;
@@ -59,7 +74,9 @@ function runLines(run: RunInfo): string[] {
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
   for (const d of run.decisions) {
     const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
-    lines.push(`  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`);
+    lines.push(
+      `  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`,
+    );
   }
   return lines;
 }
@@ -82,7 +99,13 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   let client: AgentClient | undefined;
   const connect = async (cmd: Command): Promise<AgentClient> => {
     const g = cmd.optsWithGlobals<GlobalOptions>();
-    client ??= await AgentClient.connect({ address: g.address, namespace: g.namespace, taskQueue: g.taskQueue, profile: g.profile, warn: io.err });
+    client ??= await AgentClient.connect({
+      address: g.address,
+      namespace: g.namespace,
+      taskQueue: g.taskQueue,
+      profile: g.profile,
+      warn: io.err,
+    });
     return client;
   };
   const print = (json: boolean, value: unknown, lines: string[]): void => {
@@ -90,7 +113,9 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   };
 
   const program = new Command('agentctl')
-    .description('Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs in a Temporal namespace.')
+    .description(
+      'Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs in a Temporal namespace.',
+    )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
     .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
@@ -102,26 +127,43 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   const runs = program.command('runs').description('list and show runs');
   runs
     .command('list')
-    .description('list runs (newest first on the dev server; the order is visibility\'s)')
+    .description("list runs (newest first on the dev server; the order is visibility's)")
     .addOption(new Option('--status <status>', 'only runs in this status').choices(RunStatusSchema.options))
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
     .option('--resource <id>', 'only runs of this resource')
     .option('--limit <n>', 'at most this many runs', '50')
     .option('--json', 'machine-readable output')
-    .action(async (o: { status?: 'running'; agent?: string; thread?: string; resource?: string; limit: string; json?: boolean }, cmd: Command) => {
-      const c = await connect(cmd);
-      const list = await c.listRuns({ status: o.status, agentId: o.agent, threadId: o.thread, resourceId: o.resource, limit: Number(o.limit) });
-      const rows = list.map((r) => [
-        r.runId,
-        r.agentId ?? '-',
-        r.status,
-        r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
-        r.threadId ?? '-',
-        r.startTime.toISOString(),
-      ]);
-      print(!!o.json, list, list.length === 0 ? ['no runs'] : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED'], ...rows]));
-    });
+    .action(
+      async (
+        o: { status?: 'running'; agent?: string; thread?: string; resource?: string; limit: string; json?: boolean },
+        cmd: Command,
+      ) => {
+        const c = await connect(cmd);
+        const list = await c.listRuns({
+          status: o.status,
+          agentId: o.agent,
+          threadId: o.thread,
+          resourceId: o.resource,
+          limit: Number(o.limit),
+        });
+        const rows = list.map((r) => [
+          r.runId,
+          r.agentId ?? '-',
+          r.status,
+          r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
+          r.threadId ?? '-',
+          r.startTime.toISOString(),
+        ]);
+        print(
+          !!o.json,
+          list,
+          list.length === 0
+            ? ['no runs']
+            : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED'], ...rows]),
+        );
+      },
+    );
   runs
     .command('show')
     .description('show a run: status, pending tool calls, decision trail, and its result once finished')
@@ -133,34 +175,44 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       let result: RunResult | undefined;
       let failure: string | undefined;
       if (info.workflowStatus === 'COMPLETED') result = await c.result(runId);
-      if (info.workflowStatus === 'FAILED') failure = await c.result(runId).then(() => undefined, (e: Error) => e.message);
+      if (info.workflowStatus === 'FAILED')
+        failure = await c.result(runId).then(
+          () => undefined,
+          (e: Error) => e.message,
+        );
       const lines = runLines(info);
-      if (result) lines.push(`result: ${result.text} (${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`);
+      if (result)
+        lines.push(
+          `result: ${result.text} (${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`,
+        );
       if (failure) lines.push(`failure: ${failure}`);
       print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
     });
 
-  const decide = (kind: DecisionKind) => async (runId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
-    const c = await connect(cmd);
-    const target = {
-      runId,
-      toolCallId: o.toolCall as string | undefined,
-      fingerprint: o.fingerprint as string | undefined,
-      by: (o.by as string | undefined) ?? process.env.USER,
-      reason: o.reason as string | undefined,
-      ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
-      ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
+  const decide =
+    (kind: DecisionKind) => async (runId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const c = await connect(cmd);
+      const target = {
+        runId,
+        toolCallId: o.toolCall as string | undefined,
+        fingerprint: o.fingerprint as string | undefined,
+        by: (o.by as string | undefined) ?? process.env.USER,
+        reason: o.reason as string | undefined,
+        ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
+        ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
+      };
+      const sent = await c.sendDecision(kind, target);
+      const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[
+        kind
+      ];
+      const line = `${verb} ${sent.call.toolName} ${sent.call.toolCallId} (fingerprint ${sent.call.fingerprint}) on run ${runId}`;
+      if (!o.wait) {
+        print(!!o.json, { ...sent, status: 'sent' }, [line]);
+        return;
+      }
+      const next = await c.next(runId, { decisionId: sent.decisionId });
+      print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
     };
-    const sent = await c.sendDecision(kind, target);
-    const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[kind];
-    const line = `${verb} ${sent.call.toolName} ${sent.call.toolCallId} (fingerprint ${sent.call.fingerprint}) on run ${runId}`;
-    if (!o.wait) {
-      print(!!o.json, { ...sent, status: 'sent' }, [line]);
-      return;
-    }
-    const next = await c.next(runId, { decisionId: sent.decisionId });
-    print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
-  };
   program
     .command('approve')
     .description('approve a tool call waiting for approval (default: the most recent one)')
@@ -183,7 +235,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .action(decide('decline'));
   program
     .command('resume')
-    .description("resume a suspended tool call with data for its resumeSchema")
+    .description('resume a suspended tool call with data for its resumeSchema')
     .argument('<run>', 'run id')
     .requiredOption('--data <json>', 'the resume data, as JSON')
     .option('--tool-call <id>', 'the tool call to resume')
@@ -232,7 +284,10 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           throw new Refusal(`cannot read --script ${file}: ${e.message}`);
         });
         const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
-        if (!parsed.success) throw new Refusal(`--script ${file} is not a script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        if (!parsed.success)
+          throw new Refusal(
+            `--script ${file} is not a script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+          );
         options.script = parsed.data;
         options.model ??= 'scripted';
       }

@@ -42,7 +42,11 @@ export const builtinModels: Record<string, ModelFactory> = {
 };
 
 /** Resolves a model name (`provider/model`, or a bare provider name such as `scripted`). */
-export function resolveModel(name: string, context: ModelContext, factories: Record<string, ModelFactory>): LanguageModel {
+export function resolveModel(
+  name: string,
+  context: ModelContext,
+  factories: Record<string, ModelFactory>,
+): LanguageModel {
   const slash = name.indexOf('/');
   const provider = slash === -1 ? name : name.slice(0, slash);
   const modelId = slash === -1 ? '' : name.slice(slash + 1);
@@ -50,7 +54,9 @@ export function resolveModel(name: string, context: ModelContext, factories: Rec
   if (!factory) {
     throw new UnknownModelError(
       name,
-      `no provider "${provider}" on this worker; known: ${Object.keys(factories).map((p) => `"${p}"`).join(', ')}. ` +
+      `no provider "${provider}" on this worker; known: ${Object.keys(factories)
+        .map((p) => `"${p}"`)
+        .join(', ')}. ` +
         'Use e.g. "openai/gpt-4o-mini" or "scripted", or register a provider with createWorker({ models }).',
     );
   }

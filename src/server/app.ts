@@ -8,7 +8,13 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { AgentClient, RunStream, type StartOptions } from '../client/agent-client.js';
-import { DecisionRefusedError, InvalidRunOptionsError, RunFailedError, RunNotFoundError, RunNotWaitingError } from '../errors.js';
+import {
+  DecisionRefusedError,
+  InvalidRunOptionsError,
+  RunFailedError,
+  RunNotFoundError,
+  RunNotWaitingError,
+} from '../errors.js';
 import { JsonValueSchema, MessageSchema, RunOptionsSchema } from '../schemas.js';
 import type { RunStreamChunk } from '../stream-chunks.js';
 import { UiChunkMapper } from './ui-message-chunks.js';
@@ -22,7 +28,9 @@ const StartBodySchema = z
     runId: z.string().min(1).optional(),
   })
   .loose()
-  .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), { message: 'send either "prompt" or "messages"' });
+  .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), {
+    message: 'send either "prompt" or "messages"',
+  });
 
 const DecisionBodySchema = z
   .object({
@@ -45,20 +53,30 @@ async function jsonBody<T>(c: Context, schema: z.ZodType<T>, optional = false): 
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new HTTPException(400, { res: Response.json(errorBody('InvalidJson', `the request body is not JSON: ${(err as Error).message}`), { status: 400 }) });
+    throw new HTTPException(400, {
+      res: Response.json(errorBody('InvalidJson', `the request body is not JSON: ${(err as Error).message}`), {
+        status: 400,
+      }),
+    });
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    throw new HTTPException(400, { res: Response.json(errorBody('InvalidRequest', z.prettifyError(parsed.error)), { status: 400 }) });
+    throw new HTTPException(400, {
+      res: Response.json(errorBody('InvalidRequest', z.prettifyError(parsed.error)), { status: 400 }),
+    });
   }
   return parsed.data;
 }
 
 /** useChat sends UI messages (with `parts`); anything else must already be model messages. */
 async function toModelMessages(messages: Array<Record<string, unknown>>) {
-  if (messages.some((m) => Array.isArray(m.parts))) return (await convertToModelMessages(messages as unknown as UIMessage[])) as z.infer<typeof MessageSchema>[];
+  if (messages.some((m) => Array.isArray(m.parts)))
+    return (await convertToModelMessages(messages as unknown as UIMessage[])) as z.infer<typeof MessageSchema>[];
   const parsed = z.array(MessageSchema).safeParse(messages);
-  if (!parsed.success) throw new HTTPException(400, { res: Response.json(errorBody('InvalidRequest', `messages: ${z.prettifyError(parsed.error)}`), { status: 400 }) });
+  if (!parsed.success)
+    throw new HTTPException(400, {
+      res: Response.json(errorBody('InvalidRequest', `messages: ${z.prettifyError(parsed.error)}`), { status: 400 }),
+    });
   return parsed.data;
 }
 
@@ -85,7 +103,9 @@ function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Response {
           return;
         }
       } catch (err) {
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: (err as Error).message })}\n\n`));
+        controller.enqueue(
+          encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: (err as Error).message })}\n\n`),
+        );
         controller.close();
       }
     },
@@ -120,9 +140,12 @@ export function createServerApp(client: AgentClient): Hono {
 
   app.get('/runs/:runId/stream', async (c) => {
     const runId = c.req.param('runId');
-    const raw = c.req.query('offset') ?? (c.req.header('last-event-id') !== undefined ? String(Number(c.req.header('last-event-id')) + 1) : '0');
+    const raw =
+      c.req.query('offset') ??
+      (c.req.header('last-event-id') !== undefined ? String(Number(c.req.header('last-event-id')) + 1) : '0');
     const offset = Number(raw);
-    if (!Number.isInteger(offset) || offset < 0) return c.json(errorBody('InvalidRequest', `offset must be a whole number >= 0, not "${raw}"`), 400);
+    if (!Number.isInteger(offset) || offset < 0)
+      return c.json(errorBody('InvalidRequest', `offset must be a whole number >= 0, not "${raw}"`), 400);
     await client.getRun(runId); // 404 for a run that does not exist, before any stream starts
     return sse(runId, new RunStream(client, runId, offset));
   });

@@ -53,7 +53,9 @@ export class UiChunkMapper {
         this.openText.clear();
         return [{ type: 'reset-step' }];
       case 'tool-call':
-        return [{ type: 'tool-input-available', toolCallId: chunk.toolCallId, toolName: chunk.toolName, input: chunk.args }];
+        return [
+          { type: 'tool-input-available', toolCallId: chunk.toolCallId, toolName: chunk.toolName, input: chunk.args },
+        ];
       case 'tool-call-approval':
         return [{ type: 'tool-approval-request', approvalId: chunk.toolCallId, toolCallId: chunk.toolCallId }];
       case 'tool-call-suspended':
@@ -61,7 +63,12 @@ export class UiChunkMapper {
           {
             type: 'data-tool-suspended',
             id: chunk.toolCallId,
-            data: { toolCallId: chunk.toolCallId, toolName: chunk.toolName, args: chunk.args, payload: chunk.payload ?? null },
+            data: {
+              toolCallId: chunk.toolCallId,
+              toolName: chunk.toolName,
+              args: chunk.args,
+              payload: chunk.payload ?? null,
+            },
           },
         ];
       case 'tool-result':
@@ -78,7 +85,12 @@ export class UiChunkMapper {
           {
             type: 'finish',
             finishReason: chunk.finishReason === 'suspended' ? 'tool-calls' : chunk.finishReason,
-            messageMetadata: { runId: this.runId, offset: chunk.offset, finishReason: chunk.finishReason, pendingToolCalls: chunk.pendingToolCalls },
+            messageMetadata: {
+              runId: this.runId,
+              offset: chunk.offset,
+              finishReason: chunk.finishReason,
+              pendingToolCalls: chunk.pendingToolCalls,
+            },
           },
         ];
       case 'error':

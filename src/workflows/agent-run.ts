@@ -20,7 +20,17 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
-import { DEFAULT_MAX_STEPS, RunInputSchema, type AgentSpec, type DecisionKind, type JsonValue, type RunInput, type RunOptions, type RunResult, type ToolSpec } from '../schemas.js';
+import {
+  DEFAULT_MAX_STEPS,
+  RunInputSchema,
+  type AgentSpec,
+  type DecisionKind,
+  type JsonValue,
+  type RunInput,
+  type RunOptions,
+  type RunResult,
+  type ToolSpec,
+} from '../schemas.js';
 import type { RunChunk } from '../stream-chunks.js';
 import { runCancelled, runSubAgent, runWorkflowTool } from './delegation.js';
 import {
@@ -47,7 +57,12 @@ const { describeAgent } = proxyActivities<AgentActivities>({
 
 const { callModel } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES,
+  },
 });
 
 /**
@@ -81,14 +96,19 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     parsed.success ? parsed.data.parent : undefined,
     parsed.success ? parsed.data.carry : undefined,
   );
-  for (const [kind, signal] of Object.entries(decisionSignals) as Array<[DecisionKind, (typeof decisionSignals)[DecisionKind]]>) {
+  for (const [kind, signal] of Object.entries(decisionSignals) as Array<
+    [DecisionKind, (typeof decisionSignals)[DecisionKind]]
+  >) {
     setHandler(signal, (d) => state.decide(kind, d));
   }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
     validator: (request) => {
-      if (!safeParse(NextPauseRequestSchema, request).success) throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string }, not ${JSON.stringify(request)}`);
+      if (!safeParse(NextPauseRequestSchema, request).success)
+        throw new Error(
+          `nextPause takes { afterVersion?: number, decisionId?: string }, not ${JSON.stringify(request)}`,
+        );
     },
   });
 
@@ -99,7 +119,13 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     const result = await run(parsed.data, state);
     if ('continueWith' in result) return continueRun(state, result.continueWith);
     state.finish('completed');
-    state.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: [] });
+    state.publish({
+      type: 'finish',
+      finishReason: result.finishReason,
+      text: result.text,
+      usage: result.usage,
+      pendingToolCalls: [],
+    });
     outcome = { result };
   } catch (err) {
     // A cancelled run (or a cancelled parent) ends as cancelled, which also cancels its sub-agents.
@@ -128,7 +154,9 @@ async function nextPause(state: RunState, request: NextPauseRequest): Promise<Ru
       throw ApplicationFailure.nonRetryable(verdict.refusal.message, verdict.refusal.type);
     }
   }
-  await condition(() => state.done || state.continuing || (state.status === 'suspended' && state.version > afterVersion));
+  await condition(
+    () => state.done || state.continuing || (state.status === 'suspended' && state.version > afterVersion),
+  );
   // A run handing over to its continuation answers `running`: the caller asks the new run.
   return state.snapshot();
 }
@@ -146,7 +174,11 @@ async function continueRun(state: RunState, next: RunInput): Promise<never> {
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });
-  return continueAsNewWithAttributes({ ...next, messages: state.messages, carry: { ...next.carry!, ...state.handOver() } });
+  return continueAsNewWithAttributes({
+    ...next,
+    messages: state.messages,
+    carry: { ...next.carry!, ...state.handOver() },
+  });
 }
 
 async function run(input: RunInput, state: RunState): Promise<RunResult | { continueWith: RunInput }> {
@@ -162,7 +194,11 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
   for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {
     // Between steps nothing waits and no child runs: the one safe point to start a fresh history.
     const stepsHere = stepNumber - firstStep;
-    if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (options.continueAsNewEvery !== undefined && stepsHere >= options.continueAsNewEvery))) {
+    if (
+      stepsHere > 0 &&
+      (workflowInfo().continueAsNewSuggested ||
+        (options.continueAsNewEvery !== undefined && stepsHere >= options.continueAsNewEvery))
+    ) {
       return { continueWith: { ...input, carry: { spec, ...state.handOver() } } };
     }
     state.publish({ type: 'start-step', stepNumber });
@@ -181,9 +217,17 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
     });
     state.startStep(stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
-    if (!streaming && model.text) state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
+    if (!streaming && model.text)
+      state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
     for (const call of model.toolCalls) {
-      state.publish({ type: 'tool-call', stepNumber, toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, fingerprint: call.fingerprint });
+      state.publish({
+        type: 'tool-call',
+        stepNumber,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args: call.args,
+        fingerprint: call.fingerprint,
+      });
     }
 
     state.beginCalls(model.toolCalls.length);
@@ -198,7 +242,13 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
     );
     if (outcomes.length > 0) state.messages.push(toolResultMessage(outcomes));
     const step = state.finishStep(outcomes);
-    state.publish({ type: 'step-finish', stepNumber, text: step.text, finishReason: step.finishReason, usage: step.usage });
+    state.publish({
+      type: 'step-finish',
+      stepNumber,
+      text: step.text,
+      finishReason: step.finishReason,
+      usage: step.usage,
+    });
 
     if (model.toolCalls.length === 0) break;
   }
@@ -206,7 +256,12 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
 }
 
 /** Runs one tool call, after approval if it needs one; every way it can go wrong becomes a tool error for the model. */
-async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
+async function runTool(
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+): Promise<ToolCallOutcome> {
   if (call.invalid) return { type: 'error', error: call.invalid };
   const tool = spec.tools.find((t) => t.name === call.toolName);
   if (!tool) {
@@ -225,7 +280,11 @@ async function runTool(spec: AgentSpec, options: RunOptions, state: RunState, ca
   if (tool.kind === 'client') {
     const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: new Date().toISOString() });
     const output = decision.result ?? null;
-    return { type: 'result', output, modelOutput: typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output } };
+    return {
+      type: 'result',
+      output,
+      modelOutput: typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output },
+    };
   }
   if (tool.kind === 'agent') return runSubAgent(tool, options, state, call);
   if (tool.kind === 'workflow') return runWorkflowTool(tool, state, call);

@@ -15,7 +15,12 @@ import { startSearchAttributes } from './search-attributes.js';
  * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
  * visible in the Temporal UI under its parent. What it waits on is reported up to this run.
  */
-export async function runSubAgent(tool: ToolSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
+export async function runSubAgent(
+  tool: ToolSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+): Promise<ToolCallOutcome> {
   const sub = tool.subAgent!;
   const args = call.args as { prompt: string; context?: string };
   const childOptions: RunOptions = {
@@ -41,10 +46,17 @@ export async function runSubAgent(tool: ToolSpec, options: RunOptions, state: Ru
       parentClosePolicy: 'REQUEST_CANCEL',
     });
     trail = result.decisions;
-    return { type: 'result', output: { text: result.text, runId: result.runId }, modelOutput: { type: 'text', value: result.text } };
+    return {
+      type: 'result',
+      output: { text: result.text, runId: result.runId },
+      modelOutput: { type: 'text', value: result.text },
+    };
   } catch (err) {
     if (runCancelled()) throw err;
-    return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
+    return {
+      type: 'error',
+      error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}`,
+    };
   } finally {
     state.childFinished(call.toolCallId, trail);
   }
@@ -63,11 +75,18 @@ export async function runWorkflowTool(tool: ToolSpec, state: RunState, call: Mod
     });
   } catch (err) {
     if (runCancelled()) throw err;
-    return { type: 'error', error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}` };
+    return {
+      type: 'error',
+      error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}`,
+    };
   }
   if (tool.outputSchema) {
     const checked = safeParse(z.fromJSONSchema(tool.outputSchema as Parameters<typeof z.fromJSONSchema>[0]), output);
-    if (!checked.success) return { type: 'error', error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}` };
+    if (!checked.success)
+      return {
+        type: 'error',
+        error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}`,
+      };
   }
   return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
 }

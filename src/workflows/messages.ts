@@ -7,7 +7,14 @@
  */
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
-import { DecisionRecordSchema, PendingToolCallSchema, type DecisionKind, type DecisionSignal, type RunResult, type RunStatus } from '../schemas.js';
+import {
+  DecisionRecordSchema,
+  PendingToolCallSchema,
+  type DecisionKind,
+  type DecisionSignal,
+  type RunResult,
+  type RunStatus,
+} from '../schemas.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');

@@ -9,8 +9,17 @@ export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
   | { accepted: false; type: RefusalType; message: string; call?: PendingToolCall };
 
-const kindWord: Record<DecisionKind, string> = { approve: 'approve', decline: 'decline', resume: 'resume', result: 'a tool result' };
-const waitsFor: Record<PendingToolCall['kind'], string> = { approval: 'approve or decline', suspend: 'resume', client: 'a tool result' };
+const kindWord: Record<DecisionKind, string> = {
+  approve: 'approve',
+  decline: 'decline',
+  resume: 'resume',
+  result: 'a tool result',
+};
+const waitsFor: Record<PendingToolCall['kind'], string> = {
+  approval: 'approve or decline',
+  suspend: 'resume',
+  client: 'a tool result',
+};
 
 function fits(kind: DecisionKind, call: PendingToolCall): boolean {
   if (kind === 'resume') return call.kind === 'suspend';
@@ -58,7 +67,8 @@ export function checkDecision(
     const fitting = pending.filter((c) => fits(kind, c));
     call = fitting[fitting.length - 1];
     if (!call) {
-      if (pending.length === 0) return { accepted: false, type: 'NothingPending', message: 'the run waits on no tool call' };
+      if (pending.length === 0)
+        return { accepted: false, type: 'NothingPending', message: 'the run waits on no tool call' };
       return {
         accepted: false,
         type: 'WrongPauseKind',

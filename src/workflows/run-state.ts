@@ -5,7 +5,11 @@
  * it, and a sub-agent's run reports its waiting calls to its parent, so they surface at the top.
  */
 import { condition, getExternalWorkflowHandle, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import { WorkflowStream, type WorkflowStreamState, type WorkflowTopicHandle } from '@temporalio/workflow-streams/workflow';
+import {
+  WorkflowStream,
+  type WorkflowStreamState,
+  type WorkflowTopicHandle,
+} from '@temporalio/workflow-streams/workflow';
 import type { CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import {
   DecisionSignalSchema,
@@ -21,7 +25,13 @@ import {
   type StepRecord,
 } from '../schemas.js';
 import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
-import { ChildReportSchema, childReportSignal, decisionSignals, type ChildReport, type RunSnapshot } from './messages.js';
+import {
+  ChildReportSchema,
+  childReportSignal,
+  decisionSignals,
+  type ChildReport,
+  type RunSnapshot,
+} from './messages.js';
 import { checkDecision, decisionRecord, truncate, type DecisionCheck } from './pending-calls.js';
 import { safeParse } from './safe-parse.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
@@ -45,7 +55,10 @@ interface ChildState {
 }
 
 /** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
-export function qualify(report: Pick<ChildReport, 'viaToolCallId' | 'runId' | 'agentId'>, call: PendingToolCall): PendingToolCall {
+export function qualify(
+  report: Pick<ChildReport, 'viaToolCallId' | 'runId' | 'agentId'>,
+  call: PendingToolCall,
+): PendingToolCall {
   return {
     ...call,
     toolCallId: `${report.viaToolCallId}/${call.toolCallId}`,
@@ -104,7 +117,12 @@ export class RunState {
 
   /** What a continuation of this run needs besides the conversation; call it once nothing waits. */
   handOver(): { steps: StepRecord[]; decisions: DecisionRecord[]; version: number; stream: Record<string, unknown> } {
-    return { steps: [...this.steps], decisions: [...this.decisions], version: this.version, stream: { ...this.stream.getState() } };
+    return {
+      steps: [...this.steps],
+      decisions: [...this.decisions],
+      version: this.version,
+      stream: { ...this.stream.getState() },
+    };
   }
 
   /** Writes the memo and search attributes anew (a continued run starts with its own). */
@@ -163,12 +181,24 @@ export class RunState {
     return {
       status: this.status,
       version: this.version,
-      result: runResult({ runId: this.runId, agentId: this.agentId, steps, messages: this.messages, pending: this.pending(), decisions: [...this.decisions] }),
+      result: runResult({
+        runId: this.runId,
+        agentId: this.agentId,
+        steps,
+        messages: this.messages,
+        pending: this.pending(),
+        decisions: [...this.decisions],
+      }),
     };
   }
 
   memo(): RunMemo {
-    return { status: this.status, version: this.version, pendingToolCalls: this.pending(), decisions: this.decisions.slice(-MEMO_DECISIONS) };
+    return {
+      status: this.status,
+      version: this.version,
+      pendingToolCalls: this.pending(),
+      decisions: this.decisions.slice(-MEMO_DECISIONS),
+    };
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
@@ -202,8 +232,15 @@ export class RunState {
     const at = new Date().toISOString();
     const parsed = safeParse(DecisionSignalSchema, raw);
     if (!parsed.success) {
-      const id = typeof raw === 'object' && raw && 'decisionId' in raw && typeof raw.decisionId === 'string' ? raw.decisionId : 'invalid';
-      const check: DecisionCheck = { accepted: false, type: 'InvalidDecision', message: `the ${kind} signal does not fit its schema: ${parsed.error}` };
+      const id =
+        typeof raw === 'object' && raw && 'decisionId' in raw && typeof raw.decisionId === 'string'
+          ? raw.decisionId
+          : 'invalid';
+      const check: DecisionCheck = {
+        accepted: false,
+        type: 'InvalidDecision',
+        message: `the ${kind} signal does not fit its schema: ${parsed.error}`,
+      };
       this.record(decisionRecord(kind, { decisionId: truncate(id, 100) }, at, check));
       return;
     }
@@ -217,7 +254,13 @@ export class RunState {
       return;
     }
     if (this.done) {
-      this.record(decisionRecord(kind, decision, at, { accepted: false, type: 'NothingPending', message: `the run has ${this.status}` }));
+      this.record(
+        decisionRecord(kind, decision, at, {
+          accepted: false,
+          type: 'NothingPending',
+          message: `the run has ${this.status}`,
+        }),
+      );
       return;
     }
     const check = checkDecision(kind, decision, all, this.decided);
@@ -236,7 +279,9 @@ export class RunState {
       const inner = check.call.toolCallId.slice(hop.viaToolCallId.length + 1);
       getExternalWorkflowHandle(hop.runId)
         .signal(decisionSignals[kind], { ...decision, toolCallId: inner })
-        .catch((err: unknown) => this.forwardFailed(decision.decisionId, `the sub-agent run ${hop.runId} could not take it: ${String(err)}`));
+        .catch((err: unknown) =>
+          this.forwardFailed(decision.decisionId, `the sub-agent run ${hop.runId} could not take it: ${String(err)}`),
+        );
       this.resumeSegment();
       return;
     }
@@ -291,7 +336,8 @@ export class RunState {
     if (child.paused) this.active++;
     trail.forEach((v) => this.takeVerdict(v));
     for (const [decisionId, call] of this.forwarded) {
-      if (call.path[0]?.viaToolCallId === viaToolCallId) this.forwardFailed(decisionId, `the sub-agent run ${call.path[0].runId} ended before it took the decision`);
+      if (call.path[0]?.viaToolCallId === viaToolCallId)
+        this.forwardFailed(decisionId, `the sub-agent run ${call.path[0].runId} ended before it took the decision`);
     }
     this.changed();
   }
@@ -301,7 +347,8 @@ export class RunState {
     const call = this.forwarded.get(verdict.decisionId);
     if (!call) return;
     this.forwarded.delete(verdict.decisionId);
-    if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) this.decided.delete(call.toolCallId);
+    if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId)
+      this.decided.delete(call.toolCallId);
     this.record({ ...verdict, toolCallId: call.toolCallId });
   }
 
@@ -317,7 +364,11 @@ export class RunState {
   /** Records the verdict on resume data, once the tool has checked it. */
   recordResume(resolution: Resolution, rejection: string | undefined): void {
     const record: DecisionRecord = rejection
-      ? { ...resolution.record, accepted: false, refusal: { type: 'InvalidResumeData', message: truncate(rejection, 1000) } }
+      ? {
+          ...resolution.record,
+          accepted: false,
+          refusal: { type: 'InvalidResumeData', message: truncate(rejection, 1000) },
+        }
       : resolution.record;
     this.record(record);
   }
@@ -335,9 +386,19 @@ export class RunState {
   }
 
   private publishWaiting(entry: PendingToolCall): void {
-    const ids = { toolCallId: entry.toolCallId, toolName: entry.toolName, args: entry.args, fingerprint: entry.fingerprint };
+    const ids = {
+      toolCallId: entry.toolCallId,
+      toolName: entry.toolName,
+      args: entry.args,
+      fingerprint: entry.fingerprint,
+    };
     if (entry.kind === 'approval') this.publish({ type: 'tool-call-approval', ...ids });
-    else this.publish({ type: 'tool-call-suspended', ...ids, ...(entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {}) });
+    else
+      this.publish({
+        type: 'tool-call-suspended',
+        ...ids,
+        ...(entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {}),
+      });
   }
 
   /** Ends the stream's segment with a `suspended` finish once nothing can go on without a decision. */
@@ -345,7 +406,13 @@ export class RunState {
     if (this.paused || this.active > 0 || this.pending().length === 0) return;
     this.paused = true;
     const { result } = this.snapshot();
-    this.publish({ type: 'finish', finishReason: result.finishReason, text: result.text, usage: result.usage, pendingToolCalls: this.pending() });
+    this.publish({
+      type: 'finish',
+      finishReason: result.finishReason,
+      text: result.text,
+      usage: result.usage,
+      pendingToolCalls: this.pending(),
+    });
     this.report();
   }
 
@@ -388,7 +455,9 @@ export class RunState {
       verdicts,
     };
     // The parent may have ended (cancelled); then nobody needs the report.
-    getExternalWorkflowHandle(this.parent.runId).signal(childReportSignal, report).catch(() => undefined);
+    getExternalWorkflowHandle(this.parent.runId)
+      .signal(childReportSignal, report)
+      .catch(() => undefined);
   }
 }
 

@@ -11,10 +11,16 @@ export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', SearchAttr
 export const AgentThreadIdKey = defineSearchAttributeKey('AgentThreadId', SearchAttributeType.KEYWORD);
 export const AgentResourceIdKey = defineSearchAttributeKey('AgentResourceId', SearchAttributeType.KEYWORD);
 /** The ids of the tool calls the run waits on. */
-export const AgentPendingToolCallsKey = defineSearchAttributeKey('AgentPendingToolCalls', SearchAttributeType.KEYWORD_LIST);
+export const AgentPendingToolCallsKey = defineSearchAttributeKey(
+  'AgentPendingToolCalls',
+  SearchAttributeType.KEYWORD_LIST,
+);
 
 /** The search attributes a run starts with: its agent, `running`, and its thread and resource if any. */
-export function startSearchAttributes(agentId: string, options: { threadId?: string; resourceId?: string }): SearchAttributePair[] {
+export function startSearchAttributes(
+  agentId: string,
+  options: { threadId?: string; resourceId?: string },
+): SearchAttributePair[] {
   const pairs: SearchAttributePair[] = [
     { key: AgentIdKey, value: agentId },
     { key: AgentStatusKey, value: 'running' },

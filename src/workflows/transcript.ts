@@ -2,7 +2,13 @@
  * Pure functions that shape a run's conversation and result. The workflow calls them; they have
  * unit tests of their own.
  */
-import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutcome, ToolModelOutput } from '../activities/contracts.js';
+import type {
+  CallModelOutput,
+  ModelToolCall,
+  ModelToolDefinition,
+  ToolCallOutcome,
+  ToolModelOutput,
+} from '../activities/contracts.js';
 import { mostRecentPending } from './pending-calls.js';
 import type {
   AgentSpec,
@@ -97,7 +103,11 @@ export function runResult(args: {
     toolResults: steps.flatMap((s) => s.toolResults),
     usage: steps.reduce((u, s) => addUsage(u, s.usage), ZERO_USAGE),
     // A run that waits only on client tools stopped for the caller's results, as the AI SDK says it.
-    finishReason: waitingOn ? (pending.every((p) => p.kind === 'client') ? 'tool-calls' : 'suspended') : (last?.finishReason ?? 'other'),
+    finishReason: waitingOn
+      ? pending.every((p) => p.kind === 'client')
+        ? 'tool-calls'
+        : 'suspended'
+      : (last?.finishReason ?? 'other'),
     pendingToolCalls: pending,
     ...(waitingOn
       ? {

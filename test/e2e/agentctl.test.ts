@@ -19,22 +19,37 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ctl = (args: string[]) => agentctl(['--address', temporalAddress(), '--namespace', 'default', '--task-queue', w.taskQueue, ...args]);
+const ctl = (args: string[]) =>
+  agentctl(['--address', temporalAddress(), '--namespace', 'default', '--task-queue', w.taskQueue, ...args]);
 
 it('starts a run that waits on a client tool, and submits its result', async () => {
   const script = join(dir, 'pick.json');
-  await writeFile(script, JSON.stringify([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }]));
+  await writeFile(
+    script,
+    JSON.stringify([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }]),
+  );
   const started = await ctl(['start', 'toolbox-agent', '--prompt', 'pick one', '--script', script, '--json']);
   expect(started.code).toBe(0);
   const paused = JSON.parse(started.stdout) as RunResult;
-  expect(paused).toMatchObject({ finishReason: 'tool-calls', pendingToolCalls: [{ toolCallId: 'call-0-0', toolName: 'pick', kind: 'client' }] });
+  expect(paused).toMatchObject({
+    finishReason: 'tool-calls',
+    pendingToolCalls: [{ toolCallId: 'call-0-0', toolName: 'pick', kind: 'client' }],
+  });
 
   const refused = await ctl(['approve', paused.runId]);
-  expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes approve: pick call-0-0 waits for a tool result/) });
+  expect(refused).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(
+      /^agentctl: refused \(WrongPauseKind\): no pending call takes approve: pick call-0-0 waits for a tool result/,
+    ),
+  });
 
   const submitted = await ctl(['submit', paused.runId, '--result', '"blue"', '--by', 'ui', '--wait', '--json']);
   expect(submitted.code).toBe(0);
-  expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop', text: 'Blue.', toolResults: [{ output: 'blue' }] } });
+  expect(JSON.parse(submitted.stdout)).toMatchObject({
+    status: 'applied',
+    result: { finishReason: 'stop', text: 'Blue.', toolResults: [{ output: 'blue' }] },
+  });
 });
 
 it('refuses a script file that is not a script, in one line', async () => {

@@ -15,8 +15,17 @@ it('finds the running server on a second start and only re-checks the search att
 
 it('has registered the search attributes runs use', async () => {
   const { stdout: cli } = await run('bash', ['temporal-dev.sh', 'cli'], { env });
-  const { stdout } = await run(cli.trim(), ['operator', 'search-attribute', 'list', '--address', inject('temporalAddress'), '-o', 'json']);
-  for (const name of ['AgentId', 'AgentStatus', 'AgentThreadId', 'AgentResourceId', 'AgentPendingToolCalls']) expect(stdout).toContain(name);
+  const { stdout } = await run(cli.trim(), [
+    'operator',
+    'search-attribute',
+    'list',
+    '--address',
+    inject('temporalAddress'),
+    '-o',
+    'json',
+  ]);
+  for (const name of ['AgentId', 'AgentStatus', 'AgentThreadId', 'AgentResourceId', 'AgentPendingToolCalls'])
+    expect(stdout).toContain(name);
 });
 
 it('reports status with exit 0 and the address', async () => {
@@ -25,6 +34,8 @@ it('reports status with exit 0 and the address', async () => {
 });
 
 it('refuses an unknown argument with exit 2 and says where help is', async () => {
-  const err = await run('bash', ['temporal-dev.sh', 'start', '--bogus'], { env }).catch((e: { code: number; stderr: string }) => e);
+  const err = await run('bash', ['temporal-dev.sh', 'start', '--bogus'], { env }).catch(
+    (e: { code: number; stderr: string }) => e,
+  );
   expect(err).toMatchObject({ code: 2, stderr: "temporal-dev.sh: unknown argument '--bogus' (see --help)\n" });
 });

@@ -32,7 +32,12 @@ afterAll(async () => {
 function scenario(address: string) {
   const taskQueue = `durable-${randomUUID()}`;
   const recordsFile = join(dir, `${taskQueue}.json`);
-  const env = (extra: Record<string, string> = {}) => ({ TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, RECORDS_FILE: recordsFile, ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    RECORDS_FILE: recordsFile,
+    ...extra,
+  });
   return {
     taskQueue,
     recordsFile,
@@ -41,13 +46,22 @@ function scenario(address: string) {
       workers.push(w);
       return w;
     },
-    ctl: (args: string[]) => agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args]),
+    ctl: (args: string[]) =>
+      agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args]),
     client: () => AgentClient.connect({ address, namespace: 'default', taskQueue }),
   };
 }
 
 async function startPaused(s: ReturnType<typeof scenario>): Promise<RunResult> {
-  const started = await s.ctl(['start', 'records-agent', '--prompt', 'Delete the old customer list.', '--script', scriptFile, '--json']);
+  const started = await s.ctl([
+    'start',
+    'records-agent',
+    '--prompt',
+    'Delete the old customer list.',
+    '--script',
+    scriptFile,
+    '--json',
+  ]);
   expect(started).toMatchObject({ code: 0 });
   const result = JSON.parse(started.stdout) as RunResult;
   expect(result.finishReason).toBe('suspended');
@@ -67,17 +81,37 @@ describe('durability with real processes', () => {
     const mismatch = await s.ctl(['approve', paused.runId, '--fingerprint', '0'.repeat(64)]);
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr.trim().split('\n')).toHaveLength(1);
-    expect(mismatch.stderr).toMatch(/^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord \{"id":"r2"\}/);
+    expect(mismatch.stderr).toMatch(
+      /^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord \{"id":"r2"\}/,
+    );
     const wrongKind = await s.ctl(['resume', paused.runId, '--data', '{"answer":"x"}']);
-    expect(wrongKind).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes resume/) });
+    expect(wrongKind).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes resume/),
+    });
     const unknownRun = await s.ctl(['approve', 'run-does-not-exist']);
-    expect(unknownRun).toMatchObject({ code: 1, stderr: expect.stringMatching(/^agentctl: No run "run-does-not-exist"/) });
+    expect(unknownRun).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^agentctl: No run "run-does-not-exist"/),
+    });
 
     const listed = await s.ctl(['runs', 'list', '--status', 'suspended', '--agent', 'records-agent', '--json']);
     expect(JSON.parse(listed.stdout).map((r: { runId: string }) => r.runId)).toContain(paused.runId);
 
-    const approved = await s.ctl(['approve', paused.runId, '--tool-call', toolCallId, '--fingerprint', fingerprint, '--by', 'ops-oncall']);
-    expect(approved).toMatchObject({ code: 0, stdout: `approved deleteRecord ${toolCallId} (fingerprint ${fingerprint}) on run ${paused.runId}\n` });
+    const approved = await s.ctl([
+      'approve',
+      paused.runId,
+      '--tool-call',
+      toolCallId,
+      '--fingerprint',
+      fingerprint,
+      '--by',
+      'ops-oncall',
+    ]);
+    expect(approved).toMatchObject({
+      code: 0,
+      stdout: `approved deleteRecord ${toolCallId} (fingerprint ${fingerprint}) on run ${paused.runId}\n`,
+    });
     expect((await readRecords(s.recordsFile)).deletions).toEqual([]); // nothing runs without a worker
 
     await s.worker();
@@ -105,14 +139,19 @@ describe('durability with real processes', () => {
     expect((await s.ctl(['approve', paused.runId, '--by', 'ops'])).code).toBe(0);
 
     // The deletion is written, and the tool is still running: kill the worker now.
-    await waitFor('the deletion on disk', async () => ((await readRecords(s.recordsFile)).deletions.length > 0 ? true : undefined));
+    await waitFor('the deletion on disk', async () =>
+      (await readRecords(s.recordsFile)).deletions.length > 0 ? true : undefined,
+    );
     await killHard(slow);
     await s.worker();
 
     const client = await s.client();
     try {
       const done = await client.result(paused.runId);
-      expect(done.toolResults.find((r) => r.toolName === 'deleteRecord')).toMatchObject({ isError: false, output: { deleted: 'r2', title: 'Old customer list' } });
+      expect(done.toolResults.find((r) => r.toolName === 'deleteRecord')).toMatchObject({
+        isError: false,
+        output: { deleted: 'r2', title: 'Old customer list' },
+      });
     } finally {
       await client.close();
     }
@@ -129,7 +168,15 @@ describe('durability with real processes', () => {
       });
     });
     const serverDir = join(dir, 'server');
-    const serverArgs = ['--port', String(port), '--dir', serverDir, '--db', join(serverDir, 'temporal.db'), '--headless'];
+    const serverArgs = [
+      '--port',
+      String(port),
+      '--dir',
+      serverDir,
+      '--db',
+      join(serverDir, 'temporal.db'),
+      '--headless',
+    ];
     const address = await devServer(['start', ...serverArgs]);
     try {
       const s = scenario(address);
@@ -142,13 +189,18 @@ describe('durability with real processes', () => {
 
       const listed = await s.ctl(['runs', 'list', '--status', 'suspended', '--json']);
       expect(listed.code).toBe(0);
-      const run = (JSON.parse(listed.stdout) as Array<{ runId: string; pendingToolCalls: unknown[] }>).find((r) => r.runId === paused.runId);
+      const run = (JSON.parse(listed.stdout) as Array<{ runId: string; pendingToolCalls: unknown[] }>).find(
+        (r) => r.runId === paused.runId,
+      );
       expect(run?.pendingToolCalls).toEqual(paused.pendingToolCalls);
 
       await s.worker();
       const approved = await s.ctl(['approve', paused.runId, '--wait', '--json']);
       expect(approved.code).toBe(0);
-      expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop', text: 'Done: record r2 is deleted.' } });
+      expect(JSON.parse(approved.stdout)).toMatchObject({
+        status: 'applied',
+        result: { finishReason: 'stop', text: 'Done: record r2 is deleted.' },
+      });
     } finally {
       for (const w of workers) w.child.kill('SIGKILL');
       await devServer(['stop', ...serverArgs]);
@@ -168,9 +220,14 @@ describe('durability of a supervisor chain', () => {
       await killHard(worker);
 
       const shown = await s.ctl(['runs', 'show', paused.runId]);
-      expect(shown.stdout).toMatch(/call-0-0\/call-0-0\/call-1-0 {2}deleteRecord\(\{"id":"r2"\}\) {2}awaits approval .* in ops-agent \S+ > records-agent \S+/);
+      expect(shown.stdout).toMatch(
+        /call-0-0\/call-0-0\/call-1-0 {2}deleteRecord\(\{"id":"r2"\}\) {2}awaits approval .* in ops-agent \S+ > records-agent \S+/,
+      );
       const approved = await s.ctl(['approve', paused.runId, '--by', 'ops-oncall']);
-      expect(approved).toMatchObject({ code: 0, stdout: expect.stringContaining('approved deleteRecord call-0-0/call-0-0/call-1-0') });
+      expect(approved).toMatchObject({
+        code: 0,
+        stdout: expect.stringContaining('approved deleteRecord call-0-0/call-0-0/call-1-0'),
+      });
 
       await s.worker();
       const done = await client.result(paused.runId);

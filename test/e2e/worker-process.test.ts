@@ -10,23 +10,31 @@ import { temporalAddress } from '../helpers.js';
 import { spawnWorker } from '../processes.js';
 
 describe('the worker process', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('serves runs from the environment settings and stops cleanly on %s', async (signal) => {
-    const taskQueue = `e2e-${randomUUID()}`;
-    const worker = await spawnWorker({ TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue });
-    try {
-      expect(worker.output()).toContain(`worker: serving weather-agent, records-agent, supervisor, ops-agent on task queue "${taskQueue}" in namespace "default"`);
-      const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'serves runs from the environment settings and stops cleanly on %s',
+    async (signal) => {
+      const taskQueue = `e2e-${randomUUID()}`;
+      const worker = await spawnWorker({ TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue });
       try {
-        const result = await client.generate('weather-agent', 'Weather in Paris?', { model: 'scripted', script: weatherDemoScript });
-        expect(result.text).toBe(weatherDemoScript[1]!.text);
+        expect(worker.output()).toContain(
+          `worker: serving weather-agent, records-agent, supervisor, ops-agent on task queue "${taskQueue}" in namespace "default"`,
+        );
+        const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
+        try {
+          const result = await client.generate('weather-agent', 'Weather in Paris?', {
+            model: 'scripted',
+            script: weatherDemoScript,
+          });
+          expect(result.text).toBe(weatherDemoScript[1]!.text);
+        } finally {
+          await client.close();
+        }
+        worker.child.kill(signal);
+        expect(await worker.exited).toEqual({ code: 0, signal: null });
+        expect(worker.output()).toContain('worker: stopped');
       } finally {
-        await client.close();
+        worker.child.kill('SIGKILL');
       }
-      worker.child.kill(signal);
-      expect(await worker.exited).toEqual({ code: 0, signal: null });
-      expect(worker.output()).toContain('worker: stopped');
-    } finally {
-      worker.child.kill('SIGKILL');
-    }
-  });
+    },
+  );
 });

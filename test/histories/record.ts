@@ -30,13 +30,32 @@ interface Recording {
 }
 
 const recordings: Record<string, Recording> = {
-  'weather-agent': { agentId: 'weather-agent', prompt: 'What is the weather in Paris?', options: { model: 'scripted', script: weatherDemoScript } },
+  'weather-agent': {
+    agentId: 'weather-agent',
+    prompt: 'What is the weather in Paris?',
+    options: { model: 'scripted', script: weatherDemoScript },
+  },
   'invalid-tool-args': {
     agentId: 'weather-agent',
     prompt: 'Weather?',
-    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'weather', args: { town: 'Paris' } }, { toolName: 'radar', args: {} }] }, { text: 'Sorry.' }] },
+    options: {
+      model: 'scripted',
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'weather', args: { town: 'Paris' } },
+            { toolName: 'radar', args: {} },
+          ],
+        },
+        { text: 'Sorry.' },
+      ],
+    },
   },
-  'script-exhausted': { agentId: 'weather-agent', prompt: 'Weather?', options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'weather', args: { city: 'Oslo' } }] }] } },
+  'script-exhausted': {
+    agentId: 'weather-agent',
+    prompt: 'Weather?',
+    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'weather', args: { city: 'Oslo' } }] }] },
+  },
   'approve-with-refusal': {
     agentId: 'records-agent',
     prompt: 'Delete the old customer list.',
@@ -51,7 +70,15 @@ const recordings: Record<string, Recording> = {
     prompt: 'Both.',
     options: {
       model: 'scripted',
-      script: [{ toolCalls: [{ toolName: 'guarded', args: { target: 'a' } }, { toolName: 'guarded', args: { target: 'b' } }] }, { text: 'done' }],
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'guarded', args: { target: 'a' } },
+            { toolName: 'guarded', args: { target: 'b' } },
+          ],
+        },
+        { text: 'done' },
+      ],
     },
     then: async (client, runId) => {
       await client.approveToolCallGenerate({ runId, toolCallId: 'call-0-1', by: 'ops' });
@@ -61,9 +88,14 @@ const recordings: Record<string, Recording> = {
   'suspend-and-resume': {
     agentId: 'toolbox-agent',
     prompt: 'Ask me.',
-    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'Thanks.' }] },
+    options: {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'Thanks.' }],
+    },
     then: async (client, runId) => {
-      await client.temporal.workflow.getHandle(runId).signal(resumeToolCallSignal, { decisionId: 'bad', resumeData: { answer: 1 } });
+      await client.temporal.workflow
+        .getHandle(runId)
+        .signal(resumeToolCallSignal, { decisionId: 'bad', resumeData: { answer: 1 } });
       await client.next(runId, { decisionId: 'bad' }).catch(() => undefined);
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
@@ -79,7 +111,10 @@ const recordings: Record<string, Recording> = {
   'client-tool': {
     agentId: 'toolbox-agent',
     prompt: 'Pick one.',
-    options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }] },
+    options: {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }],
+    },
     then: async (client, runId) => {
       await client.submitToolResultGenerate({ runId, result: 'blue', by: 'ui' });
     },
@@ -89,7 +124,10 @@ const recordings: Record<string, Recording> = {
 const only = process.argv.slice(2);
 const taskQueue = `record-${randomUUID()}`;
 const client = await AgentClient.connect({ taskQueue });
-const { worker, run } = await createWorker({ agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent], taskQueue });
+const { worker, run } = await createWorker({
+  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent],
+  taskQueue,
+});
 const running = run();
 try {
   for (const [name, { agentId, prompt, options, then }] of Object.entries(recordings)) {

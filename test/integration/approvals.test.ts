@@ -25,8 +25,14 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const guardedScript = (target = 'db'): Script => [{ toolCalls: [{ toolName: 'guarded', args: { target } }] }, { text: 'Finished.' }];
-const askScript: Script = [{ toolCalls: [{ toolName: 'ask', args: { question: 'Which colour?' } }] }, { text: 'Thanks.' }];
+const guardedScript = (target = 'db'): Script => [
+  { toolCalls: [{ toolName: 'guarded', args: { target } }] },
+  { text: 'Finished.' },
+];
+const askScript: Script = [
+  { toolCalls: [{ toolName: 'ask', args: { question: 'Which colour?' } }] },
+  { text: 'Thanks.' },
+];
 
 async function pausedRun(script: Script, extra: { threadId?: string; resourceId?: string } = {}): Promise<RunResult> {
   const result = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script, ...extra });
@@ -46,7 +52,12 @@ describe('approval before execution', () => {
     const runs = guardedRuns.length;
     const paused = await pausedRun(guardedScript(), { threadId: `t-${randomUUID()}`, resourceId: 'res-1' });
     const waiting = paused.suspendPayload!;
-    expect(waiting).toMatchObject({ toolCallId: 'call-0-0', toolName: 'guarded', args: { target: 'db' }, requiresApproval: true });
+    expect(waiting).toMatchObject({
+      toolCallId: 'call-0-0',
+      toolName: 'guarded',
+      args: { target: 'db' },
+      requiresApproval: true,
+    });
     expect(waiting.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(paused.pendingToolCalls).toHaveLength(1);
     expect(paused.pendingToolCalls[0]!.askedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -57,17 +68,27 @@ describe('approval before execution', () => {
     expect(description.typedSearchAttributes.get(AgentPendingToolCallsKey)).toEqual(['call-0-0']);
 
     // A brand-new process: a new connection, no state, finds and decides the run.
-    const fresh = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue: w.taskQueue });
+    const fresh = await AgentClient.connect({
+      address: temporalAddress(),
+      namespace: 'default',
+      taskQueue: w.taskQueue,
+    });
     try {
       const found = await waitFor('the run in listSuspendedRuns', async () => {
         const list = await fresh.listSuspendedRuns({ agentId: 'toolbox-agent', resourceId: 'res-1' });
         return list.find((r) => r.runId === paused.runId);
       });
       expect(found.pendingToolCalls).toEqual(paused.pendingToolCalls);
-      const done = await fresh.approveToolCallGenerate({ runId: paused.runId, fingerprint: waiting.fingerprint, by: 'alice' });
+      const done = await fresh.approveToolCallGenerate({
+        runId: paused.runId,
+        fingerprint: waiting.fingerprint,
+        by: 'alice',
+      });
       expect(done.finishReason).toBe('stop');
       expect(done.text).toBe('Finished.');
-      expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'guarded', isError: false, output: 'did db' }]);
+      expect(done.toolResults).toEqual([
+        { toolCallId: 'call-0-0', toolName: 'guarded', isError: false, output: 'did db' },
+      ]);
     } finally {
       await fresh.close();
     }
@@ -75,14 +96,22 @@ describe('approval before execution', () => {
 
     const info = await w.client.getRun(paused.runId);
     expect(info.decisions).toEqual([
-      expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0', toolName: 'guarded', by: 'alice', accepted: true }),
+      expect.objectContaining({
+        kind: 'approve',
+        toolCallId: 'call-0-0',
+        toolName: 'guarded',
+        by: 'alice',
+        accepted: true,
+      }),
     ]);
   });
 
   it('finds suspended runs by thread and resource, and not by another', async () => {
     const threadId = `t-${randomUUID()}`;
     const paused = await pausedRun(guardedScript(), { threadId, resourceId: 'res-2' });
-    const byThread = await waitFor('the run by thread', async () => (await w.client.listSuspendedRuns({ threadId })).find((r) => r.runId === paused.runId));
+    const byThread = await waitFor('the run by thread', async () =>
+      (await w.client.listSuspendedRuns({ threadId })).find((r) => r.runId === paused.runId),
+    );
     expect(byThread).toMatchObject({ agentId: 'toolbox-agent', threadId, resourceId: 'res-2' });
     expect(await w.client.listSuspendedRuns({ threadId, resourceId: 'res-other' })).toEqual([]);
     await w.client.declineToolCallGenerate({ runId: paused.runId });
@@ -108,16 +137,33 @@ describe('approval before execution', () => {
 
   it('pauses every call with requireToolApproval, and with a function instead, after a warning', async () => {
     const addScript: Script = [{ toolCalls: [{ toolName: 'add', args: { a: 1, b: 2 } }] }, { text: '3' }];
-    const paused = await w.client.generate('toolbox-agent', 'add', { model: 'scripted', script: addScript, requireToolApproval: true });
+    const paused = await w.client.generate('toolbox-agent', 'add', {
+      model: 'scripted',
+      script: addScript,
+      requireToolApproval: true,
+    });
     expect(paused.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
     expect((await w.client.approveToolCallGenerate({ runId: paused.runId })).text).toBe('3');
 
     const warnings: string[] = [];
-    const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue: w.taskQueue, warn: (m) => warnings.push(m) });
+    const client = await AgentClient.connect({
+      address: temporalAddress(),
+      namespace: 'default',
+      taskQueue: w.taskQueue,
+      warn: (m) => warnings.push(m),
+    });
     try {
-      const pausedToo = await client.generate('toolbox-agent', 'add', { model: 'scripted', script: addScript, requireToolApproval: () => false });
+      const pausedToo = await client.generate('toolbox-agent', 'add', {
+        model: 'scripted',
+        script: addScript,
+        requireToolApproval: () => false,
+      });
       expect(pausedToo.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
-      expect(warnings).toEqual([expect.stringContaining('a function cannot be stored with a durable run, so this run requires approval for every tool call')]);
+      expect(warnings).toEqual([
+        expect.stringContaining(
+          'a function cannot be stored with a durable run, so this run requires approval for every tool call',
+        ),
+      ]);
       await client.declineToolCallGenerate({ runId: pausedToo.runId });
     } finally {
       await client.close();
@@ -126,7 +172,12 @@ describe('approval before execution', () => {
 
   it('decides the calls of one step on their own, in any order, and goes on once none is pending', async () => {
     const script: Script = [
-      { toolCalls: [{ toolName: 'guarded', args: { target: 'one' } }, { toolName: 'guarded', args: { target: 'two' } }] },
+      {
+        toolCalls: [
+          { toolName: 'guarded', args: { target: 'one' } },
+          { toolName: 'guarded', args: { target: 'two' } },
+        ],
+      },
       { text: 'Both handled.' },
     ];
     const paused = await pausedRun(script);
@@ -154,22 +205,35 @@ describe('suspension from inside a tool', () => {
       requiresApproval: false,
       payload: { question: 'Which colour?' },
     });
-    await expect(w.client.resumeGenerate({ answer: '' }, { runId: paused.runId })).rejects.toThrow(InvalidResumeDataError);
+    await expect(w.client.resumeGenerate({ answer: '' }, { runId: paused.runId })).rejects.toThrow(
+      InvalidResumeDataError,
+    );
     await expectStillWaiting(paused.runId, 'call-0-0');
 
     const done = await w.client.resumeGenerate({ answer: 'green' }, { runId: paused.runId, by: 'carol' });
     expect(done.text).toBe('Thanks.');
-    expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'ask', isError: false, output: { answer: 'green' } }]);
+    expect(done.toolResults).toEqual([
+      { toolCallId: 'call-0-0', toolName: 'ask', isError: false, output: { answer: 'green' } },
+    ]);
   });
 
   it('records a refusal for invalid resume data that reaches the workflow, and stays suspended', async () => {
     const paused = await pausedRun(askScript);
     const handle = w.client.temporal.workflow.getHandle(paused.runId);
-    await handle.signal(resumeToolCallSignal, { decisionId: 'raw-1', toolCallId: 'call-0-0', resumeData: { answer: 42 }, by: 'script' });
-    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-1'));
+    await handle.signal(resumeToolCallSignal, {
+      decisionId: 'raw-1',
+      toolCallId: 'call-0-0',
+      resumeData: { answer: 42 },
+      by: 'script',
+    });
+    const refusal = await waitFor('the refusal in the trail', async () =>
+      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-1'),
+    );
     expect(refusal).toMatchObject({ accepted: false, by: 'script', refusal: { type: 'InvalidResumeData' } });
     expect(refusal.refusal!.message).toMatch(/resumeSchema of tool "ask"/);
-    await waitFor('the call pending again', async () => ((await w.client.getRun(paused.runId)).status === 'suspended' ? true : undefined));
+    await waitFor('the call pending again', async () =>
+      (await w.client.getRun(paused.runId)).status === 'suspended' ? true : undefined,
+    );
     await expectStillWaiting(paused.runId, 'call-0-0');
     expect((await w.client.resumeGenerate({ answer: 'blue' }, { runId: paused.runId })).text).toBe('Thanks.');
   });
@@ -178,8 +242,13 @@ describe('suspension from inside a tool', () => {
     const paused = await pausedRun([{ toolCalls: [{ toolName: 'askThenFail', args: {} }] }, { text: 'oh well' }]);
     const done = await w.client.resumeGenerate({ go: true }, { runId: paused.runId, by: 'dave' });
     expect(done.text).toBe('oh well');
-    expect(done.toolResults[0]).toMatchObject({ isError: true, error: 'Tool "askThenFail" failed: failed after resume' });
-    expect((await w.client.getRun(paused.runId)).decisions).toEqual([expect.objectContaining({ kind: 'resume', by: 'dave', accepted: true })]);
+    expect(done.toolResults[0]).toMatchObject({
+      isError: true,
+      error: 'Tool "askThenFail" failed: failed after resume',
+    });
+    expect((await w.client.getRun(paused.runId)).decisions).toEqual([
+      expect.objectContaining({ kind: 'resume', by: 'dave', accepted: true }),
+    ]);
   });
 
   it('gives the model a tool error for a suspend payload that fails suspendSchema', async () => {
@@ -195,8 +264,12 @@ describe('suspension from inside a tool', () => {
 describe('bad decisions: a specific refusal, the run unchanged, no failed workflow task', () => {
   it('records a decision the client refused, and never applies it (an empty fingerprint is not "no fingerprint")', async () => {
     const paused = await pausedRun(guardedScript());
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: '', by: 'eve' })).rejects.toBeInstanceOf(ApprovalMismatchError);
-    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.by === 'eve'));
+    await expect(
+      w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: '', by: 'eve' }),
+    ).rejects.toBeInstanceOf(ApprovalMismatchError);
+    const refusal = await waitFor('the refusal in the trail', async () =>
+      (await w.client.getRun(paused.runId)).decisions.find((d) => d.by === 'eve'),
+    );
     expect(refusal).toMatchObject({ accepted: false, kind: 'approve', refusal: { type: 'FingerprintMismatch' } });
     await expectStillWaiting(paused.runId, 'call-0-0');
     await w.client.declineToolCallGenerate({ runId: paused.runId });
@@ -206,11 +279,18 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     const paused = await pausedRun(askScript);
     let deep: unknown = 'bottom';
     for (let i = 0; i < 3000; i++) deep = [deep];
-    await w.client.temporal.workflow.getHandle(paused.runId).signal(resumeToolCallSignal, { decisionId: 'deep', resumeData: deep } as never);
-    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'deep'));
+    await w.client.temporal.workflow
+      .getHandle(paused.runId)
+      .signal(resumeToolCallSignal, { decisionId: 'deep', resumeData: deep } as never);
+    const refusal = await waitFor('the refusal in the trail', async () =>
+      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'deep'),
+    );
     // Whether the signal check overflows (InvalidDecision) or the tool's resumeSchema refuses it
     // (InvalidResumeData) depends on the worker's stack; either way it is refused and recorded.
-    expect(refusal).toMatchObject({ accepted: false, refusal: { type: expect.stringMatching(/^(InvalidDecision|InvalidResumeData)$/) } });
+    expect(refusal).toMatchObject({
+      accepted: false,
+      refusal: { type: expect.stringMatching(/^(InvalidDecision|InvalidResumeData)$/) },
+    });
     await expectStillWaiting(paused.runId, 'call-0-0');
     await w.client.resumeGenerate({ answer: 'fine' }, { runId: paused.runId });
   });
@@ -230,13 +310,19 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     const done = await w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'dup' });
     expect(done.toolResults).toEqual([
       { toolCallId: 'dup', toolName: 'guarded', isError: false, output: 'did first' },
-      { toolCallId: 'dup', toolName: 'guarded', isError: true, error: expect.stringContaining('was used twice in one step') },
+      {
+        toolCallId: 'dup',
+        toolName: 'guarded',
+        isError: true,
+        error: expect.stringContaining('was used twice in one step'),
+      },
     ]);
   });
 
-
   it('refuses an unknown run', async () => {
-    await expect(w.client.approveToolCallGenerate({ runId: `no-such-run-${randomUUID()}` })).rejects.toThrow(RunNotFoundError);
+    await expect(w.client.approveToolCallGenerate({ runId: `no-such-run-${randomUUID()}` })).rejects.toThrow(
+      RunNotFoundError,
+    );
   });
 
   it('refuses a wrong tool-call id', async () => {
@@ -244,55 +330,85 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toThrow(
       /the run waits on no tool call call-9-9; pending: guarded call-0-0/,
     );
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-9-9' })).rejects.toBeInstanceOf(UnknownToolCallError);
+    await expect(
+      w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-9-9' }),
+    ).rejects.toBeInstanceOf(UnknownToolCallError);
     await expectStillWaiting(paused.runId, 'call-0-0');
   });
 
   it('refuses a mismatched fingerprint, at the client and in the workflow', async () => {
     const paused = await pausedRun(guardedScript());
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: 'f'.repeat(64) })).rejects.toBeInstanceOf(ApprovalMismatchError);
-    await w.client.temporal.workflow.getHandle(paused.runId).signal(approveToolCallSignal, { decisionId: 'raw-fp', fingerprint: 'stale', by: 'cron' });
-    const refusal = await waitFor('the refusal in the trail', async () => (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-fp'));
+    await expect(
+      w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: 'f'.repeat(64) }),
+    ).rejects.toBeInstanceOf(ApprovalMismatchError);
+    await w.client.temporal.workflow
+      .getHandle(paused.runId)
+      .signal(approveToolCallSignal, { decisionId: 'raw-fp', fingerprint: 'stale', by: 'cron' });
+    const refusal = await waitFor('the refusal in the trail', async () =>
+      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-fp'),
+    );
     expect(refusal).toMatchObject({ accepted: false, by: 'cron', refusal: { type: 'FingerprintMismatch' } });
     await expectStillWaiting(paused.runId, 'call-0-0');
   });
 
   it('uses an approval once: a second one, or an approval after a decline, is refused', async () => {
     const script: Script = [
-      { toolCalls: [{ toolName: 'guarded', args: { target: 'a' } }, { toolName: 'guarded', args: { target: 'b' } }] },
+      {
+        toolCalls: [
+          { toolName: 'guarded', args: { target: 'a' } },
+          { toolName: 'guarded', args: { target: 'b' } },
+        ],
+      },
       { text: 'done' },
     ];
     const paused = await pausedRun(script);
     await w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' });
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(AlreadyDecidedError);
+    await expect(
+      w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' }),
+    ).rejects.toBeInstanceOf(AlreadyDecidedError);
     expect((await w.client.declineToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' })).text).toBe('done');
     // The run has finished now; a late approval of the declined call says so.
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' })).rejects.toBeInstanceOf(RunNotWaitingError);
+    await expect(
+      w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-1' }),
+    ).rejects.toBeInstanceOf(RunNotWaitingError);
   });
 
   it('refuses an approval after a decline while the run still waits', async () => {
     const script: Script = [
-      { toolCalls: [{ toolName: 'guarded', args: { target: 'a' } }, { toolName: 'guarded', args: { target: 'b' } }] },
+      {
+        toolCalls: [
+          { toolName: 'guarded', args: { target: 'a' } },
+          { toolName: 'guarded', args: { target: 'b' } },
+        ],
+      },
       { text: 'done' },
     ];
     const paused = await pausedRun(script);
     await w.client.declineToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0', by: 'bob' });
-    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toThrow(/already decided \(decline by bob/);
+    await expect(w.client.approveToolCallGenerate({ runId: paused.runId, toolCallId: 'call-0-0' })).rejects.toThrow(
+      /already decided \(decline by bob/,
+    );
     await expectStillWaiting(paused.runId, 'call-0-1');
   });
 
   it('refuses resume for an approval, and approve for a suspension', async () => {
     const approvalRun = await pausedRun(guardedScript());
-    await expect(w.client.resumeGenerate({ answer: 'x' }, { runId: approvalRun.runId, toolCallId: 'call-0-0' })).rejects.toBeInstanceOf(WrongPauseKindError);
+    await expect(
+      w.client.resumeGenerate({ answer: 'x' }, { runId: approvalRun.runId, toolCallId: 'call-0-0' }),
+    ).rejects.toBeInstanceOf(WrongPauseKindError);
     await expectStillWaiting(approvalRun.runId, 'call-0-0');
 
     const suspended = await pausedRun(askScript);
-    await expect(w.client.approveToolCallGenerate({ runId: suspended.runId })).rejects.toThrow(/no pending call takes approve: ask call-0-0 waits for resume/);
+    await expect(w.client.approveToolCallGenerate({ runId: suspended.runId })).rejects.toThrow(
+      /no pending call takes approve: ask call-0-0 waits for resume/,
+    );
     await expectStillWaiting(suspended.runId, 'call-0-0');
   });
 
   it('refuses a decision for a run that has finished', async () => {
     const result = await w.client.generate('toolbox-agent', 'x', { model: 'scripted', script: [{ text: 'done' }] });
-    await expect(w.client.approveToolCallGenerate({ runId: result.runId })).rejects.toThrow(`Run "${result.runId}" has finished (completed); there is nothing to decide.`);
+    await expect(w.client.approveToolCallGenerate({ runId: result.runId })).rejects.toThrow(
+      `Run "${result.runId}" has finished (completed); there is nothing to decide.`,
+    );
   });
 });

@@ -15,16 +15,28 @@ const add = (n: number) => ({ toolCalls: [{ toolName: 'add', args: { a: n, b: 1 
 
 async function runsOf(workflowId: string): Promise<string[]> {
   const statuses: string[] = [];
-  for await (const wf of w.client.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` })) statuses.push(wf.status.name);
+  for await (const wf of w.client.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    statuses.push(wf.status.name);
   return statuses.sort();
 }
 
 it('continues a long run as new every N steps, with one result, one trail and one stream', async () => {
-  const script: Script = [add(1), add(2), add(3), { toolCalls: [{ toolName: 'guarded', args: { target: 'late' } }] }, add(5), { text: 'All added.' }];
+  const script: Script = [
+    add(1),
+    add(2),
+    add(3),
+    { toolCalls: [{ toolName: 'guarded', args: { target: 'late' } }] },
+    add(5),
+    { text: 'All added.' },
+  ];
   const stream = await w.client.stream('toolbox-agent', 'go', { model: 'scripted', script, continueAsNewEvery: 2 });
   const chunks: RunStreamChunk[] = [];
   for await (const chunk of stream) chunks.push(chunk);
-  expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'suspended', pendingToolCalls: [{ toolName: 'guarded' }] });
+  expect(chunks.at(-1)).toMatchObject({
+    type: 'finish',
+    finishReason: 'suspended',
+    pendingToolCalls: [{ toolName: 'guarded' }],
+  });
 
   // The approval reaches the run that waits now, whichever run of the chain that is.
   const paused = await w.client.next(stream.runId);
@@ -35,7 +47,13 @@ it('continues a long run as new every N steps, with one result, one trail and on
   expect(done.finishReason).toBe('stop');
   expect(done.text).toBe('All added.');
   expect(done.steps.map((s) => s.stepNumber)).toEqual([0, 1, 2, 3, 4, 5]);
-  expect(done.toolResults.map((r) => (r.isError ? r.error : r.output))).toEqual([{ sum: 2 }, { sum: 3 }, { sum: 4 }, 'did late', { sum: 6 }]);
+  expect(done.toolResults.map((r) => (r.isError ? r.error : r.output))).toEqual([
+    { sum: 2 },
+    { sum: 3 },
+    { sum: 4 },
+    'did late',
+    { sum: 6 },
+  ]);
   expect(done.decisions).toEqual([expect.objectContaining({ kind: 'approve', by: 'ops', accepted: true })]);
   expect(done.messages.filter((m) => m.role === 'assistant')).toHaveLength(6);
 

@@ -4,7 +4,13 @@
  * `readUIMessageStream`, which is what `useChat` uses.
  */
 import { serve, type ServerType } from '@hono/node-server';
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerApp, type Script } from '../../src/index.js';
@@ -27,11 +33,18 @@ afterAll(async () => {
 });
 
 function post(path: string, body: unknown): Promise<Response> {
-  return fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Reads an SSE response as useChat does; returns the assistant message as it ends, and the raw chunks. */
-async function readMessage(res: Response, message?: UIMessage): Promise<{ message: UIMessage; chunks: UIMessageChunk[] }> {
+async function readMessage(
+  res: Response,
+  message?: UIMessage,
+): Promise<{ message: UIMessage; chunks: UIMessageChunk[] }> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
@@ -66,28 +79,57 @@ describe('the HTTP server', () => {
     expect(first.message.parts).toEqual([
       { type: 'step-start' },
       expect.objectContaining({ type: 'text', text: 'Checking the database.', state: 'done' }),
-      expect.objectContaining({ type: 'tool-guarded', toolCallId: 'call-0-0', state: 'approval-requested', input: { target: 'db' }, approval: { id: 'call-0-0' } }),
+      expect.objectContaining({
+        type: 'tool-guarded',
+        toolCallId: 'call-0-0',
+        state: 'approval-requested',
+        input: { target: 'db' },
+        approval: { id: 'call-0-0' },
+      }),
     ]);
-    expect(first.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls', messageMetadata: { runId, finishReason: 'suspended' } });
+    expect(first.chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'tool-calls',
+      messageMetadata: { runId, finishReason: 'suspended' },
+    });
 
-    const waiting = (await (await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).json()) as { runs: Array<{ runId: string }> };
+    const waiting = (await (await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).json()) as {
+      runs: Array<{ runId: string }>;
+    };
     expect(waiting.runs.map((r) => r.runId)).toContain(runId);
 
-    const second = await readMessage(await post(`/runs/${runId}/approve`, { toolCallId: 'call-0-0', by: 'browser' }), first.message);
-    expect(second.message.parts.find((p) => p.type === 'tool-guarded')).toMatchObject({ state: 'output-available', output: 'did db' });
+    const second = await readMessage(
+      await post(`/runs/${runId}/approve`, { toolCallId: 'call-0-0', by: 'browser' }),
+      first.message,
+    );
+    expect(second.message.parts.find((p) => p.type === 'tool-guarded')).toMatchObject({
+      state: 'output-available',
+      output: 'did db',
+    });
     expect(second.message.parts.find((p) => p.type === 'data-tool-suspended')).toMatchObject({
       id: 'call-1-0',
       data: { toolName: 'ask', payload: { question: 'Which colour?' } },
     });
 
-    const third = await readMessage(await post(`/runs/${runId}/resume`, { resumeData: { answer: 'green' } }), second.message);
-    expect(third.message.parts.find((p) => p.type === 'tool-ask')).toMatchObject({ state: 'output-available', output: { answer: 'green' } });
-    expect(third.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual(['Checking the database.', 'Green it is.']);
+    const third = await readMessage(
+      await post(`/runs/${runId}/resume`, { resumeData: { answer: 'green' } }),
+      second.message,
+    );
+    expect(third.message.parts.find((p) => p.type === 'tool-ask')).toMatchObject({
+      state: 'output-available',
+      output: { answer: 'green' },
+    });
+    expect(third.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual([
+      'Checking the database.',
+      'Green it is.',
+    ]);
     expect(third.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
 
     // The whole run again, from offset 0, while the finished run is still readable.
     const replay = await readMessage(await fetch(`${base}/runs/${runId}/stream?offset=0`));
-    expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual(['Checking the database.']);
+    expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual([
+      'Checking the database.',
+    ]);
   });
 
   it('takes a client tool result on /runs/:runId/tool-result and streams on from there', async () => {
@@ -96,11 +138,16 @@ describe('the HTTP server', () => {
       script: [{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'Blue it is.' }],
     });
     expect(paused.finishReason).toBe('tool-calls');
-    const { chunks } = await readMessage(await post(`/runs/${paused.runId}/tool-result`, { toolCallId: 'call-0-0', result: 'blue' }), {
-      id: paused.runId,
-      role: 'assistant',
-      parts: [{ type: 'tool-pick', toolCallId: 'call-0-0', state: 'input-available', input: { options: ['red', 'blue'] } }],
-    });
+    const { chunks } = await readMessage(
+      await post(`/runs/${paused.runId}/tool-result`, { toolCallId: 'call-0-0', result: 'blue' }),
+      {
+        id: paused.runId,
+        role: 'assistant',
+        parts: [
+          { type: 'tool-pick', toolCallId: 'call-0-0', state: 'input-available', input: { options: ['red', 'blue'] } },
+        ],
+      },
+    );
     expect(chunks).toContainEqual({ type: 'tool-output-available', toolCallId: 'call-0-0', output: 'blue' });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
   });
@@ -108,19 +155,41 @@ describe('the HTTP server', () => {
   it('takes useChat UI messages and answers /generate with the run result', async () => {
     const res = await post('/agents/toolbox-agent/generate', {
       messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Add 2 and 3' }] }],
-      options: { model: 'scripted', script: [{ toolCalls: [{ toolName: 'add', args: { a: 2, b: 3 } }] }, { text: 'Five.' }] },
+      options: {
+        model: 'scripted',
+        script: [{ toolCalls: [{ toolName: 'add', args: { a: 2, b: 3 } }] }, { text: 'Five.' }],
+      },
     });
     expect(res.status).toBe(200);
-    const result = (await res.json()) as { text: string; toolResults: unknown[]; messages: Array<{ role: string; content: unknown }> };
+    const result = (await res.json()) as {
+      text: string;
+      toolResults: unknown[];
+      messages: Array<{ role: string; content: unknown }>;
+    };
     expect(result.text).toBe('Five.');
     expect(result.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Add 2 and 3' }] });
   });
 
   it('answers bad requests with a 4xx and a JSON error that names the problem, and keeps serving', async () => {
     const cases: Array<[Promise<Response>, number, string, RegExp]> = [
-      [fetch(`${base}/agents/toolbox-agent/stream`, { method: 'POST', body: '{not json' }), 400, 'InvalidJson', /not JSON/],
-      [post('/agents/toolbox-agent/stream', { options: {} }), 400, 'InvalidRequest', /send either "prompt" or "messages"/],
-      [post('/agents/toolbox-agent/stream', { prompt: 'x', options: { maxSteps: -1 } }), 400, 'InvalidRequest', /maxSteps/],
+      [
+        fetch(`${base}/agents/toolbox-agent/stream`, { method: 'POST', body: '{not json' }),
+        400,
+        'InvalidJson',
+        /not JSON/,
+      ],
+      [
+        post('/agents/toolbox-agent/stream', { options: {} }),
+        400,
+        'InvalidRequest',
+        /send either "prompt" or "messages"/,
+      ],
+      [
+        post('/agents/toolbox-agent/stream', { prompt: 'x', options: { maxSteps: -1 } }),
+        400,
+        'InvalidRequest',
+        /maxSteps/,
+      ],
       [fetch(`${base}/runs/run-that-never-was/stream`), 404, 'RunNotFoundError', /No run "run-that-never-was"/],
       [fetch(`${base}/runs/x/stream?offset=-3`), 400, 'InvalidRequest', /offset must be a whole number/],
       [post('/runs/run-that-never-was/approve', {}), 404, 'RunNotFoundError', /No run/],

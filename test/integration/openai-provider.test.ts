@@ -43,7 +43,12 @@ beforeAll(async () => {
     const answer = toolMessage
       ? completion({ content: `The tool said: ${toolMessage.content}` }, 'stop')
       : completion(
-          { content: null, tool_calls: [{ id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '{"city":"Lyon"}' } }] },
+          {
+            content: null,
+            tool_calls: [
+              { id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '{"city":"Lyon"}' } },
+            ],
+          },
           'tool_calls',
         );
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -75,7 +80,10 @@ it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool cal
   expect(first!.body.model).toBe('gpt-test');
   expect(first!.body.messages[0]).toEqual({ role: 'system', content: weatherAgent.instructions });
   expect(first!.body.tools?.map((t) => t.function.name)).toEqual(['weather']);
-  expect(first!.body.tools?.[0]?.function.parameters).toMatchObject({ properties: { city: { type: 'string' } }, required: ['city'] });
+  expect(first!.body.tools?.[0]?.function.parameters).toMatchObject({
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  });
   expect(second!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
   expect(second!.body.messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_abc' });
 });

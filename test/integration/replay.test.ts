@@ -13,12 +13,27 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
 
 describe('replay of recorded histories', () => {
   it('has histories to replay', () => {
-    expect(files).toEqual(expect.arrayContaining(['weather-agent.json', 'invalid-tool-args.json', 'script-exhausted.json', 'approve-with-refusal.json', 'decline-in-parallel.json', 'suspend-and-resume.json', 'supervisor-approve-at-depth.json', 'client-tool.json']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'weather-agent.json',
+        'invalid-tool-args.json',
+        'script-exhausted.json',
+        'approve-with-refusal.json',
+        'decline-in-parallel.json',
+        'suspend-and-resume.json',
+        'supervisor-approve-at-depth.json',
+        'client-tool.json',
+      ]),
+    );
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, dir), 'utf8')));
     // Recorded as run `history-<name>` (see record.ts): child workflow ids are made from it.
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, `history-${file.replace(/\.json$/, '')}`);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      history,
+      `history-${file.replace(/\.json$/, '')}`,
+    );
   });
 });

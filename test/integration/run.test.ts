@@ -18,7 +18,9 @@ async function expectNoFailedWorkflowTask(runId: string): Promise<void> {
 }
 
 function toolResultsOf(result: RunResult) {
-  return result.toolResults.map((r) => (r.isError ? { toolName: r.toolName, error: r.error } : { toolName: r.toolName, output: r.output }));
+  return result.toolResults.map((r) =>
+    r.isError ? { toolName: r.toolName, error: r.error } : { toolName: r.toolName, output: r.output },
+  );
 }
 
 describe('a run on a real Temporal server', () => {
@@ -33,7 +35,12 @@ describe('a run on a real Temporal server', () => {
     expect(result.steps.map((s) => s.finishReason)).toEqual(['tool-calls', 'stop']);
     expect(result.toolCalls).toEqual([{ toolCallId: 'call-0-0', toolName: 'weather', args: { city: 'Paris' } }]);
     expect(result.toolResults).toEqual([
-      { toolCallId: 'call-0-0', toolName: 'weather', isError: false, output: { city: 'Paris', temperatureC: 8, conditions: 'windy' } },
+      {
+        toolCallId: 'call-0-0',
+        toolName: 'weather',
+        isError: false,
+        output: { city: 'Paris', temperatureC: 8, conditions: 'windy' },
+      },
     ]);
     expect(result.usage.totalTokens).toBe(result.usage.inputTokens + result.usage.outputTokens);
     expect(result.usage.totalTokens).toBeGreaterThan(0);
@@ -56,7 +63,12 @@ describe('a run on a real Temporal server', () => {
   });
 
   it('marks the run in visibility: AgentId and AgentStatus', async () => {
-    const result = await w.client.generate('weather-agent', 'Hi', { model: 'scripted', script: [{ text: 'Hello.' }], threadId: 't-vis', resourceId: 'r-vis' });
+    const result = await w.client.generate('weather-agent', 'Hi', {
+      model: 'scripted',
+      script: [{ text: 'Hello.' }],
+      threadId: 't-vis',
+      resourceId: 'r-vis',
+    });
     const query = `WorkflowId = "${result.runId}" AND AgentId = "weather-agent" AND AgentStatus = "completed" AND AgentThreadId = "t-vis" AND AgentResourceId = "r-vis"`;
     const found = await waitFor('the run in visibility', async () => {
       for await (const wf of w.client.temporal.workflow.list({ query })) return wf.workflowId;
@@ -106,7 +118,9 @@ describe('a run on a real Temporal server', () => {
       model: 'scripted',
       script: [{ toolCalls: [{ toolName: 'explode', args: {} }] }, { text: 'It blew up.' }],
     });
-    expect(toolResultsOf(result)).toEqual([{ toolName: 'explode', error: 'Tool "explode" failed: boom: the fuse was lit' }]);
+    expect(toolResultsOf(result)).toEqual([
+      { toolName: 'explode', error: 'Tool "explode" failed: boom: the fuse was lit' },
+    ]);
     const events = await historyEventTypes(w.client, result.runId);
     expect(events).toContain('EVENT_TYPE_ACTIVITY_TASK_FAILED');
     expect(events).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
@@ -116,7 +130,12 @@ describe('a run on a real Temporal server', () => {
     const result = await w.client.generate('toolbox-agent', 'outputs', {
       model: 'scripted',
       script: [
-        { toolCalls: [{ toolName: 'badOutput', args: {} }, { toolName: 'lenientOutput', args: {} }] },
+        {
+          toolCalls: [
+            { toolName: 'badOutput', args: {} },
+            { toolName: 'lenientOutput', args: {} },
+          ],
+        },
         { text: 'Done.' },
       ],
     });
@@ -131,7 +150,9 @@ describe('a run on a real Temporal server', () => {
       model: 'scripted',
       script: [{ toolCalls: [{ toolName: 'profile', args: { userId: 'u1' } }] }, { text: 'Ada.' }],
     });
-    expect(toolResultsOf(result)).toEqual([{ toolName: 'profile', output: { userId: 'u1', name: 'Ada', email: 'ada@example.com' } }]);
+    expect(toolResultsOf(result)).toEqual([
+      { toolName: 'profile', output: { userId: 'u1', name: 'Ada', email: 'ada@example.com' } },
+    ]);
     const toolMessage = JSON.stringify(result.messages.find((m) => m.role === 'tool'));
     expect(toolMessage).toContain('name: Ada');
     expect(toolMessage).not.toContain('ada@example.com');
@@ -141,7 +162,12 @@ describe('a run on a real Temporal server', () => {
     const result = await w.client.generate('toolbox-agent', 'both', {
       model: 'scripted',
       script: [
-        { toolCalls: [{ toolName: 'add', args: { a: 1, b: 2 } }, { toolName: 'add', args: { a: 10, b: 20 } }] },
+        {
+          toolCalls: [
+            { toolName: 'add', args: { a: 1, b: 2 } },
+            { toolName: 'add', args: { a: 10, b: 20 } },
+          ],
+        },
         { text: '3 and 30.' },
       ],
     });
@@ -155,7 +181,10 @@ describe('a run on a real Temporal server', () => {
     const result = await w.client.generate('toolbox-agent', 'note', {
       model: 'scripted',
       threadId: 'thread-7',
-      script: [{ toolCalls: [{ toolName: 'record', args: { note: 'hello' }, toolCallId: 'rec-1' }] }, { text: 'Noted.' }],
+      script: [
+        { toolCalls: [{ toolName: 'record', args: { note: 'hello' }, toolCallId: 'rec-1' }] },
+        { text: 'Noted.' },
+      ],
     });
     expect(recorded.filter((r) => r.idempotencyKey === `${result.runId}:rec-1`)).toEqual([
       { idempotencyKey: `${result.runId}:rec-1`, attempt: 1, input: 'hello', threadId: 'thread-7' },
@@ -214,16 +243,23 @@ describe('runs that cannot go on fail with a reason, never a stuck workflow task
     expect((err as Error).message).toMatch(/script has 1 step\(s\), but model call 2 was requested/);
     await expectNoFailedWorkflowTask(runId);
     const status = await waitFor('AgentStatus failed', async () => {
-      for await (const wf of w.client.temporal.workflow.list({ query: `WorkflowId = "${runId}" AND AgentStatus = "failed"` })) return wf.workflowId;
+      for await (const wf of w.client.temporal.workflow.list({
+        query: `WorkflowId = "${runId}" AND AgentStatus = "failed"`,
+      }))
+        return wf.workflowId;
       return undefined;
     });
     expect(status).toBe(runId);
   });
 
   it('fails for an agent the worker does not have', async () => {
-    const err = await w.client.generate('no-such-agent', 'x', { model: 'scripted', script: [{ text: 'x' }] }).catch((e: unknown) => e);
+    const err = await w.client
+      .generate('no-such-agent', 'x', { model: 'scripted', script: [{ text: 'x' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunFailedError);
-    expect((err as Error).message).toMatch(/Unknown agent "no-such-agent": the worker has "weather-agent", "toolbox-agent"/);
+    expect((err as Error).message).toMatch(
+      /Unknown agent "no-such-agent": the worker has "weather-agent", "toolbox-agent"/,
+    );
   });
 
   it('fails for a model name no provider knows', async () => {
@@ -233,14 +269,20 @@ describe('runs that cannot go on fail with a reason, never a stuck workflow task
   });
 
   it('fails for activeTools that name a tool the agent does not have', async () => {
-    const err = await w.client.generate('weather-agent', 'x', { model: 'scripted', script: [{ text: 'x' }], activeTools: ['weather', 'radar'] }).catch((e: unknown) => e);
+    const err = await w.client
+      .generate('weather-agent', 'x', { model: 'scripted', script: [{ text: 'x' }], activeTools: ['weather', 'radar'] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RunFailedError);
-    expect((err as Error).message).toMatch(/activeTools names "radar", which agent "weather-agent" does not have; its tools are: weather/);
+    expect((err as Error).message).toMatch(
+      /activeTools names "radar", which agent "weather-agent" does not have; its tools are: weather/,
+    );
   });
 
   it('refuses invalid options at the client, before anything starts', async () => {
     await expect(w.client.generate('weather-agent', 'x', { maxSteps: 0 })).rejects.toThrow(InvalidRunOptionsError);
-    await expect(w.client.generate('weather-agent', 'x', { script: [] })).rejects.toThrow(/a script needs at least one step/);
+    await expect(w.client.generate('weather-agent', 'x', { script: [] })).rejects.toThrow(
+      /a script needs at least one step/,
+    );
     await expect(w.client.generate('weather-agent', [], {})).rejects.toThrow(InvalidRunOptionsError);
   });
 

@@ -19,7 +19,10 @@ async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStream
 
 /** Chunk types, with each run of text deltas (their count depends on the model) as one `text-delta*`. */
 const types = (chunks: RunStreamChunk[]) =>
-  chunks.map((c) => c.type).filter((t, i, all) => !(t === 'text-delta' && all[i - 1] === 'text-delta')).map((t) => (t === 'text-delta' ? 'text-delta*' : t));
+  chunks
+    .map((c) => c.type)
+    .filter((t, i, all) => !(t === 'text-delta' && all[i - 1] === 'text-delta'))
+    .map((t) => (t === 'text-delta' ? 'text-delta*' : t));
 const text = (chunks: RunStreamChunk[]) => chunks.flatMap((c) => (c.type === 'text-delta' ? [c.delta] : [])).join('');
 
 describe('stream()', () => {
@@ -45,8 +48,17 @@ describe('stream()', () => {
     ]);
     expect(text(first)).toBe('Checking the database now.');
     const approval = first.find((c) => c.type === 'tool-call-approval');
-    expect(approval).toMatchObject({ toolCallId: 'call-0-0', toolName: 'guarded', args: { target: 'db' }, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(first.at(-1)).toMatchObject({ type: 'finish', finishReason: 'suspended', pendingToolCalls: [{ toolCallId: 'call-0-0' }] });
+    expect(approval).toMatchObject({
+      toolCallId: 'call-0-0',
+      toolName: 'guarded',
+      args: { target: 'db' },
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(first.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'suspended',
+      pendingToolCalls: [{ toolCallId: 'call-0-0' }],
+    });
 
     const second = await collect(await w.client.approveToolCall({ runId: stream.runId, by: 'ui' }));
     expect(types(second)).toEqual([
@@ -63,10 +75,21 @@ describe('stream()', () => {
     ]);
     expect(second[0]).toMatchObject({ type: 'start', resumed: true });
     expect(second.find((c) => c.type === 'tool-result')).toMatchObject({ toolName: 'guarded', output: 'did db' });
-    expect(second.find((c) => c.type === 'tool-call-suspended')).toMatchObject({ toolName: 'ask', payload: { question: 'Which colour?' } });
+    expect(second.find((c) => c.type === 'tool-call-suspended')).toMatchObject({
+      toolName: 'ask',
+      payload: { question: 'Which colour?' },
+    });
 
     const third = await collect(await w.client.resumeStream({ answer: 'green' }, { runId: stream.runId }));
-    expect(types(third)).toEqual(['start', 'tool-result', 'step-finish', 'start-step', 'text-delta*', 'step-finish', 'finish']);
+    expect(types(third)).toEqual([
+      'start',
+      'tool-result',
+      'step-finish',
+      'start-step',
+      'text-delta*',
+      'step-finish',
+      'finish',
+    ]);
     expect(text(third)).toBe('All done, green it is.');
     expect(third.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', text: 'All done, green it is.' });
 
@@ -76,7 +99,10 @@ describe('stream()', () => {
   });
 
   it('loses and repeats nothing when a client disconnects mid-run and subscribes again from its offset', async () => {
-    const script: Script = [{ text: 'Working on it.', toolCalls: [{ toolName: 'slow', args: { ms: 1500 } }] }, { text: 'Finished the slow part.' }];
+    const script: Script = [
+      { text: 'Working on it.', toolCalls: [{ toolName: 'slow', args: { ms: 1500 } }] },
+      { text: 'Finished the slow part.' },
+    ];
     const stream = await w.client.stream('toolbox-agent', 'go', { model: 'scripted', script });
     const before: RunStreamChunk[] = [];
     for await (const chunk of stream) {
@@ -91,14 +117,22 @@ describe('stream()', () => {
   });
 
   it('marks a model attempt that failed and was retried, so a UI can drop its partial text', async () => {
-    const stream = await w.client.stream('toolbox-agent', 'go', { model: 'flaky', script: [{ text: 'The real answer.' }] });
+    const stream = await w.client.stream('toolbox-agent', 'go', {
+      model: 'flaky',
+      script: [{ text: 'The real answer.' }],
+    });
     const chunks = await collect(stream);
     const deltas = chunks.filter((c) => c.type === 'text-delta');
     expect(deltas[0]).toMatchObject({ attempt: 1, delta: 'Partial answer that will be dropped' });
     const retry = chunks.findIndex((c) => c.type === 'model-retry');
     expect(chunks[retry]).toMatchObject({ type: 'model-retry', stepNumber: 0, attempt: 2 });
     expect(text(chunks.slice(retry))).toBe('The real answer.');
-    expect(chunks.slice(retry).filter((c) => c.type === 'text-delta').every((c) => 'attempt' in c && c.attempt === 2)).toBe(true);
+    expect(
+      chunks
+        .slice(retry)
+        .filter((c) => c.type === 'text-delta')
+        .every((c) => 'attempt' in c && c.attempt === 2),
+    ).toBe(true);
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', text: 'The real answer.' });
   });
 
@@ -112,12 +146,22 @@ describe('stream()', () => {
     const closed = await w.client.stream('toolbox-agent', 'go', { model: 'scripted', script, streamGraceMs: 0 });
     await w.client.result(closed.runId); // the workflow has closed
     const late = await collect(w.client.subscribe(closed.runId));
-    expect(late.at(-1)).toEqual({ type: 'finish', finishReason: 'stop', text: 'Short and done.', usage: expect.any(Object), pendingToolCalls: [], offset: -1 });
+    expect(late.at(-1)).toEqual({
+      type: 'finish',
+      finishReason: 'stop',
+      text: 'Short and done.',
+      usage: expect.any(Object),
+      pendingToolCalls: [],
+      offset: -1,
+    });
   });
 
   it('calls the tool lifecycle hooks: input start, deltas and availability while the model streams, output after execute', async () => {
     hookCalls.length = 0;
-    const script: Script = [{ toolCalls: [{ toolName: 'hooked', args: { word: 'hi' }, toolCallId: 'h1' }] }, { text: 'ok' }];
+    const script: Script = [
+      { toolCalls: [{ toolName: 'hooked', args: { word: 'hi' }, toolCallId: 'h1' }] },
+      { text: 'ok' },
+    ];
     await collect(await w.client.stream('toolbox-agent', 'go', { model: 'scripted', script }));
     expect(hookCalls).toEqual(['start h1', 'delta h1 {"word":"hi"}', 'available h1 {"word":"hi"}', 'output h1 "HI"']);
   });
@@ -127,7 +171,9 @@ describe('stream()', () => {
     const stream = await w.client.stream('toolbox-agent', 'go', { model: 'scripted', script });
     const chunks = await collect(stream);
     const result = await w.client.next(stream.runId);
-    expect(chunks.filter((c) => c.type === 'tool-result').map((c) => c.type === 'tool-result' && c.output)).toEqual(result.toolResults.map((r) => !r.isError && r.output));
+    expect(chunks.filter((c) => c.type === 'tool-result').map((c) => c.type === 'tool-result' && c.output)).toEqual(
+      result.toolResults.map((r) => !r.isError && r.output),
+    );
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', text: result.text, usage: result.usage });
   });
 });

@@ -29,17 +29,33 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const guarded = (target: string): Script => [{ toolCalls: [{ toolName: 'guarded', args: { target } }] }, { text: `leaf did ${target}` }];
-const delegate = (tool: string, prompt: string, then = 'top is done'): Script => [{ toolCalls: [{ toolName: tool, args: { prompt } }] }, { text: then }];
+const guarded = (target: string): Script => [
+  { toolCalls: [{ toolName: 'guarded', args: { target } }] },
+  { text: `leaf did ${target}` },
+];
+const delegate = (tool: string, prompt: string, then = 'top is done'): Script => [
+  { toolCalls: [{ toolName: tool, args: { prompt } }] },
+  { text: then },
+];
 
 /** top -> leaf (two levels). */
-const twoLevels = (leaf: Script): RunOptions => ({ model: 'scripted', script: delegate('agent-leaf', 'do it'), subAgentOptions: { leaf: { model: 'scripted', script: leaf } } });
+const twoLevels = (leaf: Script): RunOptions => ({
+  model: 'scripted',
+  script: delegate('agent-leaf', 'do it'),
+  subAgentOptions: { leaf: { model: 'scripted', script: leaf } },
+});
 
 /** top -> mid -> leaf (three levels). */
 const threeLevels = (leaf: Script): RunOptions => ({
   model: 'scripted',
   script: delegate('agent-mid', 'get it done'),
-  subAgentOptions: { mid: { model: 'scripted', script: delegate('agent-leaf', 'do it', 'mid is done'), subAgentOptions: { leaf: { model: 'scripted', script: leaf } } } },
+  subAgentOptions: {
+    mid: {
+      model: 'scripted',
+      script: delegate('agent-leaf', 'do it', 'mid is done'),
+      subAgentOptions: { leaf: { model: 'scripted', script: leaf } },
+    },
+  },
 });
 
 async function paused(options: RunOptions): Promise<RunResult> {
@@ -73,19 +89,38 @@ describe('supervisors: sub-agents as child workflows', () => {
     });
     expect(listed.find((r) => r.runId === top.runId)?.agentId).toBe('top');
 
-    const done = await w.client.approveToolCallGenerate({ runId: top.runId, toolCallId: 'call-0-0/call-0-0', fingerprint: top.pendingToolCalls[0]!.fingerprint, by: 'boss' });
+    const done = await w.client.approveToolCallGenerate({
+      runId: top.runId,
+      toolCallId: 'call-0-0/call-0-0',
+      fingerprint: top.pendingToolCalls[0]!.fingerprint,
+      by: 'boss',
+    });
     expect(done.finishReason).toBe('stop');
-    expect(done.toolResults).toEqual([{ toolCallId: 'call-0-0', toolName: 'agent-leaf', isError: false, output: { text: 'leaf did db', runId: childRunId } }]);
+    expect(done.toolResults).toEqual([
+      {
+        toolCallId: 'call-0-0',
+        toolName: 'agent-leaf',
+        isError: false,
+        output: { text: 'leaf did db', runId: childRunId },
+      },
+    ]);
     expect(guardedRuns).toContain(`${childRunId}:call-0-0:db`);
-    expect((await w.client.getRun(top.runId)).decisions).toEqual([expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0/call-0-0', by: 'boss', accepted: true })]);
-    expect((await w.client.getRun(childRunId)).decisions).toEqual([expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0', by: 'boss', accepted: true })]);
+    expect((await w.client.getRun(top.runId)).decisions).toEqual([
+      expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0/call-0-0', by: 'boss', accepted: true }),
+    ]);
+    expect((await w.client.getRun(childRunId)).decisions).toEqual([
+      expect.objectContaining({ kind: 'approve', toolCallId: 'call-0-0', by: 'boss', accepted: true }),
+    ]);
   });
 
   it('streams an approval that waits two levels down on the top run, and goes on once it is approved', async () => {
     const stream = await w.client.stream('top', 'go', twoLevels(guarded('s')));
     const first = [];
     for await (const chunk of stream) first.push(chunk);
-    expect(first.find((c) => c.type === 'tool-call-approval')).toMatchObject({ toolCallId: 'call-0-0/call-0-0', toolName: 'guarded' });
+    expect(first.find((c) => c.type === 'tool-call-approval')).toMatchObject({
+      toolCallId: 'call-0-0/call-0-0',
+      toolName: 'guarded',
+    });
     expect(first.at(-1)).toMatchObject({ type: 'finish', finishReason: 'suspended' });
     const rest = [];
     for await (const chunk of await w.client.approveToolCall({ runId: stream.runId })) rest.push(chunk);
@@ -95,8 +130,17 @@ describe('supervisors: sub-agents as child workflows', () => {
 
   it('approves three levels down from the top, and from the waiting run itself', async () => {
     const viaTop = await paused(threeLevels(guarded('a')));
-    expect(viaTop.pendingToolCalls.map((p) => [p.toolCallId, p.path.map((h) => h.agentId)])).toEqual([['call-0-0/call-0-0/call-0-0', ['mid', 'leaf']]]);
-    expect((await w.client.approveToolCallGenerate({ runId: viaTop.runId, fingerprint: viaTop.pendingToolCalls[0]!.fingerprint })).text).toBe('top is done');
+    expect(viaTop.pendingToolCalls.map((p) => [p.toolCallId, p.path.map((h) => h.agentId)])).toEqual([
+      ['call-0-0/call-0-0/call-0-0', ['mid', 'leaf']],
+    ]);
+    expect(
+      (
+        await w.client.approveToolCallGenerate({
+          runId: viaTop.runId,
+          fingerprint: viaTop.pendingToolCalls[0]!.fingerprint,
+        })
+      ).text,
+    ).toBe('top is done');
 
     const viaLeaf = await paused(threeLevels(guarded('b')));
     const leafRunId = viaLeaf.pendingToolCalls[0]!.path.at(-1)!.runId;
@@ -110,17 +154,29 @@ describe('supervisors: sub-agents as child workflows', () => {
 
   it('refuses a mismatched fingerprint end to end, and declines at depth', async () => {
     const top = await paused(threeLevels(guarded('prod')));
-    await expect(w.client.approveToolCallGenerate({ runId: top.runId, fingerprint: 'not-it' })).rejects.toThrow(/does not match tool call call-0-0\/call-0-0\/call-0-0/);
+    await expect(w.client.approveToolCallGenerate({ runId: top.runId, fingerprint: 'not-it' })).rejects.toThrow(
+      /does not match tool call call-0-0\/call-0-0\/call-0-0/,
+    );
     const done = await w.client.declineToolCallGenerate({ runId: top.runId, reason: 'not prod', by: 'boss' });
     expect(done.finishReason).toBe('stop');
     const leafRunId = top.pendingToolCalls[0]!.path.at(-1)!.runId;
     const leaf = await w.client.result(leafRunId);
-    expect(leaf.toolResults[0]).toMatchObject({ isError: true, declined: true, error: 'The call of tool "guarded" was declined by boss: not prod. It did not run.' });
+    expect(leaf.toolResults[0]).toMatchObject({
+      isError: true,
+      declined: true,
+      error: 'The call of tool "guarded" was declined by boss: not prod. It did not run.',
+    });
   });
 
   it('resumes a suspension at depth with resume data checked against the inner tool', async () => {
-    const top = await paused(threeLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'leaf heard' }]));
-    expect(top.pendingToolCalls[0]).toMatchObject({ toolName: 'ask', kind: 'suspend', suspendPayload: { question: 'Colour?' } });
+    const top = await paused(
+      threeLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'leaf heard' }]),
+    );
+    expect(top.pendingToolCalls[0]).toMatchObject({
+      toolName: 'ask',
+      kind: 'suspend',
+      suspendPayload: { question: 'Colour?' },
+    });
     await expect(w.client.resumeGenerate({ answer: '' }, { runId: top.runId })).rejects.toThrow(/resumeSchema/);
     const done = await w.client.resumeGenerate({ answer: 'green' }, { runId: top.runId, by: 'user' });
     expect(done.text).toBe('top is done');
@@ -129,7 +185,15 @@ describe('supervisors: sub-agents as child workflows', () => {
   it('tracks parallel delegations to the same sub-agent by tool-call id, decided in reverse order', async () => {
     const top = await paused({
       model: 'scripted',
-      script: [{ toolCalls: [{ toolName: 'agent-leaf', args: { prompt: 'first' } }, { toolName: 'agent-leaf', args: { prompt: 'second' } }] }, { text: 'both done' }],
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'agent-leaf', args: { prompt: 'first' } },
+            { toolName: 'agent-leaf', args: { prompt: 'second' } },
+          ],
+        },
+        { text: 'both done' },
+      ],
       subAgentOptions: { leaf: { model: 'scripted', script: guarded('x') } },
     });
     const ids = await waitFor('both delegations waiting', async () => {
@@ -146,9 +210,15 @@ describe('supervisors: sub-agents as child workflows', () => {
   });
 
   it('passes a client tool at depth up to the top, and continues with the submitted result', async () => {
-    const top = await paused(threeLevels([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'leaf got it' }]));
+    const top = await paused(
+      threeLevels([{ toolCalls: [{ toolName: 'pick', args: { options: ['red', 'blue'] } }] }, { text: 'leaf got it' }]),
+    );
     expect(top.finishReason).toBe('tool-calls');
-    expect(top.pendingToolCalls[0]).toMatchObject({ toolName: 'pick', kind: 'client', args: { options: ['red', 'blue'] } });
+    expect(top.pendingToolCalls[0]).toMatchObject({
+      toolName: 'pick',
+      kind: 'client',
+      args: { options: ['red', 'blue'] },
+    });
     await expect(w.client.approveToolCallGenerate({ runId: top.runId })).rejects.toThrow(/waits for a tool result/);
     const done = await w.client.submitToolResultGenerate({ runId: top.runId, result: 'blue', by: 'ui' });
     expect(done.text).toBe('top is done');
@@ -163,16 +233,37 @@ describe('supervisors: sub-agents as child workflows', () => {
       subAgentOptions: { leaf: { model: 'no-such-provider/x' } },
     });
     expect(result.finishReason).toBe('stop');
-    expect(result.toolResults[0]).toMatchObject({ toolName: 'agent-leaf', isError: true, error: expect.stringMatching(/^Sub-agent "leaf" failed: Unknown model "no-such-provider\/x"/) });
+    expect(result.toolResults[0]).toMatchObject({
+      toolName: 'agent-leaf',
+      isError: true,
+      error: expect.stringMatching(/^Sub-agent "leaf" failed: Unknown model "no-such-provider\/x"/),
+    });
   });
 
   it('runs a workflow tool as a child workflow and checks its output schema', async () => {
     const result = await w.client.generate('top', 'go', {
       model: 'scripted',
-      script: [{ toolCalls: [{ toolName: 'workflow-double', args: { n: 21 } }, { toolName: 'workflow-sloppy', args: { n: 1 } }] }, { text: '42' }],
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'workflow-double', args: { n: 21 } },
+            { toolName: 'workflow-sloppy', args: { n: 1 } },
+          ],
+        },
+        { text: '42' },
+      ],
     });
-    expect(result.toolResults[0]).toEqual({ toolCallId: 'call-0-0', toolName: 'workflow-double', isError: false, output: { doubled: 42 } });
-    expect(result.toolResults[1]).toMatchObject({ toolName: 'workflow-sloppy', isError: true, error: expect.stringMatching(/does not fit its output schema/) });
+    expect(result.toolResults[0]).toEqual({
+      toolCallId: 'call-0-0',
+      toolName: 'workflow-double',
+      isError: false,
+      output: { doubled: 42 },
+    });
+    expect(result.toolResults[1]).toMatchObject({
+      toolName: 'workflow-sloppy',
+      isError: true,
+      error: expect.stringMatching(/does not fit its output schema/),
+    });
     const child = await w.client.temporal.workflow.getHandle(`${result.runId}::call-0-0`).describe();
     expect(child.type).toBe('doubleWorkflow');
   });
@@ -182,14 +273,26 @@ describe('supervisors: sub-agents as child workflows', () => {
     await w.client.temporal.workflow.getHandle(top.pendingToolCalls[0]!.path[0]!.runId).cancel();
     const done = await w.client.result(top.runId);
     expect(done.text).toBe('top is done');
-    expect(done.toolResults[0]).toMatchObject({ toolName: 'agent-leaf', isError: true, error: expect.stringMatching(/^Sub-agent "leaf" failed/) });
+    expect(done.toolResults[0]).toMatchObject({
+      toolName: 'agent-leaf',
+      isError: true,
+      error: expect.stringMatching(/^Sub-agent "leaf" failed/),
+    });
   });
 
   it('drops a malformed or forged child report without harm', async () => {
     const top = await paused(twoLevels(guarded('f')));
     const handle = w.client.temporal.workflow.getHandle(top.runId);
     await handle.signal(childReportSignal, { bogus: true } as never);
-    await handle.signal(childReportSignal, { viaToolCallId: 'call-9-9', runId: 'x', agentId: 'evil', seq: 99, pending: [], paused: true, verdicts: [] });
+    await handle.signal(childReportSignal, {
+      viaToolCallId: 'call-9-9',
+      runId: 'x',
+      agentId: 'evil',
+      seq: 99,
+      pending: [],
+      paused: true,
+      verdicts: [],
+    });
     const info = await w.client.getRun(top.runId);
     expect(info.pendingToolCalls.map((p) => p.toolCallId)).toEqual(['call-0-0/call-0-0']);
     expect(await historyEventTypes(w.client, top.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
@@ -197,10 +300,17 @@ describe('supervisors: sub-agents as child workflows', () => {
   });
 
   it('requires approval for every call down the chain when the top run does', async () => {
-    const top = await paused({ ...twoLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'q' } }] }, { text: 'leaf done' }]), requireToolApproval: true });
-    expect(top.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([['call-0-0', 'agent-leaf', 'approval']]);
+    const top = await paused({
+      ...twoLevels([{ toolCalls: [{ toolName: 'ask', args: { question: 'q' } }] }, { text: 'leaf done' }]),
+      requireToolApproval: true,
+    });
+    expect(top.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([
+      ['call-0-0', 'agent-leaf', 'approval'],
+    ]);
     const next = await w.client.approveToolCallGenerate({ runId: top.runId });
-    expect(next.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([['call-0-0/call-0-0', 'ask', 'approval']]);
+    expect(next.pendingToolCalls.map((p) => [p.toolCallId, p.toolName, p.kind])).toEqual([
+      ['call-0-0/call-0-0', 'ask', 'approval'],
+    ]);
     await w.client.declineToolCallGenerate({ runId: top.runId });
   });
 

@@ -15,7 +15,13 @@ const echo = createTool({
 
 describe('defineAgent and createTool', () => {
   it('describe an agent as serialisable data, tools named by their key', () => {
-    const agent = defineAgent({ id: 'a', name: 'A', instructions: 'Be kind.', model: 'scripted', tools: { say: echo } });
+    const agent = defineAgent({
+      id: 'a',
+      name: 'A',
+      instructions: 'Be kind.',
+      model: 'scripted',
+      tools: { say: echo },
+    });
     const spec = describeAgent(new AgentRegistry([agent]), { agentId: 'a' });
     expect(spec).toEqual({
       id: 'a',
@@ -31,7 +37,10 @@ describe('defineAgent and createTool', () => {
           description: 'Echoes',
           inputSchema: expect.objectContaining({
             type: 'object',
-            properties: { text: { type: 'string', description: 'what to echo' }, times: { type: 'number', default: 1 } },
+            properties: {
+              text: { type: 'string', description: 'what to echo' },
+              times: { type: 'number', default: 1 },
+            },
           }),
           requireApproval: true,
           activity: { startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } },
@@ -43,9 +52,27 @@ describe('defineAgent and createTool', () => {
   });
 
   it('turn sub-agents into agent-<key> tools and workflows into workflow-<key> tools, and register sub-agents too', () => {
-    const researcher = defineAgent({ id: 'researcher', name: 'Researcher', description: 'finds things', instructions: '', model: 'scripted' });
-    const report = defineWorkflowTool({ workflowType: 'makeReport', description: 'Makes a report', inputSchema: z.object({ topic: z.string() }), outputSchema: z.object({ url: z.string() }) });
-    const boss = defineAgent({ id: 'boss', name: 'Boss', instructions: '', model: 'scripted', agents: { research: researcher }, workflows: { report } });
+    const researcher = defineAgent({
+      id: 'researcher',
+      name: 'Researcher',
+      description: 'finds things',
+      instructions: '',
+      model: 'scripted',
+    });
+    const report = defineWorkflowTool({
+      workflowType: 'makeReport',
+      description: 'Makes a report',
+      inputSchema: z.object({ topic: z.string() }),
+      outputSchema: z.object({ url: z.string() }),
+    });
+    const boss = defineAgent({
+      id: 'boss',
+      name: 'Boss',
+      instructions: '',
+      model: 'scripted',
+      agents: { research: researcher },
+      workflows: { report },
+    });
     const registry = new AgentRegistry([boss]);
     expect(registry.ids()).toEqual(['boss', 'researcher']);
     const spec = describeAgent(registry, { agentId: 'boss' });
@@ -53,31 +80,46 @@ describe('defineAgent and createTool', () => {
       ['agent-research', 'agent'],
       ['workflow-report', 'workflow'],
     ]);
-    expect(spec.tools[0]).toMatchObject({ subAgent: { id: 'researcher', key: 'research' }, inputSchema: { required: ['prompt'] } });
-    expect(spec.tools[1]).toMatchObject({ workflow: { type: 'makeReport' }, outputSchema: { properties: { url: { type: 'string' } } } });
+    expect(spec.tools[0]).toMatchObject({
+      subAgent: { id: 'researcher', key: 'research' },
+      inputSchema: { required: ['prompt'] },
+    });
+    expect(spec.tools[1]).toMatchObject({
+      workflow: { type: 'makeReport' },
+      outputSchema: { properties: { url: { type: 'string' } } },
+    });
   });
 
   it('make a tool without execute a client tool', () => {
-    const pick = createTool({ id: 'pick', description: 'The user picks', inputSchema: z.object({ options: z.array(z.string()) }) });
+    const pick = createTool({
+      id: 'pick',
+      description: 'The user picks',
+      inputSchema: z.object({ options: z.array(z.string()) }),
+    });
     const agent = defineAgent({ id: 'c', name: 'C', instructions: '', model: 'scripted', tools: { pick } });
-    expect(describeAgent(new AgentRegistry([agent]), { agentId: 'c' }).tools[0]).toMatchObject({ name: 'pick', kind: 'client' });
+    expect(describeAgent(new AgentRegistry([agent]), { agentId: 'c' }).tools[0]).toMatchObject({
+      name: 'pick',
+      kind: 'client',
+    });
   });
 
   it('refuse a tool key the model could not call', () => {
-    expect(() => defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', tools: { 'has space': echo } })).toThrow(
-      'defineAgent("a"): tool key "has space" is not a valid tool name; use 1-64 letters, digits, "_" or "-"',
-    );
+    expect(() =>
+      defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', tools: { 'has space': echo } }),
+    ).toThrow('defineAgent("a"): tool key "has space" is not a valid tool name; use 1-64 letters, digits, "_" or "-"');
   });
 
   it('refuse something that is not a tool', () => {
     const notATool = { id: 'x' } as unknown as typeof echo;
-    expect(() => defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', tools: { x: notATool } })).toThrow(
-      'defineAgent("a"): tools.x is not a tool; create it with createTool()',
-    );
+    expect(() =>
+      defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', tools: { x: notATool } }),
+    ).toThrow('defineAgent("a"): tools.x is not a tool; create it with createTool()');
   });
 
   it('refuse default options that could not be stored with a run', () => {
-    expect(() => defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', defaultOptions: { maxSteps: -1 } })).toThrow(/invalid defaultOptions/);
+    expect(() =>
+      defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted', defaultOptions: { maxSteps: -1 } }),
+    ).toThrow(/invalid defaultOptions/);
   });
 
   it('refuse two agents with one id on a worker', () => {

@@ -20,9 +20,13 @@ describe('resolveModel', () => {
   });
   it('refuses an unknown provider, naming the known ones', () => {
     expect(() => resolveModel('acme/x', { script: undefined }, builtinModels)).toThrow(UnknownModelError);
-    expect(() => resolveModel('acme/x', { script: undefined }, builtinModels)).toThrow(/known: "scripted", "openai", "openai-responses"/);
+    expect(() => resolveModel('acme/x', { script: undefined }, builtinModels)).toThrow(
+      /known: "scripted", "openai", "openai-responses"/,
+    );
   });
   it('refuses a provider with no model id', () => {
-    expect(() => resolveModel('openai/', { script: undefined }, builtinModels)).toThrow('Unknown model "openai/": name a model after "openai/"');
+    expect(() => resolveModel('openai/', { script: undefined }, builtinModels)).toThrow(
+      'Unknown model "openai/": name a model after "openai/"',
+    );
   });
 });

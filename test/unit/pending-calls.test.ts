@@ -13,12 +13,20 @@ const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   path: [],
   askedAt: '2026-01-01T00:00:00.000Z',
 });
-const suspension = (id: string): PendingToolCall => ({ ...approval(id), toolName: 'ask', kind: 'suspend', requiresApproval: false, suspendPayload: { question: '?' } });
+const suspension = (id: string): PendingToolCall => ({
+  ...approval(id),
+  toolName: 'ask',
+  kind: 'suspend',
+  requiresApproval: false,
+  suspendPayload: { question: '?' },
+});
 const none = new Map<string, DecisionRecord>();
 
 describe('fingerprints', () => {
   it('do not depend on key order, at any depth', () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
     expect(toolCallFingerprint('t', { a: 1, b: 2 })).toBe(toolCallFingerprint('t', { b: 2, a: 1 }));
   });
   it('change with the tool name and with the arguments', () => {
@@ -37,7 +45,9 @@ describe('checkDecision', () => {
   });
 
   it('accepts a matching fingerprint and refuses another, naming both', () => {
-    expect(checkDecision('approve', { toolCallId: 'a', fingerprint: 'fp-a' }, [approval('a')], none).accepted).toBe(true);
+    expect(checkDecision('approve', { toolCallId: 'a', fingerprint: 'fp-a' }, [approval('a')], none).accepted).toBe(
+      true,
+    );
     const refused = checkDecision('approve', { toolCallId: 'a', fingerprint: 'fp-other' }, [approval('a')], none);
     expect(refused).toMatchObject({ accepted: false, type: 'FingerprintMismatch' });
     expect(!refused.accepted && refused.message).toBe(
@@ -47,12 +57,23 @@ describe('checkDecision', () => {
 
   it('refuses an unknown tool-call id, listing the pending ones', () => {
     const refused = checkDecision('approve', { toolCallId: 'x' }, [approval('a')], none);
-    expect(refused).toEqual({ accepted: false, type: 'UnknownToolCall', message: 'the run waits on no tool call x; pending: deleteRecord a' });
+    expect(refused).toEqual({
+      accepted: false,
+      type: 'UnknownToolCall',
+      message: 'the run waits on no tool call x; pending: deleteRecord a',
+    });
   });
 
   it('refuses a second decision for a call, saying who decided it', () => {
     const earlier: DecisionRecord = {
-      decisionId: 'd1', kind: 'decline', toolCallId: 'a', toolName: 'deleteRecord', by: 'bob', reason: null, at: '2026-01-01T00:00:01.000Z', accepted: true,
+      decisionId: 'd1',
+      kind: 'decline',
+      toolCallId: 'a',
+      toolName: 'deleteRecord',
+      by: 'bob',
+      reason: null,
+      at: '2026-01-01T00:00:01.000Z',
+      accepted: true,
     };
     const refused = checkDecision('approve', { toolCallId: 'a' }, [], new Map([['a', earlier]]));
     expect(refused).toMatchObject({ accepted: false, type: 'AlreadyDecided' });
@@ -60,26 +81,52 @@ describe('checkDecision', () => {
   });
 
   it('refuses resume for an approval and approval for a suspension', () => {
-    expect(checkDecision('resume', { toolCallId: 'a' }, [approval('a')], none)).toMatchObject({ accepted: false, type: 'WrongPauseKind' });
-    expect(checkDecision('approve', { toolCallId: 's' }, [suspension('s')], none)).toMatchObject({ accepted: false, type: 'WrongPauseKind' });
-    expect(checkDecision('approve', {}, [suspension('s')], none)).toMatchObject({ accepted: false, type: 'WrongPauseKind' });
+    expect(checkDecision('resume', { toolCallId: 'a' }, [approval('a')], none)).toMatchObject({
+      accepted: false,
+      type: 'WrongPauseKind',
+    });
+    expect(checkDecision('approve', { toolCallId: 's' }, [suspension('s')], none)).toMatchObject({
+      accepted: false,
+      type: 'WrongPauseKind',
+    });
+    expect(checkDecision('approve', {}, [suspension('s')], none)).toMatchObject({
+      accepted: false,
+      type: 'WrongPauseKind',
+    });
   });
 
   it('refuses when nothing is pending', () => {
-    expect(checkDecision('decline', {}, [], none)).toEqual({ accepted: false, type: 'NothingPending', message: 'the run waits on no tool call' });
+    expect(checkDecision('decline', {}, [], none)).toEqual({
+      accepted: false,
+      type: 'NothingPending',
+      message: 'the run waits on no tool call',
+    });
   });
 });
 
 describe('decision records and decline messages', () => {
   it('record who, when, why and the verdict', () => {
     const check = checkDecision('approve', { toolCallId: 'a', fingerprint: 'bad' }, [approval('a')], none);
-    expect(decisionRecord('approve', { decisionId: 'd', toolCallId: 'a', fingerprint: 'bad', by: 'alice' }, 'T', check)).toMatchObject({
-      decisionId: 'd', kind: 'approve', toolCallId: 'a', toolName: 'deleteRecord', by: 'alice', at: 'T', accepted: false, refusal: { type: 'FingerprintMismatch' },
+    expect(
+      decisionRecord('approve', { decisionId: 'd', toolCallId: 'a', fingerprint: 'bad', by: 'alice' }, 'T', check),
+    ).toMatchObject({
+      decisionId: 'd',
+      kind: 'approve',
+      toolCallId: 'a',
+      toolName: 'deleteRecord',
+      by: 'alice',
+      at: 'T',
+      accepted: false,
+      refusal: { type: 'FingerprintMismatch' },
     });
   });
   it('tell the model who declined and why', () => {
-    expect(declineMessage('deleteRecord', 'alice', 'not today')).toBe('The call of tool "deleteRecord" was declined by alice: not today. It did not run.');
-    expect(declineMessage('deleteRecord', null, null)).toBe('The call of tool "deleteRecord" was declined. It did not run.');
+    expect(declineMessage('deleteRecord', 'alice', 'not today')).toBe(
+      'The call of tool "deleteRecord" was declined by alice: not today. It did not run.',
+    );
+    expect(declineMessage('deleteRecord', null, null)).toBe(
+      'The call of tool "deleteRecord" was declined. It did not run.',
+    );
   });
 });
 

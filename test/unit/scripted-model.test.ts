@@ -6,7 +6,12 @@ const script: Script = [
   { text: 'Let me check.', toolCalls: [{ toolName: 'weather', args: { city: 'Paris' } }] },
   { text: 'It is sunny.' },
 ];
-const tools = { weather: tool({ description: 'weather', inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } } }) }) };
+const tools = {
+  weather: tool({
+    description: 'weather',
+    inputSchema: jsonSchema({ type: 'object', properties: { city: { type: 'string' } } }),
+  }),
+};
 
 describe('the scripted model, through the AI SDK', () => {
   it('answers the first call with step 1: text and a tool call', async () => {
@@ -25,8 +30,21 @@ describe('the scripted model, through the AI SDK', () => {
       tools,
       messages: [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-0-0', toolName: 'weather', input: { city: 'Paris' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-0-0', toolName: 'weather', output: { type: 'text', value: 'sunny' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'call-0-0', toolName: 'weather', input: { city: 'Paris' } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'call-0-0',
+              toolName: 'weather',
+              output: { type: 'text', value: 'sunny' },
+            },
+          ],
+        },
       ],
     });
     expect(result.text).toBe('It is sunny.');
@@ -46,7 +64,9 @@ describe('the scripted model, through the AI SDK', () => {
   it('sends raw argument text as is, to script malformed calls', async () => {
     const model = new ScriptedLanguageModel([{ toolCalls: [{ toolName: 'weather', rawArgs: '{"city":' }] }]);
     const result = await model.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] });
-    expect(result.content).toEqual([{ type: 'tool-call', toolCallId: 'call-0-0', toolName: 'weather', input: '{"city":' }]);
+    expect(result.content).toEqual([
+      { type: 'tool-call', toolCallId: 'call-0-0', toolName: 'weather', input: '{"city":' },
+    ]);
   });
 
   it('fails with a clear error when the script runs out', async () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CallModelOutput } from '../../src/activities/contracts.js';
 import type { AgentSpec } from '../../src/schemas.js';
-import { addUsage, offeredTools, runResult, stepRecord, toolResultMessage, type ToolOutcome } from '../../src/workflows/transcript.js';
+import {
+  addUsage,
+  offeredTools,
+  runResult,
+  stepRecord,
+  toolResultMessage,
+  type ToolOutcome,
+} from '../../src/workflows/transcript.js';
 
 const spec: AgentSpec = {
   id: 'a',
@@ -9,8 +16,22 @@ const spec: AgentSpec = {
   instructions: 'x',
   model: 'scripted',
   tools: [
-    { name: 'one', id: 't1', kind: 'tool', description: 'first', inputSchema: { type: 'object' }, requireApproval: false },
-    { name: 'two', id: 't2', kind: 'tool', description: 'second', inputSchema: { type: 'object' }, requireApproval: true },
+    {
+      name: 'one',
+      id: 't1',
+      kind: 'tool',
+      description: 'first',
+      inputSchema: { type: 'object' },
+      requireApproval: false,
+    },
+    {
+      name: 'two',
+      id: 't2',
+      kind: 'tool',
+      description: 'second',
+      inputSchema: { type: 'object' },
+      requireApproval: true,
+    },
   ],
 };
 
@@ -34,7 +55,9 @@ describe('offeredTools', () => {
     expect(offeredTools(spec, ['two']).map((t) => t.name)).toEqual(['two']);
   });
   it('refuses active tool names the agent does not have, naming them and the real ones', () => {
-    expect(() => offeredTools(spec, ['two', 'three'])).toThrow('activeTools names "three", which agent "a" does not have; its tools are: one, two');
+    expect(() => offeredTools(spec, ['two', 'three'])).toThrow(
+      'activeTools names "three", which agent "a" does not have; its tools are: one, two',
+    );
   });
 });
 
@@ -76,7 +99,12 @@ describe('runResult', () => {
   });
 
   it('adds usage field by field', () => {
-    expect(addUsage({ inputTokens: 1, outputTokens: 2, totalTokens: 3 }, { inputTokens: 4, outputTokens: 5, totalTokens: 9 })).toEqual({
+    expect(
+      addUsage(
+        { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+        { inputTokens: 4, outputTokens: 5, totalTokens: 9 },
+      ),
+    ).toEqual({
       inputTokens: 5,
       outputTokens: 7,
       totalTokens: 12,
@@ -89,6 +117,10 @@ describe('markDuplicateIds', () => {
     const { markDuplicateIds } = await import('../../src/activities/call-model.js');
     const call = (id: string, n: number) => ({ toolCallId: id, toolName: 't', args: { n }, fingerprint: `f${n}` });
     const marked = markDuplicateIds([call('a', 1), call('b', 2), call('a', 3)]);
-    expect(marked.map((c) => c.invalid)).toEqual([undefined, undefined, expect.stringContaining('"a" was used twice in one step')]);
+    expect(marked.map((c) => c.invalid)).toEqual([
+      undefined,
+      undefined,
+      expect.stringContaining('"a" was used twice in one step'),
+    ]);
   });
 });

@@ -31,22 +31,42 @@ describe('UiChunkMapper', () => {
     expect(m.map({ type: 'tool-call', stepNumber: 0, ...call, args: { x: 1 }, fingerprint: 'f', offset: 1 })).toEqual([
       { type: 'tool-input-available', toolCallId: 'c', toolName: 't', input: { x: 1 } },
     ]);
-    expect(m.map({ type: 'tool-call-approval', ...call, args: {}, fingerprint: 'f', offset: 2 })).toEqual([{ type: 'tool-approval-request', approvalId: 'c', toolCallId: 'c' }]);
-    expect(m.map({ type: 'tool-call-suspended', ...call, args: {}, fingerprint: 'f', payload: { q: 1 }, offset: 3 })).toEqual([
+    expect(m.map({ type: 'tool-call-approval', ...call, args: {}, fingerprint: 'f', offset: 2 })).toEqual([
+      { type: 'tool-approval-request', approvalId: 'c', toolCallId: 'c' },
+    ]);
+    expect(
+      m.map({ type: 'tool-call-suspended', ...call, args: {}, fingerprint: 'f', payload: { q: 1 }, offset: 3 }),
+    ).toEqual([
       { type: 'data-tool-suspended', id: 'c', data: { toolCallId: 'c', toolName: 't', args: {}, payload: { q: 1 } } },
     ]);
-    expect(m.map({ type: 'tool-result', ...call, output: 5, offset: 4 })).toEqual([{ type: 'tool-output-available', toolCallId: 'c', output: 5 }]);
-    expect(m.map({ type: 'tool-error', ...call, error: 'declined', declined: true, offset: 5 })).toEqual([{ type: 'tool-output-denied', toolCallId: 'c' }]);
-    expect(m.map({ type: 'tool-error', ...call, error: 'boom', declined: false, offset: 6 })).toEqual([{ type: 'tool-output-error', toolCallId: 'c', errorText: 'boom' }]);
-    expect(m.map({ type: 'error', error: 'run failed', offset: 7 })).toEqual([{ type: 'error', errorText: 'run failed' }]);
+    expect(m.map({ type: 'tool-result', ...call, output: 5, offset: 4 })).toEqual([
+      { type: 'tool-output-available', toolCallId: 'c', output: 5 },
+    ]);
+    expect(m.map({ type: 'tool-error', ...call, error: 'declined', declined: true, offset: 5 })).toEqual([
+      { type: 'tool-output-denied', toolCallId: 'c' },
+    ]);
+    expect(m.map({ type: 'tool-error', ...call, error: 'boom', declined: false, offset: 6 })).toEqual([
+      { type: 'tool-output-error', toolCallId: 'c', errorText: 'boom' },
+    ]);
+    expect(m.map({ type: 'error', error: 'run failed', offset: 7 })).toEqual([
+      { type: 'error', errorText: 'run failed' },
+    ]);
   });
 
   it('turns a model retry into reset-step, and a pause into a finish the UI waits on', () => {
     const m = new UiChunkMapper('r');
     m.map({ type: 'text-delta', stepNumber: 0, attempt: 1, id: 't', delta: 'part', offset: 1 });
-    expect(m.map({ type: 'model-retry', stepNumber: 0, attempt: 2, error: 'x', offset: 2 })).toEqual([{ type: 'reset-step' }]);
-    expect(m.map({ type: 'finish', finishReason: 'suspended', text: '', usage, pendingToolCalls: [], offset: 3 })).toEqual([
-      { type: 'finish', finishReason: 'tool-calls', messageMetadata: { runId: 'r', offset: 3, finishReason: 'suspended', pendingToolCalls: [] } },
+    expect(m.map({ type: 'model-retry', stepNumber: 0, attempt: 2, error: 'x', offset: 2 })).toEqual([
+      { type: 'reset-step' },
+    ]);
+    expect(
+      m.map({ type: 'finish', finishReason: 'suspended', text: '', usage, pendingToolCalls: [], offset: 3 }),
+    ).toEqual([
+      {
+        type: 'finish',
+        finishReason: 'tool-calls',
+        messageMetadata: { runId: 'r', offset: 3, finishReason: 'suspended', pendingToolCalls: [] },
+      },
     ]);
   });
 });

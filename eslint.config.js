@@ -1,0 +1,53 @@
+// Lint, and the workflow sandbox boundary: code that runs in Temporal's deterministic workflow sandbox
+// (and everything it imports) cannot import Node built-ins, I/O libraries or activity implementations.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Everything the workflow bundle may load: the workflows and the pure code they use. */
+const SANDBOX = ['src/workflows/**/*.ts', 'src/approvals/**/*.ts', 'src/schemas/**/*.ts', 'src/errors.ts'];
+
+const sandboxMessage =
+  'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/activities).';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.js'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: SANDBOX,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.flatMap((m) => [m, `node:${m}`]).map((name) => ({ name, message: sandboxMessage })),
+          patterns: [
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/envconfig'],
+              message: sandboxMessage,
+            },
+            { group: ['ai', '@ai-sdk/*', 'hono', 'hono/*', '@hono/*', 'commander'], message: sandboxMessage },
+            {
+              // Activity code, the client, the server and the worker are Node code; their types are fine.
+              regex: '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent)(/|\\.js$)',
+              allowTypeImports: true,
+              message: sandboxMessage,
+            },
+          ],
+        },
+      ],
+    },
+  },
+);
