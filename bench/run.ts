@@ -110,10 +110,10 @@ function eventMs(e: proto.temporal.api.history.v1.IHistoryEvent): number {
 async function wallTimePerStep(s: Systems): Promise<void> {
   say('## Wall time per step (ms): median / p95 over runs');
   say('');
-  say(
-    '| steps | in-process (AI SDK) | engine floor | @temporalio/ai-sdk | this project | ratio to in-process | to engine floor | to @temporalio/ai-sdk |',
-  );
-  say('|---|---|---|---|---|---|---|---|');
+  const columns = ['steps', 'in-process (AI SDK)', 'engine floor', '@temporalio/ai-sdk', 'this project'];
+  columns.push('ratio to in-process', 'to engine floor', 'to @temporalio/ai-sdk');
+  say(`| ${columns.join(' | ')} |`);
+  say(`|${columns.map(() => '---').join('|')}|`);
   const out: Record<string, Record<string, Summary>> = {};
   for (const steps of [1, 10, 50]) {
     const per: Record<string, number[]> = { inProcess: [], engineFloor: [], peer: [], durable: [] };
@@ -128,9 +128,13 @@ async function wallTimePerStep(s: Systems): Promise<void> {
     const sum = Object.fromEntries(Object.entries(per).map(([k, v]) => [k, summarize(v)])) as Record<string, Summary>;
     out[steps] = sum;
     const d = sum.durable!.median;
-    say(
-      `| ${steps} | ${fmt(sum.inProcess!.median)} / ${fmt(sum.inProcess!.p95)} | ${fmt(sum.engineFloor!.median)} / ${fmt(sum.engineFloor!.p95)} | ${fmt(sum.peer!.median)} / ${fmt(sum.peer!.p95)} | ${fmt(d)} / ${fmt(sum.durable!.p95)} | ${fmt(d / sum.inProcess!.median, 1)}x | ${fmt(d / sum.engineFloor!.median, 2)}x | ${fmt(d / sum.peer!.median, 2)}x |`,
-    );
+    const cells = [String(steps)];
+    for (const name of ['inProcess', 'engineFloor', 'peer', 'durable']) {
+      cells.push(`${fmt(sum[name]!.median)} / ${fmt(sum[name]!.p95)}`);
+    }
+    cells.push(`${fmt(d / sum.inProcess!.median, 1)}x`, `${fmt(d / sum.engineFloor!.median, 2)}x`);
+    cells.push(`${fmt(d / sum.peer!.median, 2)}x`);
+    say(`| ${cells.join(' | ')} |`);
   }
   results.wallTimePerStepMs = out;
   const names: Record<string, string> = {
@@ -196,9 +200,8 @@ async function historyGrowth(s: Systems): Promise<void> {
   for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
     // Bytes per step grow with steps when every model call carries the whole conversation.
     const growth = out[b]![series]!.bytes / b / (out[a]![series]!.bytes / a);
-    say(
-      `- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (1 is linear growth; more means superlinear)`,
-    );
+    say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)}`);
+    say('  (1 is linear growth; more means superlinear)');
   }
   results.history = out;
   await lineChart('bench/results/history-bytes.png', 'History size per run', rows, { x: 'steps', y: 'KiB of history' });
@@ -309,12 +312,10 @@ async function waitingRuns(address: string): Promise<void> {
   };
   say(`## ${P.waiting} runs waiting for approval`);
   say('');
-  say(
-    `- worker RSS: ${fmt(rssIdle / 2 ** 20, 0)} MiB idle, ${fmt(rssWaiting / 2 ** 20, 0)} MiB with ${P.waiting} runs waiting`,
-  );
-  say(
-    `- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${fmt(P.waiting / approveAllSeconds, 1)} runs/s)`,
-  );
+  const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MiB`;
+  say(`- worker RSS: ${mib(rssIdle)} idle, ${mib(rssWaiting)} with ${P.waiting} runs waiting`);
+  const rate = `${fmt(P.waiting / approveAllSeconds, 1)} runs/s`;
+  say(`- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${rate})`);
   say('');
 }
 
@@ -348,7 +349,9 @@ try {
   say(`# Benchmarks (${mode}), ${new Date().toISOString()}`);
   say('');
   say(
-    `Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call and one no-op tool call, then a final model call.`,
+    `Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; ` +
+      'one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call ' +
+      'and one no-op tool call, then a final model call.',
   );
   say('');
   await wallTimePerStep(s);

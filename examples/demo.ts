@@ -56,11 +56,13 @@ try {
   if (paused.finishReason !== 'suspended' || !waiting)
     throw new Error(`expected the run to pause for approval, got ${paused.finishReason}`);
   console.log(
-    `paused (${paused.finishReason}): ${waiting.toolName}(${JSON.stringify(waiting.args)}) [${waiting.toolCallId}] awaits approval`,
+    `paused (${paused.finishReason}): ${waiting.toolName}(${JSON.stringify(waiting.args)}) [${waiting.toolCallId}] ` +
+      'awaits approval',
   );
   console.log(`  fingerprint ${waiting.fingerprint}`);
   console.log(
-    `  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} --fingerprint ${waiting.fingerprint}`,
+    `  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} ` +
+      `--fingerprint ${waiting.fingerprint}`,
   );
   const waitingRuns = await client.listSuspendedRuns({ agentId: 'records-agent' });
   console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);

@@ -1,6 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import { RunOptionsSchema, type RunOptions } from './schemas.js';
+import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
 
 /** The options of {@link defineAgent}. */
@@ -57,14 +57,6 @@ export function defineWorkflowTool(config: Omit<WorkflowTool, 'kind'>): Workflow
   return { ...config, kind: 'workflow-tool' };
 }
 
-/** The input of every `agent-<key>` tool: the task for the sub-agent. */
-export const SubAgentInputSchema = z
-  .object({
-    prompt: z.string().min(1).describe('The task for the sub-agent, as a self-contained instruction'),
-    context: z.string().optional().describe('Anything else the sub-agent should know'),
-  })
-  .strict();
-
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -77,7 +69,8 @@ export function defineAgent(config: AgentConfig): Agent {
   for (const [name, tool] of Object.entries(tools)) {
     if (!TOOL_NAME.test(name)) {
       throw new TypeError(
-        `defineAgent("${config.id}"): tool key "${name}" is not a valid tool name; use 1-64 letters, digits, "_" or "-"`,
+        `defineAgent("${config.id}"): tool key "${name}" is not a valid tool name; ` +
+          'use 1-64 letters, digits, "_" or "-"',
       );
     }
     if (tool?.kind !== 'tool') {

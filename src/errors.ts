@@ -1,4 +1,12 @@
-import type { RefusalType } from './schemas.js';
+/**
+ * Typed errors, and how to tell what was thrown. Sandbox-safe: no Node APIs here.
+ */
+import type { RefusalType } from './schemas/decisions.js';
+
+/** The message of anything thrown. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
 
 /**
  * Typed errors. Each says what went wrong, with the offending value, and what to do.
@@ -13,7 +21,9 @@ export class UnknownAgentError extends Error {
     known: string[],
   ) {
     super(
-      `Unknown agent "${agentId}": the worker has ${known.length ? known.map((k) => `"${k}"`).join(', ') : 'no agents'}. Register it with createWorker({ agents }).`,
+      `Unknown agent "${agentId}": the worker has ` +
+        `${known.length ? known.map((k) => `"${k}"`).join(', ') : 'no agents'}. ` +
+        'Register it with createWorker({ agents }).',
     );
   }
 }

@@ -8,51 +8,44 @@ export type {
   ToolHookContext,
   ToolLogger,
 } from './tools/create-tool.js';
-export { defineAgent, defineWorkflowTool, SubAgentInputSchema } from './agent.js';
+export { defineAgent, defineWorkflowTool } from './agent.js';
 export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
+export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
-export { AgentClient, DEFAULT_STREAM_GRACE_MS, RunStream } from './client/agent-client.js';
-export type {
-  AgentClientOptions,
-  DecisionTarget,
-  RunInfo,
-  RunPrompt,
-  SentDecision,
-  StartOptions,
-  StreamOptions,
-  SuspendedRun,
-} from './client/agent-client.js';
-export { RunChunkSchema } from './stream-chunks.js';
+export { AgentClient } from './client/agent-client.js';
+export type { AgentClientOptions } from './client/agent-client.js';
+export { DEFAULT_STREAM_GRACE_MS } from './client/run-input.js';
+export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.js';
+export { RunStream } from './client/run-stream.js';
+export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
+export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
+export { failureOf } from './client/failures.js';
+export type { Failure } from './client/failures.js';
+export { RunChunkSchema } from './schemas/stream-chunks.js';
+export type { RunChunk, RunStreamChunk } from './schemas/stream-chunks.js';
 export { createServerApp } from './server/app.js';
 export { UiChunkMapper } from './server/ui-message-chunks.js';
 export type { RunMessageMetadata, RunUIMessageChunk, ToolSuspendedData } from './server/ui-message-chunks.js';
-export type { RunChunk, RunStreamChunk } from './stream-chunks.js';
 export { resolveConnection, DEFAULT_TASK_QUEUE } from './config.js';
 export type { ConnectionSettings } from './config.js';
 export { ScriptedLanguageModel } from './models/scripted.js';
 export { builtinModels, resolveModel } from './models/registry.js';
 export type { ModelContext, ModelFactory } from './models/registry.js';
 export * from './errors.js';
+export type { AgentSpec, ToolSpec } from './schemas/agent-spec.js';
+export type { DecisionRecord, PathHop, PendingToolCall, RefusalType } from './schemas/decisions.js';
+export type { JsonValue } from './schemas/json.js';
+export type { Message } from './schemas/message.js';
+export type { ModelSettings, RunOptions, ToolChoice } from './schemas/run-options.js';
 export type {
-  AgentSpec,
-  DecisionRecord,
-  JsonValue,
-  Message,
-  PathHop,
-  PendingToolCall,
-  RefusalType,
   RunFinishReason,
-  RunStatus,
-  ModelSettings,
-  RunOptions,
   RunResult,
-  Script,
-  ScriptStep,
+  RunStatus,
   StepRecord,
   ToolCallRecord,
-  ToolChoice,
   ToolResultRecord,
   Usage,
-} from './schemas.js';
-export type { ToolModelOutput } from './activities/contracts.js';
+} from './schemas/run-result.js';
+export type { Script, ScriptStep } from './schemas/script.js';
+export type { ToolModelOutput } from './schemas/tool-output.js';

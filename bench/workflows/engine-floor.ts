@@ -1,4 +1,7 @@
-/** System 2, the engine floor: exactly the activities of an agent run (a model call and a tool call a step), nothing else. */
+/**
+ * System 2, the engine floor: exactly the activities of an agent run (a model call and a tool call a step),
+ * nothing else.
+ */
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities.js';
 

@@ -14,11 +14,13 @@ import {
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
-import { toolCallFingerprint } from '../approvals/fingerprint.js';
+import { toolCallFingerprint } from './fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue, Message, Usage } from '../schemas.js';
-import { RUN_CHUNK_TOPIC, type RunChunk } from '../stream-chunks.js';
+import type { JsonValue } from '../schemas/json.js';
+import type { Message } from '../schemas/message.js';
+import type { Usage } from '../schemas/run-result.js';
+import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 
@@ -209,7 +211,9 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
     }
     return {
       ...call,
-      invalid: `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. Give each call its own id.`,
+      invalid:
+        `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. ` +
+        'Give each call its own id.',
     };
   });
 }

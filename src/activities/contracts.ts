@@ -2,16 +2,13 @@
  * The inputs and outputs of the activities, shared by the workflow (type-only imports) and the
  * activity implementations. Everything here is plain serialisable data.
  */
-import type {
-  AgentSpec,
-  JsonValue,
-  Message,
-  ModelFinishReason,
-  ModelSettings,
-  Script,
-  ToolChoice,
-  Usage,
-} from '../schemas.js';
+import type { AgentSpec } from '../schemas/agent-spec.js';
+import type { JsonValue } from '../schemas/json.js';
+import type { Message } from '../schemas/message.js';
+import type { ModelSettings, ToolChoice } from '../schemas/run-options.js';
+import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
+import type { Script } from '../schemas/script.js';
+import type { ToolModelOutput } from '../schemas/tool-output.js';
 
 export interface DescribeAgentInput {
   agentId: string;
@@ -70,13 +67,6 @@ export interface ExecuteToolInput {
   /** Set when a suspended call is resumed: the data for `context.resumeData`. */
   resume?: { data: JsonValue };
 }
-
-/** What the model is shown for a tool result (a subset of the AI SDK's `ToolResultOutput`). */
-export type ToolModelOutput =
-  | { type: 'text'; value: string }
-  | { type: 'json'; value: JsonValue }
-  | { type: 'error-text'; value: string }
-  | { type: 'execution-denied'; reason?: string };
 
 export type ExecuteToolOutput =
   | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput }

@@ -1,12 +1,30 @@
 import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
-import { SubAgentInputSchema } from '../agent.js';
-import type { AgentSpec, ToolSpec } from '../schemas.js';
-
-function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-}
+import { SubAgentInputSchema, type AgentSpec, type ToolSpec } from '../schemas/agent-spec.js';
+import type { JsonSchema } from '../schemas/json.js';
+import type { AnyTool } from '../tools/create-tool.js';
 import type { DescribeAgentInput } from './contracts.js';
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
+}
+
+function toolSpec(name: string, tool: AnyTool): ToolSpec {
+  const base = {
+    name,
+    id: tool.id,
+    description: tool.description,
+    inputSchema: jsonSchemaOf(tool.inputSchema),
+    requireApproval: tool.requireApproval ?? false,
+  };
+  if (!tool.execute) return { ...base, kind: 'client' };
+  return {
+    ...base,
+    kind: 'tool',
+    ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
+    ...(tool.activity ? { activity: tool.activity } : {}),
+  };
+}
 
 /**
  * The serialisable description of an agent. Returned by an activity, it becomes part of the run's
@@ -21,21 +39,14 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     instructions: agent.instructions,
     model: typeof agent.model === 'string' ? agent.model : undefined,
     tools: [
-      ...Object.entries(agent.tools).map(([name, tool]): ToolSpec => ({
-        name,
-        id: tool.id,
-        kind: tool.execute ? 'tool' : 'client',
-        description: tool.description,
-        inputSchema: jsonSchemaOf(tool.inputSchema),
-        requireApproval: tool.requireApproval ?? false,
-        ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
-        activity: tool.activity,
-      })),
+      ...Object.entries(agent.tools).map(([name, tool]) => toolSpec(name, tool)),
       ...Object.entries(agent.agents).map(([key, sub]): ToolSpec => ({
         name: `agent-${key}`,
         id: sub.id,
         kind: 'agent',
-        description: `Delegate a task to the sub-agent "${sub.name}"${sub.description ? `: ${sub.description}` : ''}. It answers with its final text.`,
+        description:
+          `Delegate a task to the sub-agent "${sub.name}"${sub.description ? `: ${sub.description}` : ''}. ` +
+          'It answers with its final text.',
         inputSchema: jsonSchemaOf(SubAgentInputSchema),
         subAgent: { id: sub.id, key },
         requireApproval: false,
@@ -46,9 +57,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
         kind: 'workflow',
         description: wf.description,
         inputSchema: jsonSchemaOf(wf.inputSchema),
-        ...(wf.outputSchema
-          ? { outputSchema: z.toJSONSchema(wf.outputSchema, { io: 'output', unrepresentable: 'any' }) }
-          : {}),
+        ...(wf.outputSchema ? { outputSchema: jsonSchemaOf(wf.outputSchema, 'output') } : {}),
         workflow: { type: wf.workflowType, ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}) },
         requireApproval: false,
       })),

@@ -1,10 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue } from '../schemas.js';
+import type { JsonValue } from '../schemas/json.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
-import type { ExecuteToolInput, ExecuteToolOutput, ToolModelOutput } from './contracts.js';
+import type { ToolModelOutput } from '../schemas/tool-output.js';
+import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -41,7 +42,8 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     if (!parsed.success) {
       return {
         type: 'resume-rejected',
-        error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${z.prettifyError(parsed.error)}`,
+        error:
+          `resume data does not fit the resumeSchema of tool "${input.toolName}": ` + z.prettifyError(parsed.error),
       };
     }
     resumeData = parsed.data;
@@ -81,7 +83,9 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   if (tool.outputSchema) {
     const parsedOutput = tool.outputSchema.safeParse(output);
     if (!parsedOutput.success) {
-      const problem = `Tool "${input.toolName}" returned output that does not match its outputSchema: ${z.prettifyError(parsedOutput.error)}`;
+      const problem =
+        `Tool "${input.toolName}" returned output that does not match its outputSchema: ` +
+        z.prettifyError(parsedOutput.error);
       if (tool.outputValidation !== 'warn') return { type: 'error', error: problem };
       activity.log.warn(problem, { toolCallId: input.toolCallId });
     } else {
@@ -130,7 +134,9 @@ function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteTo
     if (!parsed.success) {
       return {
         type: 'error',
-        error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${z.prettifyError(parsed.error)}`,
+        error:
+          `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ` +
+          z.prettifyError(parsed.error),
       };
     }
   }

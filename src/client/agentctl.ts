@@ -5,22 +5,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import {
-  DecisionRefusedError,
-  RunFailedError,
-  RunNotFoundError,
-  RunNotWaitingError,
-  InvalidRunOptionsError,
-} from '../errors.js';
-import {
-  RunStatusSchema,
-  ScriptSchema,
-  type DecisionKind,
-  type JsonValue,
-  type PendingToolCall,
-  type RunResult,
-} from '../schemas.js';
-import { AgentClient, type RunInfo, type StartOptions } from './agent-client.js';
+import { errorMessage } from '../errors.js';
+import type { DecisionKind } from '../schemas/decisions.js';
+import type { JsonValue } from '../schemas/json.js';
+import { RunStatusSchema, type RunResult } from '../schemas/run-result.js';
+import { ScriptSchema } from '../schemas/script.js';
+import { AgentClient } from './agent-client.js';
+import { resultLines, runLines, table } from './agentctl-format.js';
+import { failureOf } from './failures.js';
+import type { StartOptions } from './run-input.js';
 
 export interface AgentctlIo {
   out: (text: string) => void;
@@ -42,55 +35,11 @@ interface GlobalOptions {
   profile?: string;
 }
 
-function pendingLine(p: PendingToolCall): string {
-  const what = {
-    approval: 'awaits approval',
-    suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,
-    client: 'awaits a client result',
-  }[p.kind];
-  const where = p.path.length ? `  in ${p.path.map((h) => `${h.agentId} ${h.runId}`).join(' > ')}` : '';
-  return `${p.toolCallId}  ${p.toolName}(${JSON.stringify(p.args)})  ${what}  fingerprint ${p.fingerprint}  since ${p.askedAt}${where}`;
-}
-
-function resultLines(result: RunResult): string[] {
-  const lines = [
-    `run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`,
-  ];
-  if (result.text) lines.push(`text: ${result.text}`);
-  for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
-  return lines;
-}
-
-function runLines(run: RunInfo): string[] {
-  const lines = [
-    `run:       ${run.runId}`,
-    `agent:     ${run.agentId ?? '-'}`,
-    `status:    ${run.status} (workflow ${run.workflowStatus})`,
-    `thread:    ${run.threadId ?? '-'}   resource: ${run.resourceId ?? '-'}`,
-    `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}`,
-  ];
-  lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
-  for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
-  lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
-  for (const d of run.decisions) {
-    const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
-    lines.push(
-      `  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`,
-    );
-  }
-  return lines;
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
-}
-
 function parseJsonOption(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch (err) {
-    throw new Refusal(`${what} is not valid JSON (${(err as Error).message}): ${text}`);
+    throw new Refusal(`${what} is not valid JSON (${errorMessage(err)}): ${text}`);
   }
 }
 
@@ -114,7 +63,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
 
   const program = new Command('agentctl')
     .description(
-      'Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs in a Temporal namespace.',
+      'Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs ' +
+        'in a Temporal namespace.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
@@ -183,7 +133,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       const lines = runLines(info);
       if (result)
         lines.push(
-          `result: ${result.text} (${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`,
+          `result: ${result.text} ` +
+            `(${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`,
         );
       if (failure) lines.push(`failure: ${failure}`);
       print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
@@ -205,7 +156,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[
         kind
       ];
-      const line = `${verb} ${sent.call.toolName} ${sent.call.toolCallId} (fingerprint ${sent.call.fingerprint}) on run ${runId}`;
+      const { toolName, toolCallId, fingerprint } = sent.call;
+      const line = `${verb} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
       if (!o.wait) {
         print(!!o.json, { ...sent, status: 'sent' }, [line]);
         return;
@@ -286,7 +238,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
         if (!parsed.success)
           throw new Refusal(
-            `--script ${file} is not a script: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+            `--script ${file} is not a script: ` +
+              parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
           );
         options.script = parsed.data;
         options.model ??= 'scripted';
@@ -305,19 +258,13 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    if (
-      err instanceof Refusal ||
-      err instanceof DecisionRefusedError ||
-      err instanceof RunNotFoundError ||
-      err instanceof RunNotWaitingError ||
-      err instanceof RunFailedError ||
-      err instanceof InvalidRunOptionsError
-    ) {
-      io.err(`agentctl: ${err instanceof DecisionRefusedError ? `refused (${err.type}): ${err.reason}` : err.message}`);
+    if (err instanceof Refusal) {
+      io.err(`agentctl: ${err.message}`);
       return 1;
     }
-    io.err(`agentctl: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    const failure = failureOf(err);
+    io.err(`agentctl: ${failure.line}`);
+    return failure.exitCode;
   } finally {
     await client?.close();
   }

@@ -1,7 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModel } from 'ai';
 import { UnknownModelError } from '../errors.js';
-import type { Script } from '../schemas.js';
+import type { Script } from '../schemas/script.js';
 import { ScriptedLanguageModel } from './scripted.js';
 
 /** What a model factory gets besides the model id. */

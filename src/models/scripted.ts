@@ -9,7 +9,7 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider';
 import { ScriptExhaustedError } from '../errors.js';
-import type { Script, ScriptStep } from '../schemas.js';
+import type { Script, ScriptStep } from '../schemas/script.js';
 
 /**
  * An offline, deterministic AI SDK language model (spec v4) that plays a script: model call N

@@ -7,16 +7,14 @@ import { convertToModelMessages, UI_MESSAGE_STREAM_HEADERS, type UIMessage } fro
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { AgentClient, RunStream, type StartOptions } from '../client/agent-client.js';
-import {
-  DecisionRefusedError,
-  InvalidRunOptionsError,
-  RunFailedError,
-  RunNotFoundError,
-  RunNotWaitingError,
-} from '../errors.js';
-import { JsonValueSchema, MessageSchema, RunOptionsSchema } from '../schemas.js';
-import type { RunStreamChunk } from '../stream-chunks.js';
+import type { AgentClient } from '../client/agent-client.js';
+import { failureOf } from '../client/failures.js';
+import type { StartOptions } from '../client/run-input.js';
+import { errorMessage } from '../errors.js';
+import { JsonValueSchema } from '../schemas/json.js';
+import { MessageSchema } from '../schemas/message.js';
+import { RunOptionsSchema } from '../schemas/run-options.js';
+import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import { UiChunkMapper } from './ui-message-chunks.js';
 
 /** What POST /agents/:agentId/stream and /generate take: a prompt, model messages, or `useChat`'s UI messages. */
@@ -54,7 +52,7 @@ async function jsonBody<T>(c: Context, schema: z.ZodType<T>, optional = false): 
     raw = JSON.parse(text);
   } catch (err) {
     throw new HTTPException(400, {
-      res: Response.json(errorBody('InvalidJson', `the request body is not JSON: ${(err as Error).message}`), {
+      res: Response.json(errorBody('InvalidJson', `the request body is not JSON: ${errorMessage(err)}`), {
         status: 400,
       }),
     });
@@ -104,7 +102,7 @@ function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Response {
         }
       } catch (err) {
         controller.enqueue(
-          encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: (err as Error).message })}\n\n`),
+          encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: errorMessage(err) })}\n\n`),
         );
         controller.close();
       }
@@ -147,7 +145,7 @@ export function createServerApp(client: AgentClient): Hono {
     if (!Number.isInteger(offset) || offset < 0)
       return c.json(errorBody('InvalidRequest', `offset must be a whole number >= 0, not "${raw}"`), 400);
     await client.getRun(runId); // 404 for a run that does not exist, before any stream starts
-    return sse(runId, new RunStream(client, runId, offset));
+    return sse(runId, client.subscribe(runId, { fromOffset: offset }));
   });
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
@@ -184,15 +182,11 @@ export function createServerApp(client: AgentClient): Hono {
   });
 
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
-  app.onError((err, c) => {
+  app.onError((err) => {
     if (err instanceof HTTPException) return err.getResponse();
-    if (err instanceof RunNotFoundError) return c.json(errorBody(err.name, err.message), 404);
-    if (err instanceof DecisionRefusedError) return c.json(errorBody(err.type, err.message), 409);
-    if (err instanceof RunNotWaitingError) return c.json(errorBody(err.name, err.message), 409);
-    if (err instanceof InvalidRunOptionsError) return c.json(errorBody(err.name, err.message), 400);
-    if (err instanceof RunFailedError) return c.json(errorBody(err.name, err.message), 422);
-    console.error('server: unexpected error', err);
-    return c.json(errorBody('InternalError', err instanceof Error ? err.message : String(err)), 500);
+    const failure = failureOf(err);
+    if (!failure.expected) console.error('server: unexpected error', err);
+    return Response.json(errorBody(failure.type, failure.message), { status: failure.httpStatus });
   });
   return app;
 }

@@ -3,7 +3,7 @@
  * renders a durable run (text, tool calls, approval requests, results) with no parsing of its own.
  */
 import type { UIMessageChunk } from 'ai';
-import type { RunStreamChunk } from '../stream-chunks.js';
+import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 
 /** `data-tool-suspended` parts carry a tool's suspend payload to the UI. */
 export interface ToolSuspendedData {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import type { ToolModelOutput } from '../activities/contracts.js';
-import type { JsonValue, ToolActivityOptions } from '../schemas.js';
+import type { ToolModelOutput } from '../schemas/tool-output.js';
+import type { ToolActivityOptions } from '../schemas/agent-spec.js';
+import type { JsonValue } from '../schemas/json.js';
 
 /** A logger for tool code; messages go to the worker's Temporal activity logger with the run's context. */
 export interface ToolLogger {
@@ -40,7 +41,10 @@ export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue>
   resumeData: TResume | undefined;
 }
 
-/** What the tool lifecycle hooks get. Hooks run on the worker, at least once, and only observe: an error they throw is logged. */
+/**
+ * What the tool lifecycle hooks get. Hooks run on the worker, at least once, and only observe: an error
+ * they throw is logged.
+ */
 export interface ToolHookContext {
   runId: string;
   agentId: string;
@@ -76,7 +80,10 @@ export interface ToolConfig<
   ) => Promise<z.input<TOutput>> | z.input<TOutput>;
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
-  /** `error` (default): an output that fails `outputSchema` reaches the model as an error. `warn`: log it and keep the output. */
+  /**
+   * `error` (default): an output that fails `outputSchema` reaches the model as an error. `warn`: log it
+   * and keep the output.
+   */
   outputValidation?: 'error' | 'warn';
   /** Shapes what the model is shown of the output; the run's result keeps the full output. */
   toModelOutput?: (output: z.output<TOutput>) => ToolModelOutput;

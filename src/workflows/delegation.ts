@@ -3,12 +3,16 @@
  * (`workflow-<key>`). Deterministic workflow code.
  */
 import { CancellationScope, ChildWorkflowFailure, executeChild } from '@temporalio/workflow';
-import { z } from 'zod';
 import type { ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
-import type { JsonValue, RunInput, RunOptions, RunResult, ToolSpec } from '../schemas.js';
+import { inheritedApproval } from '../approvals/policy.js';
+import { errorMessage } from '../errors.js';
+import { SubAgentInputSchema, type ToolSpecOf } from '../schemas/agent-spec.js';
+import { safeParse, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import type { RunInput } from '../schemas/run-input.js';
+import type { RunOptions } from '../schemas/run-options.js';
+import type { RunResult } from '../schemas/run-result.js';
 import type { agentRun } from './agent-run.js';
 import type { RunState } from './run-state.js';
-import { safeParse } from './safe-parse.js';
 import { startSearchAttributes } from './search-attributes.js';
 
 /**
@@ -16,19 +20,20 @@ import { startSearchAttributes } from './search-attributes.js';
  * visible in the Temporal UI under its parent. What it waits on is reported up to this run.
  */
 export async function runSubAgent(
-  tool: ToolSpec,
+  tool: ToolSpecOf<'agent'>,
   options: RunOptions,
   state: RunState,
   call: ModelToolCall,
 ): Promise<ToolCallOutcome> {
-  const sub = tool.subAgent!;
-  const args = call.args as { prompt: string; context?: string };
+  const sub = tool.subAgent;
+  const parsed = safeParse(SubAgentInputSchema, call.args);
+  if (!parsed.success) return { type: 'error', error: `Invalid arguments for sub-agent "${sub.key}": ${parsed.error}` };
+  const args = parsed.data;
   const childOptions: RunOptions = {
     ...options.subAgentOptions?.[sub.key],
     ...(options.threadId ? { threadId: options.threadId } : {}),
     ...(options.resourceId ? { resourceId: options.resourceId } : {}),
-    // Approval of every call holds for the whole chain (it is also the fail-safe for a function given as the policy).
-    ...(options.requireToolApproval ? { requireToolApproval: true } : {}),
+    ...inheritedApproval(options),
   };
   const input: RunInput = {
     agentId: sub.id,
@@ -53,18 +58,19 @@ export async function runSubAgent(
     };
   } catch (err) {
     if (runCancelled()) throw err;
-    return {
-      type: 'error',
-      error: `Sub-agent "${sub.key}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}`,
-    };
+    return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${childFailureMessage(err)}` };
   } finally {
     state.childFinished(call.toolCallId, trail);
   }
 }
 
 /** Runs a Temporal workflow as a child, with the call's input, and checks its result against the output schema. */
-export async function runWorkflowTool(tool: ToolSpec, state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
-  const wf = tool.workflow!;
+export async function runWorkflowTool(
+  tool: ToolSpecOf<'workflow'>,
+  state: RunState,
+  call: ModelToolCall,
+): Promise<ToolCallOutcome> {
+  const wf = tool.workflow;
   let output: JsonValue;
   try {
     output = await executeChild<(input: JsonValue) => Promise<JsonValue>>(wf.type, {
@@ -75,20 +81,21 @@ export async function runWorkflowTool(tool: ToolSpec, state: RunState, call: Mod
     });
   } catch (err) {
     if (runCancelled()) throw err;
-    return {
-      type: 'error',
-      error: `Workflow "${wf.type}" failed: ${err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : String(err)}`,
-    };
+    return { type: 'error', error: `Workflow "${wf.type}" failed: ${childFailureMessage(err)}` };
   }
   if (tool.outputSchema) {
-    const checked = safeParse(z.fromJSONSchema(tool.outputSchema as Parameters<typeof z.fromJSONSchema>[0]), output);
-    if (!checked.success)
-      return {
-        type: 'error',
-        error: `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}`,
-      };
+    const checked = safeParse(zodFromJsonSchema(tool.outputSchema), output);
+    if (!checked.success) {
+      const error = `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}`;
+      return { type: 'error', error };
+    }
   }
   return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
+}
+
+/** What failed in a child workflow, rather than the wrapper's "Child Workflow execution failed". */
+function childFailureMessage(err: unknown): string {
+  return err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : errorMessage(err);
 }
 
 /** Whether this run was asked to stop (as opposed to a child or an activity that was cancelled on its own). */

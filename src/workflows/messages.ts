@@ -7,14 +7,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
-import {
-  DecisionRecordSchema,
-  PendingToolCallSchema,
-  type DecisionKind,
-  type DecisionSignal,
-  type RunResult,
-  type RunStatus,
-} from '../schemas.js';
+import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
+import type { RunResult, RunStatus } from '../schemas/run-result.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
@@ -22,24 +16,7 @@ export const resumeToolCallSignal = defineSignal<[DecisionSignal]>('resumeToolCa
 /** A client tool's result (`result` in the signal), for a run that waits on it. */
 export const submitToolResultSignal = defineSignal<[DecisionSignal]>('submitToolResult');
 
-/** What a sub-agent's run reports to its parent whenever its waiting calls, its pause or its verdicts change. */
-export const ChildReportSchema = z
-  .object({
-    /** The parent's tool call that started this child. */
-    viaToolCallId: z.string(),
-    runId: z.string(),
-    agentId: z.string(),
-    /** Grows with every report, so that a late, older report is ignored. */
-    seq: z.number().int(),
-    /** Everything the child waits on, including its own children's calls. */
-    pending: z.array(PendingToolCallSchema),
-    /** Whether nothing can go on in the child without a decision. */
-    paused: z.boolean(),
-    /** The child's verdicts since its last report; the parent keeps those on decisions it passed down. */
-    verdicts: z.array(DecisionRecordSchema),
-  })
-  .strict();
-export type ChildReport = z.infer<typeof ChildReportSchema>;
+/** What a sub-agent's run sends its parent whenever its waiting calls, its pause or its verdicts change. */
 export const childReportSignal = defineSignal<[ChildReport]>('childReport');
 
 /** The signal of each kind of decision. */

@@ -2,25 +2,14 @@
  * Pure functions that shape a run's conversation and result. The workflow calls them; they have
  * unit tests of their own.
  */
-import type {
-  CallModelOutput,
-  ModelToolCall,
-  ModelToolDefinition,
-  ToolCallOutcome,
-  ToolModelOutput,
-} from '../activities/contracts.js';
-import { mostRecentPending } from './pending-calls.js';
-import type {
-  AgentSpec,
-  DecisionRecord,
-  Message,
-  PendingToolCall,
-  RunResult,
-  StepRecord,
-  ToolCallRecord,
-  ToolResultRecord,
-  Usage,
-} from '../schemas.js';
+import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutcome } from '../activities/contracts.js';
+import { mostRecentPending } from '../approvals/rules.js';
+import type { AgentSpec } from '../schemas/agent-spec.js';
+import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
+import type { Message } from '../schemas/message.js';
+import type { RunResult, StepRecord, ToolCallRecord, ToolResultRecord, Usage } from '../schemas/run-result.js';
+import type { RunChunk } from '../schemas/stream-chunks.js';
+import type { ToolModelOutput } from '../schemas/tool-output.js';
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
@@ -38,7 +27,8 @@ export interface ToolOutcome {
   result: ToolCallOutcome;
 }
 
-function modelOutput(result: ToolCallOutcome): ToolModelOutput {
+/** What the model is shown of an outcome: the tool's own shaping of a result, or the error. */
+function modelOutput({ result }: ToolOutcome): ToolModelOutput {
   if (result.type === 'result') return result.modelOutput;
   if (result.type === 'declined') return { type: 'execution-denied', reason: result.message };
   return { type: 'error-text', value: result.error };
@@ -48,20 +38,29 @@ function modelOutput(result: ToolCallOutcome): ToolModelOutput {
 export function toolResultMessage(outcomes: ToolOutcome[]): Message {
   return {
     role: 'tool',
-    content: outcomes.map(({ call, result }) => ({
+    content: outcomes.map((outcome) => ({
       type: 'tool-result',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      output: modelOutput(result),
+      toolCallId: outcome.call.toolCallId,
+      toolName: outcome.call.toolName,
+      output: modelOutput(outcome),
     })),
   };
 }
 
+/** How an outcome is recorded in the step; the chunk and the model's view are made from it. */
 export function toolResultRecord({ call, result }: ToolOutcome): ToolResultRecord {
   const ids = { toolCallId: call.toolCallId, toolName: call.toolName };
   if (result.type === 'result') return { ...ids, isError: false, output: result.output };
   if (result.type === 'declined') return { ...ids, isError: true, error: result.message, declined: true };
   return { ...ids, isError: true, error: result.error };
+}
+
+/** The stream's chunk for an outcome. */
+export function outcomeChunk(outcome: ToolOutcome): RunChunk {
+  const record = toolResultRecord(outcome);
+  const ids = { toolCallId: record.toolCallId, toolName: record.toolName };
+  if (!record.isError) return { type: 'tool-result', ...ids, output: record.output };
+  return { type: 'tool-error', ...ids, error: record.error, declined: record.declined === true };
 }
 
 export function toolCallRecord(call: ModelToolCall): ToolCallRecord {

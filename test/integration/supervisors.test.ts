@@ -128,6 +128,22 @@ describe('supervisors: sub-agents as child workflows', () => {
     expect(rest.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', text: 'top is done' });
   });
 
+  it('keeps the stream grace period of a streamed approval at depth 2 on the top run only', async () => {
+    const stream = await w.client.stream('top', 'go', threeLevels(guarded('g')));
+    for await (const chunk of stream) void chunk;
+    const rest = [];
+    for await (const chunk of await w.client.approveToolCall({ runId: stream.runId })) rest.push(chunk);
+    expect(rest.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop', text: 'top is done' });
+    // The sub-agents' runs end as soon as they are done: none of them sleeps the reader's grace period.
+    for (const child of [`${stream.runId}::call-0-0`, `${stream.runId}::call-0-0::call-0-0`]) {
+      const events = await historyEventTypes(w.client, child);
+      expect(events.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+      expect(events).not.toContain('EVENT_TYPE_TIMER_STARTED');
+    }
+    // The top run, whose stream the caller reads, keeps it readable.
+    expect(await historyEventTypes(w.client, stream.runId)).toContain('EVENT_TYPE_TIMER_STARTED');
+  });
+
   it('approves three levels down from the top, and from the waiting run itself', async () => {
     const viaTop = await paused(threeLevels(guarded('a')));
     expect(viaTop.pendingToolCalls.map((p) => [p.toolCallId, p.path.map((h) => h.agentId)])).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallModelOutput } from '../../src/activities/contracts.js';
-import type { AgentSpec } from '../../src/schemas.js';
+import { withToolKinds, type AgentSpec } from '../../src/schemas/agent-spec.js';
 import {
   addUsage,
   offeredTools,
@@ -122,5 +122,14 @@ describe('markDuplicateIds', () => {
       undefined,
       expect.stringContaining('"a" was used twice in one step'),
     ]);
+  });
+});
+
+describe('agent specs recorded in history', () => {
+  it('read a tool without a kind (recorded before kinds existed) as one that executes on the worker', () => {
+    const old = { ...spec, tools: spec.tools.map(({ kind: _kind, ...tool }) => tool) } as unknown as AgentSpec;
+    expect(withToolKinds(old).tools.map((t) => t.kind)).toEqual(['tool', 'tool']);
+    const client = { ...spec.tools[0]!, kind: 'client' as const };
+    expect(withToolKinds({ ...spec, tools: [client] }).tools[0]).toEqual(client);
   });
 });

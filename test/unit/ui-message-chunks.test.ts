@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UiChunkMapper } from '../../src/server/ui-message-chunks.js';
-import type { RunStreamChunk } from '../../src/stream-chunks.js';
+import type { RunStreamChunk } from '../../src/schemas/stream-chunks.js';
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 

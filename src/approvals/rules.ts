@@ -1,9 +1,16 @@
 /**
- * Pure bookkeeping of the tool calls a run waits on, and the rules a decision must pass. The
- * workflow applies them to every signal; the client applies the same rules to the run's memo before
- * it signals, so most refusals reach the caller at once, even with no worker running.
+ * The rules a decision must pass, as pure functions. The workflow's ledger applies them to every
+ * signal; the client applies the same rules to the run's memo before it signals, so most refusals
+ * reach the caller at once, even with no worker running.
  */
-import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall, RefusalType } from '../schemas.js';
+import type {
+  DecisionKind,
+  DecisionRecord,
+  DecisionSignal,
+  PendingToolCall,
+  RefusalType,
+} from '../schemas/decisions.js';
+import { truncate } from '../schemas/json.js';
 
 export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
@@ -31,6 +38,10 @@ function describeCall(call: PendingToolCall): string {
   return `${call.toolName} ${call.toolCallId}`;
 }
 
+function waitsLine(call: PendingToolCall): string {
+  return `${describeCall(call)} waits for ${waitsFor[call.kind]}`;
+}
+
 function pendingList(pending: PendingToolCall[]): string {
   return pending.length ? pending.map(describeCall).join(', ') : 'none';
 }
@@ -54,7 +65,9 @@ export function checkDecision(
         return {
           accepted: false,
           type: 'AlreadyDecided',
-          message: `tool call ${decision.toolCallId} was already decided (${earlier.kind} by ${earlier.by ?? 'unknown'} at ${earlier.at}); a decision is used once`,
+          message:
+            `tool call ${decision.toolCallId} was already decided ` +
+            `(${earlier.kind} by ${earlier.by ?? 'unknown'} at ${earlier.at}); a decision is used once`,
         };
       }
       return {
@@ -72,7 +85,7 @@ export function checkDecision(
       return {
         accepted: false,
         type: 'WrongPauseKind',
-        message: `no pending call takes ${kindWord[kind]}: ${pending.map((c) => `${describeCall(c)} waits for ${waitsFor[c.kind]}`).join(', ')}`,
+        message: `no pending call takes ${kindWord[kind]}: ${pending.map(waitsLine).join(', ')}`,
       };
     }
   }
@@ -81,7 +94,8 @@ export function checkDecision(
       accepted: false,
       type: 'WrongPauseKind',
       call,
-      message: `tool call ${call.toolCallId} (${call.toolName}) waits for ${waitsFor[call.kind]}, not ${kindWord[kind]}`,
+      message:
+        `tool call ${call.toolCallId} (${call.toolName}) waits for ${waitsFor[call.kind]}, ` + `not ${kindWord[kind]}`,
     };
   }
   if (decision.fingerprint !== undefined && decision.fingerprint !== call.fingerprint) {
@@ -89,7 +103,10 @@ export function checkDecision(
       accepted: false,
       type: 'FingerprintMismatch',
       call,
-      message: `fingerprint ${decision.fingerprint} does not match tool call ${call.toolCallId} (${call.toolName} ${JSON.stringify(call.args)}, fingerprint ${call.fingerprint}); the call you decided on is not the one waiting`,
+      message:
+        `fingerprint ${decision.fingerprint} does not match tool call ${call.toolCallId} ` +
+        `(${call.toolName} ${JSON.stringify(call.args)}, fingerprint ${call.fingerprint}); ` +
+        'the call you decided on is not the one waiting',
     };
   }
   return { accepted: true, call };
@@ -119,10 +136,6 @@ export function decisionRecord(
 /** Refusal messages are kept in the memo; a huge bad payload must not make them huge. */
 const MAX_REFUSAL_MESSAGE = 1000;
 
-export function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
 /** The most recent pending call (the one a decision without a tool-call id is about, kinds aside). */
 export function mostRecentPending(pending: PendingToolCall[]): PendingToolCall | undefined {
   return pending[pending.length - 1];
@@ -130,5 +143,7 @@ export function mostRecentPending(pending: PendingToolCall[]): PendingToolCall |
 
 /** What a declined call tells the model. */
 export function declineMessage(toolName: string, by: string | null, reason: string | null): string {
-  return `The call of tool "${toolName}" was declined${by ? ` by ${by}` : ''}${reason ? `: ${reason}` : ''}. It did not run.`;
+  const who = by ? ` by ${by}` : '';
+  const why = reason ? `: ${reason}` : '';
+  return `The call of tool "${toolName}" was declined${who}${why}. It did not run.`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, toolCallFingerprint } from '../../src/approvals/fingerprint.js';
-import type { DecisionRecord, PendingToolCall } from '../../src/schemas.js';
-import { checkDecision, decisionRecord, declineMessage } from '../../src/workflows/pending-calls.js';
+import { canonicalJson, toolCallFingerprint } from '../../src/activities/fingerprint.js';
+import type { DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
+import { checkDecision, decisionRecord, declineMessage } from '../../src/approvals/rules.js';
 
 const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   toolCallId: id,
@@ -132,8 +132,7 @@ describe('decision records and decline messages', () => {
 
 describe('safeParse', () => {
   it('turns input too deep to check into a refusal instead of a thrown RangeError', async () => {
-    const { safeParse } = await import('../../src/workflows/safe-parse.js');
-    const { JsonValueSchema } = await import('../../src/schemas.js');
+    const { JsonValueSchema, safeParse } = await import('../../src/schemas/json.js');
     let deep: unknown = 0;
     for (let i = 0; i < 20_000; i++) deep = [deep];
     const result = safeParse(JsonValueSchema, deep);

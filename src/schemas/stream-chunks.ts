@@ -3,10 +3,12 @@
  * and tool events, the model activity the token deltas (in batches). Every chunk has an offset in
  * the run's stream; a subscriber that comes back with its last offset + 1 gets every chunk once.
  *
- * Imported by workflow code: no Node APIs here.
+ * Sandbox-safe: imported by workflow code.
  */
 import { z } from 'zod';
-import { JsonValueSchema, PendingToolCallSchema, RunFinishReasonSchema, UsageSchema } from './schemas.js';
+import { PendingToolCallSchema, type PendingToolCall } from './decisions.js';
+import { JsonValueSchema } from './json.js';
+import { RunFinishReasonSchema, UsageSchema, type RunResult } from './run-result.js';
 
 const step = { stepNumber: z.number() };
 /** Which attempt of the model activity produced a delta; see `model-retry`. */
@@ -56,4 +58,15 @@ export const RUN_CHUNK_TOPIC = 'chunks';
 /** Whether a chunk ends a segment of the stream. */
 export function endsSegment(chunk: RunChunk): boolean {
   return chunk.type === 'finish' || chunk.type === 'error';
+}
+
+/** The `finish` chunk that ends a segment: the run as it stands, and what it waits on (nothing once it finished). */
+export function finishChunk(result: RunResult, pending: PendingToolCall[]): Extract<RunChunk, { type: 'finish' }> {
+  return {
+    type: 'finish',
+    finishReason: result.finishReason,
+    text: result.text,
+    usage: result.usage,
+    pendingToolCalls: pending,
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { JsonValue } from '../schemas.js';
+import type { JsonValue } from '../schemas/json.js';
 
 /** JSON with object keys sorted at every level, so equal values always give the same text. */
 export function canonicalJson(value: JsonValue): string {

@@ -1,0 +1,50 @@
+/** How agentctl prints runs, pending calls and results for people. */
+import type { PendingToolCall } from '../schemas/decisions.js';
+import type { RunResult } from '../schemas/run-result.js';
+import type { RunInfo } from './runs.js';
+
+export function pendingLine(p: PendingToolCall): string {
+  const what = {
+    approval: 'awaits approval',
+    suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,
+    client: 'awaits a client result',
+  }[p.kind];
+  const where = p.path.length ? `  in ${p.path.map((h) => `${h.agentId} ${h.runId}`).join(' > ')}` : '';
+  const call = `${p.toolName}(${JSON.stringify(p.args)})`;
+  return `${p.toolCallId}  ${call}  ${what}  fingerprint ${p.fingerprint}  since ${p.askedAt}${where}`;
+}
+
+export function resultLines(result: RunResult): string[] {
+  const lines = [
+    `run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`,
+  ];
+  if (result.text) lines.push(`text: ${result.text}`);
+  for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
+  return lines;
+}
+
+export function runLines(run: RunInfo): string[] {
+  const lines = [
+    `run:       ${run.runId}`,
+    `agent:     ${run.agentId ?? '-'}`,
+    `status:    ${run.status} (workflow ${run.workflowStatus})`,
+    `thread:    ${run.threadId ?? '-'}   resource: ${run.resourceId ?? '-'}`,
+    `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}`,
+  ];
+  lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
+  for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
+  lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
+  for (const d of run.decisions) {
+    const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
+    lines.push(
+      `  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}` +
+        `${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`,
+    );
+  }
+  return lines;
+}
+
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}

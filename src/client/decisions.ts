@@ -1,0 +1,98 @@
+/**
+ * Deciding a waiting tool call from any process: the decision is checked against the run as
+ * Temporal shows it (memo; no worker needed) and sent as a signal, which the server accepts while no
+ * worker runs. The workflow checks it again and records its verdict in the run's decision trail.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { z } from 'zod';
+import { checkDecision } from '../approvals/rules.js';
+import { decisionRefused, RunNotWaitingError } from '../errors.js';
+import type { DecisionKind, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
+import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { decisionSignals } from '../workflows/messages.js';
+import type { ClientContext } from './context.js';
+import { getRun } from './runs.js';
+
+/** Which call a decision is about, and who makes it. */
+export interface DecisionTarget {
+  runId: string;
+  /** Default: the most recent pending call of the fitting kind. */
+  toolCallId?: string;
+  /** When given, it must equal the pending call's fingerprint. */
+  fingerprint?: string;
+  /** Who decides, recorded in the run's decision trail. */
+  by?: string;
+}
+
+/** A decision of any kind: the target, and what the kind takes. */
+export interface Decision extends DecisionTarget {
+  /** Why (declines; the model sees it). */
+  reason?: string;
+  /** Data for a suspended call's `resumeSchema` (resume). */
+  resumeData?: JsonValue;
+  /** A client tool's result (result). */
+  result?: JsonValue;
+  /** Keep the run readable this long after it finishes, for a caller that streams it from here. */
+  streamGraceMs?: number;
+}
+
+/** A decision as sent: its id (to find it in the trail) and the call it is about. */
+export interface SentDecision {
+  decisionId: string;
+  runId: string;
+  kind: DecisionKind;
+  call: PendingToolCall;
+}
+
+/**
+ * Checks a decision against the run and sends it as a signal, without waiting for the run to go on.
+ * A refusal throws a `DecisionRefusedError` subclass; it is still signalled (so the history records
+ * it), except resume data that fails the tool's resumeSchema, which is refused before signalling.
+ */
+export async function sendDecision(ctx: ClientContext, kind: DecisionKind, target: Decision): Promise<SentDecision> {
+  const info = await getRun(ctx, target.runId);
+  // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
+  if (info.closeTime || info.status === 'completed' || info.status === 'failed') {
+    throw new RunNotWaitingError(target.runId, info.closeTime ? info.workflowStatus.toLowerCase() : info.status);
+  }
+  const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
+  const check = checkDecision(kind, target, info.pendingToolCalls, decided);
+  if (check.accepted && kind === 'resume') checkResumeData(target.runId, check.call, target.resumeData);
+
+  const toolCallId = check.call?.toolCallId ?? target.toolCallId;
+  const decision: DecisionSignal = {
+    decisionId: randomUUID(),
+    ...(toolCallId !== undefined ? { toolCallId } : {}),
+    ...(target.fingerprint !== undefined ? { fingerprint: target.fingerprint } : {}),
+    ...(target.by !== undefined ? { by: target.by } : {}),
+    ...(target.reason !== undefined ? { reason: target.reason } : {}),
+    ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
+    ...(kind === 'result' && check.accepted ? { result: target.result ?? null } : {}),
+    ...(target.streamGraceMs !== undefined ? { streamGraceMs: target.streamGraceMs } : {}),
+    // A refused decision is sent all the same, so that the run's history records who tried what
+    // and why it was refused; marked as refused, the workflow only records it and never applies it.
+    ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),
+  };
+  try {
+    await ctx.temporal.workflow.getHandle(target.runId).signal(decisionSignals[kind], decision);
+  } catch (err) {
+    // The run closed between the check and the signal.
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    throw new RunNotWaitingError(target.runId, (await getRun(ctx, target.runId)).workflowStatus.toLowerCase());
+  }
+  if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
+  return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
+}
+
+function checkResumeData(runId: string, call: PendingToolCall, data: JsonValue | undefined): void {
+  if (!call.resumeSchema) return;
+  const parsed = zodFromJsonSchema(call.resumeSchema).safeParse(data);
+  if (parsed.success) return;
+  throw decisionRefused(
+    runId,
+    'InvalidResumeData',
+    `resume data ${JSON.stringify(data)} does not fit the resumeSchema of tool call ${call.toolCallId} ` +
+      `(${call.toolName}): ${z.prettifyError(parsed.error)}`,
+  );
+}

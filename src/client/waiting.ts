@@ -1,0 +1,65 @@
+/**
+ * Waiting on a run: for its result, or for its next pause (the `nextPause` update: no polling),
+ * with every way a wait can end turned into a typed error.
+ */
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { decisionRefused } from '../errors.js';
+import { RefusalTypeSchema } from '../schemas/decisions.js';
+import { RunResultSchema, type RunResult } from '../schemas/run-result.js';
+import type { agentRun } from '../workflows/agent-run.js';
+import { nextPauseUpdate } from '../workflows/messages.js';
+import type { ClientContext } from './context.js';
+import { getRun, runError } from './runs.js';
+
+/** Waits until the run finishes and returns its result; throws `RunFailedError` if it failed. */
+export async function runResult(ctx: ClientContext, runId: string): Promise<RunResult> {
+  const handle: WorkflowHandle<typeof agentRun> = ctx.temporal.workflow.getHandle(runId);
+  try {
+    return RunResultSchema.parse(await handle.result());
+  } catch (err) {
+    throw runError(ctx, runId, err);
+  }
+}
+
+/** What to wait for: a state newer than `afterVersion`, and first the verdict on `decisionId`. */
+export interface NextPauseAfter {
+  afterVersion?: number;
+  decisionId?: string;
+}
+
+/**
+ * Waits until the run pauses (now or later) or finishes, and returns the result then. A refused
+ * decision (`decisionId`) throws its typed refusal.
+ */
+export async function nextResult(ctx: ClientContext, runId: string, after: NextPauseAfter = {}): Promise<RunResult> {
+  const handle = ctx.temporal.workflow.getHandle(runId);
+  try {
+    let snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
+    // `running` means the run handed over to a fresh history (continue-as-new): ask the new one.
+    while (snapshot.status === 'running') snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
+    // A completed run's snapshot is its result; no need to wait out a stream's grace period.
+    if (snapshot.status === 'suspended' || snapshot.status === 'completed')
+      return RunResultSchema.parse(snapshot.result);
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure) {
+      const type = RefusalTypeSchema.safeParse(cause.type);
+      if (type.success) throw decisionRefused(runId, type.data, cause.message);
+    }
+    // A run that finished before the update completed: its result says how it ended.
+    const finished =
+      isFinishedError(err) || (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
+    if (!finished) throw runError(ctx, runId, err);
+    if (after.decisionId) {
+      const verdict = (await getRun(ctx, runId)).decisions.find((d) => d.decisionId === after.decisionId);
+      if (verdict?.refusal) throw decisionRefused(runId, verdict.refusal.type, verdict.refusal.message);
+    }
+  }
+  return runResult(ctx, runId);
+}
+
+/** The server's answer to an update for a workflow that has already closed. */
+function isFinishedError(err: unknown): boolean {
+  return err instanceof Error && /workflow execution already completed|already completed/i.test(err.message);
+}

@@ -1,0 +1,105 @@
+/**
+ * What the workflow knows of an agent and its tools: names, descriptions, JSON schemas and flags,
+ * recorded in the run's history by `describeAgent`. Sandbox-safe.
+ */
+import { z } from 'zod';
+import { RunOptionsSchema } from './run-options.js';
+
+const Duration = z.union([z.string(), z.number()]);
+
+/** Temporal activity settings for one tool; durations are Temporal duration strings or ms. */
+export const ToolActivityOptionsSchema = z
+  .object({
+    startToCloseTimeout: Duration.optional(),
+    retry: z
+      .object({
+        maximumAttempts: z.number().int().nonnegative().optional(),
+        initialInterval: Duration.optional(),
+        maximumInterval: Duration.optional(),
+        backoffCoefficient: z.number().optional(),
+        nonRetryableErrorTypes: z.array(z.string()).optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Set it for long or crash-prone tools: the worker heartbeats while the tool runs, so a dead worker
+     * is noticed this soon.
+     */
+    heartbeatTimeout: Duration.optional(),
+  })
+  .strict();
+export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
+
+const JsonSchemaObject = z.record(z.string(), z.unknown());
+
+/** What every kind of tool has: its name (the registration key), description and input schema. */
+const toolBase = {
+  name: z.string(),
+  id: z.string(),
+  description: z.string(),
+  inputSchema: JsonSchemaObject,
+  requireApproval: z.boolean(),
+};
+
+/**
+ * What the workflow knows of a tool, by how it runs: `tool` (execute on the worker), `client` (no
+ * execute: the caller supplies the result), `agent` (a sub-agent's run, as a child workflow),
+ * `workflow` (a Temporal workflow, as a child).
+ */
+export const ToolSpecSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...toolBase,
+    kind: z.literal('tool'),
+    /** JSON schema of the data `resume` must send, for tools that may suspend. */
+    resumeSchema: JsonSchemaObject.optional(),
+    activity: ToolActivityOptionsSchema.optional(),
+  }),
+  z.object({ ...toolBase, kind: z.literal('client') }),
+  z.object({
+    ...toolBase,
+    kind: z.literal('agent'),
+    /** The sub-agent's id, and its key in `agents`. */
+    subAgent: z.object({ id: z.string(), key: z.string() }),
+  }),
+  z.object({
+    ...toolBase,
+    kind: z.literal('workflow'),
+    /** JSON schema the workflow's result must fit. */
+    outputSchema: JsonSchemaObject.optional(),
+    /** The workflow type and task queue to start. */
+    workflow: z.object({ type: z.string(), taskQueue: z.string().optional() }),
+  }),
+]);
+export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+export type ToolSpecOf<K extends ToolSpec['kind']> = Extract<ToolSpec, { kind: K }>;
+
+/** The serialisable description of an agent, recorded in the run's history by `describeAgent`. */
+export const AgentSpecSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  instructions: z.string(),
+  /** The agent's model name, or undefined when the agent was given a model instance. */
+  model: z.string().optional(),
+  tools: z.array(ToolSpecSchema),
+  defaultOptions: RunOptionsSchema.optional(),
+});
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+/**
+ * The spec as the run uses it. Specs recorded before tools had a `kind` (in the histories of runs
+ * started then) describe tools that execute on the worker.
+ */
+export function withToolKinds(spec: AgentSpec): AgentSpec {
+  // Typed as today's spec, but recorded data may lack the field: test it as data.
+  const kindOf = (tool: ToolSpec): ToolSpec['kind'] | undefined => (tool as { kind?: ToolSpec['kind'] }).kind;
+  return { ...spec, tools: spec.tools.map((tool) => (kindOf(tool) ? tool : { ...tool, kind: 'tool' })) };
+}
+
+/** The input of every `agent-<key>` tool: the task for the sub-agent. */
+export const SubAgentInputSchema = z
+  .object({
+    prompt: z.string().min(1).describe('The task for the sub-agent, as a self-contained instruction'),
+    context: z.string().optional().describe('Anything else the sub-agent should know'),
+  })
+  .strict();

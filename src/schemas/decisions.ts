@@ -1,0 +1,113 @@
+/**
+ * The calls a run waits on, the decisions that continue them, and the trail of those decisions.
+ * Sandbox-safe: shared by the workflow, the client and the server.
+ */
+import { z } from 'zod';
+import { JsonValueSchema } from './json.js';
+
+/** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
+export const PathHopSchema = z.object({ runId: z.string(), agentId: z.string(), viaToolCallId: z.string() });
+export type PathHop = z.infer<typeof PathHopSchema>;
+
+/**
+ * A tool call the run waits on: for an approval, for resume data after the tool suspended, or for a
+ * client tool's result. A call that waits in a sub-agent's run (at any depth) is listed here too,
+ * with `path` leading to it and a `toolCallId` qualified by the delegating calls
+ * (`<delegating call>/<inner call>`), so that it is unique in this run.
+ */
+export const PendingToolCallSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: JsonValueSchema,
+  fingerprint: z.string(),
+  /** `approval`: approve or decline. `suspend`: resume data. `client`: a client tool's result. */
+  kind: z.enum(['approval', 'suspend', 'client']),
+  /** true for `approval`; kept for callers that only tell approvals from the rest. */
+  requiresApproval: z.boolean(),
+  /** The runs below this one that lead to where the call waits; empty when it waits here. */
+  path: z.array(PathHopSchema),
+  /** What the tool passed to `suspend()`. */
+  suspendPayload: JsonValueSchema.optional(),
+  /** JSON schema of the resume data the tool takes. */
+  resumeSchema: z.record(z.string(), z.unknown()).optional(),
+  /** When the run started waiting, ISO 8601. */
+  askedAt: z.string(),
+});
+export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
+
+export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume', 'result']);
+export type DecisionKind = z.infer<typeof DecisionKindSchema>;
+
+export const RefusalTypeSchema = z.enum([
+  'NothingPending',
+  'UnknownToolCall',
+  'AlreadyDecided',
+  'FingerprintMismatch',
+  'WrongPauseKind',
+  'InvalidResumeData',
+  'InvalidDecision',
+]);
+export type RefusalType = z.infer<typeof RefusalTypeSchema>;
+
+/** What an approve, decline, resume or result signal carries. */
+export const DecisionSignalSchema = z
+  .object({
+    /** Chosen by the sender, so it can find the verdict in the run's decision trail. */
+    decisionId: z.string().min(1),
+    /** Default: the most recent pending call of the fitting kind. */
+    toolCallId: z.string().min(1).optional(),
+    /** When set, the call's fingerprint must equal it (an empty one matches nothing). */
+    fingerprint: z.string().optional(),
+    /** Who decided, for the trail. */
+    by: z.string().max(200).optional(),
+    /** Why (a decline's reason reaches the model). */
+    reason: z.string().max(2000).optional(),
+    resumeData: JsonValueSchema.optional(),
+    /** A client tool's result (`result` decisions). */
+    result: JsonValueSchema.optional(),
+    /**
+     * Set when the sender streams the run from here: keep the finished run readable this long. It
+     * holds for the run the signal is sent to, and is not passed down to a sub-agent.
+     */
+    streamGraceMs: z.number().int().nonnegative().optional(),
+    /**
+     * Set by a client that refused the decision itself: the workflow only records it, so that the
+     * history has every decision, and never applies it.
+     */
+    clientRefusal: z.object({ type: RefusalTypeSchema, message: z.string() }).strict().optional(),
+  })
+  .strict();
+export type DecisionSignal = z.infer<typeof DecisionSignalSchema>;
+
+/** One decision in a run's trail, accepted or refused, with who, when and why. */
+export const DecisionRecordSchema = z.object({
+  decisionId: z.string(),
+  kind: DecisionKindSchema,
+  toolCallId: z.string().nullable(),
+  toolName: z.string().nullable(),
+  by: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: z.string(),
+  accepted: z.boolean(),
+  refusal: z.object({ type: RefusalTypeSchema, message: z.string() }).optional(),
+});
+export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
+
+/** What a sub-agent's run reports to its parent whenever its waiting calls, its pause or its verdicts change. */
+export const ChildReportSchema = z
+  .object({
+    /** The parent's tool call that started this child. */
+    viaToolCallId: z.string(),
+    runId: z.string(),
+    agentId: z.string(),
+    /** Grows with every report, so that a late, older report is ignored. */
+    seq: z.number().int(),
+    /** Everything the child waits on, including its own children's calls. */
+    pending: z.array(PendingToolCallSchema),
+    /** Whether nothing can go on in the child without a decision. */
+    paused: z.boolean(),
+    /** The child's verdicts since its last report; the parent keeps those on decisions it passed down. */
+    verdicts: z.array(DecisionRecordSchema),
+  })
+  .strict();
+export type ChildReport = z.infer<typeof ChildReportSchema>;

@@ -1,0 +1,49 @@
+/**
+ * JSON values as they travel through Temporal payloads, and the helpers that check data at the edges
+ * without ever throwing. Sandbox-safe: imported by workflow code.
+ */
+import { z } from 'zod';
+import { errorMessage } from '../errors.js';
+
+/** A JSON value, as it travels through Temporal payloads. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
+);
+
+/** A JSON schema as stored with a tool's description (object form). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A zod schema from a stored JSON schema, to check data against it where the tool's own schema is not at hand. */
+export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
+  return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+}
+
+export function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * `schema.safeParse` that also survives input it cannot walk (a payload nested thousands of levels
+ * deep overflows the stack): bad input must become a refusal, never a failed workflow task.
+ */
+export function safeParse<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+): { success: true; data: T } | { success: false; error: string } {
+  try {
+    const parsed = schema.safeParse(value);
+    return parsed.success
+      ? { success: true, data: parsed.data }
+      : { success: false, error: truncate(parsed.error.message, 1000) };
+  } catch (err) {
+    return { success: false, error: `it could not be checked (${errorMessage(err)})` };
+  }
+}

@@ -1,0 +1,37 @@
+/** The input of a run's workflow. Sandbox-safe. */
+import { z } from 'zod';
+import { AgentSpecSchema } from './agent-spec.js';
+import { DecisionRecordSchema } from './decisions.js';
+import { MessageSchema } from './message.js';
+import { RunOptionsSchema } from './run-options.js';
+import { StepRecordSchema } from './run-result.js';
+
+/** What a run that continued as new carries over (the conversation is in `messages`). */
+export const RunCarrySchema = z
+  .object({
+    spec: AgentSpecSchema,
+    steps: z.array(StepRecordSchema),
+    decisions: z.array(DecisionRecordSchema),
+    version: z.number(),
+    /** The run stream's state (`WorkflowStreamState` of @temporalio/workflow-streams). */
+    stream: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+export type RunCarry = z.infer<typeof RunCarrySchema>;
+
+export const RunInputSchema = z
+  .object({
+    agentId: z.string().min(1),
+    messages: z.array(MessageSchema).min(1, 'a run needs at least one message'),
+    options: RunOptionsSchema,
+    /**
+     * Set by `stream()`: the model activity streams token deltas, and the finished run stays
+     * readable for `graceMs` so that subscribers can read its last chunks.
+     */
+    stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
+    /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
+    parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
+    carry: RunCarrySchema.optional(),
+  })
+  .strict();
+export type RunInput = z.infer<typeof RunInputSchema>;

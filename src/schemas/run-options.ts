@@ -1,0 +1,61 @@
+/** The options of one run: what the model is given and how the run behaves. Sandbox-safe. */
+import { z } from 'zod';
+import { ScriptSchema } from './script.js';
+
+export const ToolChoiceSchema = z.union([
+  z.enum(['auto', 'none', 'required']),
+  z.object({ type: z.literal('tool'), toolName: z.string().min(1) }).strict(),
+]);
+export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
+
+/** Model call settings passed through to the AI SDK. */
+export const ModelSettingsSchema = z
+  .object({
+    temperature: z.number().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    topP: z.number().optional(),
+    topK: z.number().optional(),
+    presencePenalty: z.number().optional(),
+    frequencyPenalty: z.number().optional(),
+    stopSequences: z.array(z.string()).optional(),
+    seed: z.number().int().optional(),
+  })
+  .strict();
+export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
+
+export const DEFAULT_MAX_STEPS = 10;
+
+/**
+ * Options of one run. They are stored with the run in its Temporal history, so they must be
+ * serialisable: no functions.
+ */
+export const RunOptionsSchema = z
+  .object({
+    /** Model name for this run (`scripted`, `openai/<model>`, ...); defaults to the agent's model. */
+    model: z.string().min(1).optional(),
+    /** The script for the `scripted` model. */
+    script: ScriptSchema.optional(),
+    /** Most model calls in the run (default 10). */
+    maxSteps: z.number().int().positive().optional(),
+    toolChoice: ToolChoiceSchema.optional(),
+    /** Names of the tools the model may call in this run; defaults to all of the agent's tools. */
+    activeTools: z.array(z.string()).optional(),
+    /** Replaces the agent's instructions for this run. */
+    instructions: z.string().optional(),
+    threadId: z.string().min(1).optional(),
+    resourceId: z.string().min(1).optional(),
+    modelSettings: ModelSettingsSchema.optional(),
+    /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
+    requireToolApproval: z.boolean().optional(),
+    /**
+     * Start a fresh history (continue-as-new) every this many steps; without it, when Temporal
+     * suggests it. The run id stays; its result, trail and stream go on.
+     */
+    continueAsNewEvery: z.number().int().positive().optional(),
+    /** Options for the runs of sub-agents, by their key in `agents` (e.g. a model, or a script). */
+    get subAgentOptions(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof RunOptionsSchema>> {
+      return z.record(z.string(), RunOptionsSchema).optional();
+    },
+  })
+  .strict();
+export type RunOptions = z.infer<typeof RunOptionsSchema>;

@@ -1,0 +1,104 @@
+/** What a run shows: its result when it finishes or pauses, step by step, and its memo. Sandbox-safe. */
+import { z } from 'zod';
+import { PendingToolCallSchema, DecisionRecordSchema } from './decisions.js';
+import { JsonValueSchema } from './json.js';
+import { MessageSchema } from './message.js';
+
+export const UsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  totalTokens: z.number(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const ToolCallRecordSchema = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: JsonValueSchema,
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
+
+export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
+  z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(false), output: JsonValueSchema }),
+  z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    isError: z.literal(true),
+    error: z.string(),
+    /** Set when the call never ran because it was declined. */
+    declined: z.literal(true).optional(),
+  }),
+]);
+export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
+
+export const ModelFinishReasonSchema = z.enum([
+  'stop',
+  'length',
+  'content-filter',
+  'tool-calls',
+  'error',
+  'interrupted',
+  'other',
+]);
+export type ModelFinishReason = z.infer<typeof ModelFinishReasonSchema>;
+
+export const StepRecordSchema = z.object({
+  stepNumber: z.number(),
+  text: z.string(),
+  toolCalls: z.array(ToolCallRecordSchema),
+  toolResults: z.array(ToolResultRecordSchema),
+  finishReason: ModelFinishReasonSchema,
+  usage: UsageSchema,
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+export const RunStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const RunFinishReasonSchema = z.union([ModelFinishReasonSchema, z.literal('suspended')]);
+export type RunFinishReason = z.infer<typeof RunFinishReasonSchema>;
+
+/** What a run returns when it finishes or pauses. */
+export const RunResultSchema = z.object({
+  runId: z.string(),
+  agentId: z.string(),
+  text: z.string(),
+  steps: z.array(StepRecordSchema),
+  toolCalls: z.array(ToolCallRecordSchema),
+  toolResults: z.array(ToolResultRecordSchema),
+  usage: UsageSchema,
+  /** `suspended` while the run waits on a tool call. */
+  finishReason: RunFinishReasonSchema,
+  /** The tool calls the run waits on (empty once it finished). */
+  pendingToolCalls: z.array(PendingToolCallSchema),
+  /** The most recent pending call, when suspended; `payload` is what the tool passed to `suspend()`. */
+  suspendPayload: z
+    .object({
+      toolCallId: z.string(),
+      toolName: z.string(),
+      args: JsonValueSchema,
+      fingerprint: z.string(),
+      requiresApproval: z.boolean(),
+      payload: JsonValueSchema.optional(),
+    })
+    .optional(),
+  /** The whole conversation, ending with this run's messages. */
+  messages: z.array(MessageSchema),
+  /** The run's decision trail: every approve, decline, resume and result, accepted or refused. */
+  decisions: z.array(DecisionRecordSchema).default([]),
+});
+export type RunResult = z.infer<typeof RunResultSchema>;
+
+/**
+ * The run's state as its memo shows it, kept by the workflow on every change. Read with
+ * DescribeWorkflowExecution or a visibility list, it needs no worker.
+ */
+export const RunMemoSchema = z.object({
+  status: RunStatusSchema,
+  /** Grows on every change of the pending calls, so waiters can tell "the next pause" from this one. */
+  version: z.number(),
+  pendingToolCalls: z.array(PendingToolCallSchema),
+  decisions: z.array(DecisionRecordSchema),
+});
+export type RunMemo = z.infer<typeof RunMemoSchema>;
+export const RUN_MEMO_KEY = 'agentRun';
