@@ -3,7 +3,6 @@
  * without ever throwing. Sandbox-safe: imported by workflow code.
  */
 import { z } from 'zod';
-import { errorMessage } from '../errors.js';
 
 /** A JSON value, as it travels through Temporal payloads. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -44,6 +43,7 @@ export function safeParse<T>(
       ? { success: true, data: parsed.data }
       : { success: false, error: truncate(parsed.error.message, 1000) };
   } catch (err) {
-    return { success: false, error: `it could not be checked (${errorMessage(err)})` };
+    // Only a RangeError (stack overflow) gets here; schemas never throw otherwise.
+    return { success: false, error: `it could not be checked (${err instanceof Error ? err.message : String(err)})` };
   }
 }
