@@ -14,10 +14,11 @@ import {
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import { toolCallFingerprint } from './fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue } from '../schemas/json.js';
+import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
@@ -52,8 +53,7 @@ export async function callModel(
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
         validate: (value) => {
           // Sub-agent and workflow tools have no zod schema of their own here: check the JSON schema.
-          const schema =
-            registered?.inputSchema ?? z.fromJSONSchema(def.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+          const schema = registered?.inputSchema ?? zodFromJsonSchema(def.inputSchema);
           const parsed = schema.safeParse(value);
           return parsed.success
             ? { success: true, value }
@@ -173,7 +173,7 @@ function lifecycleHooks(registered: AnyTool, toolName: string, input: CallModelI
       await run();
     } catch (err) {
       Context.current().log.warn(`tool hook ${hook} of "${toolName}" threw; ignored`, {
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
       });
     }
   };
@@ -219,7 +219,7 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
 }
 
 function invalidCallMessage(toolName: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   return `Invalid call of tool "${toolName}": ${reason}. Call it again with arguments that match its input schema.`;
 }
 

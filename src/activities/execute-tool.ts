@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
@@ -105,7 +106,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
       });
     } catch (err) {
       activity.log.warn(`tool hook onOutput of "${input.toolName}" threw; ignored`, {
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
       });
     }
   }
@@ -122,7 +123,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   } catch (err) {
     return {
       type: 'error',
-      error: `toModelOutput of tool "${input.toolName}" threw: ${err instanceof Error ? err.message : String(err)}`,
+      error: `toModelOutput of tool "${input.toolName}" threw: ${errorMessage(err)}`,
     };
   }
   return { type: 'result', output: json, modelOutput };
