@@ -254,6 +254,7 @@ async function throughput(address: string, s: Systems): Promise<void> {
             address,
             namespace: 'default',
             taskQueue: s.client.taskQueue,
+            enableScriptedModel: true,
           })
         : undefined;
     const extraRun = extra?.run();

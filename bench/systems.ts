@@ -47,6 +47,8 @@ export const benchAgent = defineAgent({
   instructions: 'Call the tool.',
   model: 'scripted',
   tools: { noop: noopTool, guarded: guardedNoop },
+  // Long runs are what the benchmark measures.
+  defaultOptions: { maxSteps: 1000 },
 });
 
 /** The peer's model provider: `bench-N` is the scripted model playing benchScript(N). */
@@ -102,6 +104,7 @@ export async function startSystems(address: string, extraModels: Record<string, 
     namespace: 'default',
     taskQueue: agentQueue,
     models: extraModels,
+    enableScriptedModel: true,
   });
   const running = [floor.run(), peer.run(), agentWorker.run()];
   const client = await AgentClient.connect({ address, namespace: 'default', taskQueue: agentQueue });

@@ -4,7 +4,7 @@ import { createWorker } from '../src/index.js';
 import { benchAgent } from './systems.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const { run } = await createWorker({ agents: [benchAgent] });
+const { run } = await createWorker({ agents: [benchAgent], enableScriptedModel: true });
 process.on('message', () => process.send!({ rss: process.memoryUsage().rss }));
 process.send!({ ready: true });
 await run();

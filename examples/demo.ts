@@ -38,7 +38,7 @@ function printSteps(result: RunResult): void {
 // The worker's own INFO logs would drown the steps; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const client = await AgentClient.connect();
-const { worker, run } = await createWorker({ agents: exampleAgents });
+const { worker, run } = await createWorker({ agents: exampleAgents, enableScriptedModel: true });
 const running = run();
 try {
   console.log(

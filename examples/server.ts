@@ -1,20 +1,33 @@
 /**
- * `npm run server`: the HTTP server for browser approval UIs, on PORT (default 3000), in front of
- * the runs in the Temporal namespace from the environment. Run a worker next to it (`npm run worker`).
+ * `npm run server`: the HTTP server for browser approval UIs, in front of the runs in the Temporal
+ * namespace from the environment. Run a worker next to it (`npm run worker`).
+ *
+ * - `HOST` (default 127.0.0.1), `PORT` (default 3000).
+ * - Authentication: `SERVER_DEV_TOKEN`, `SERVER_TOKENS` (JSON: token to principal), or `SERVER_JWKS_URL`
+ *   with `SERVER_JWT_ISSUER` and `SERVER_JWT_AUDIENCE`. Without any, it serves loopback clients only.
+ * - `SERVER_ALLOWED_HOSTS`, `SERVER_ALLOWED_ORIGINS`: comma-separated lists.
  */
-import { serve } from '@hono/node-server';
-import { AgentClient } from '../src/index.js';
-import { createServerApp } from '../src/server/app.js';
+import { AgentClient, authenticatorFromEnv, startServer } from '../src/index.js';
+import { exampleAgents } from './agents.js';
+
+const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()) : undefined);
 
 const client = await AgentClient.connect();
-const port = Number(process.env.PORT ?? 3000);
-const server = serve(
-  { fetch: createServerApp(client).fetch, port, hostname: process.env.HOST ?? '127.0.0.1' },
-  (info) => {
-    console.error(
-      `server: listening on http://${info.address}:${info.port} (namespace "${client.namespace}", task queue "${client.taskQueue}")`,
-    );
-  },
+const authenticate = authenticatorFromEnv();
+const hostname = process.env.HOST ?? '127.0.0.1';
+const server = await startServer(client, {
+  hostname,
+  port: Number(process.env.PORT ?? 3000),
+  authenticate,
+  agents: exampleAgents,
+  allowedHosts: list(process.env.SERVER_ALLOWED_HOSTS),
+  allowedOrigins: list(process.env.SERVER_ALLOWED_ORIGINS),
+});
+const address = server.address();
+const where = typeof address === 'object' && address ? `${address.address}:${address.port}` : hostname;
+console.error(
+  `server: listening on http://${where} (namespace "${client.namespace}", task queue "${client.taskQueue}"; ` +
+    `${authenticate ? 'bearer authentication' : 'no authentication: loopback clients only'})`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -2,4 +2,5 @@
 import { runWorker } from '../src/index.js';
 import { exampleAgents } from './agents.js';
 
-await runWorker({ agents: exampleAgents });
+// The example agents run on the offline scripted model.
+await runWorker({ agents: exampleAgents, enableScriptedModel: true });

@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
+import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
 
@@ -22,8 +23,19 @@ export interface AgentConfig {
   agents?: Record<string, Agent>;
   /** Temporal workflows: each key becomes a tool `workflow-<key>` that runs the workflow as a child. */
   workflows?: Record<string, WorkflowTool>;
-  /** Options applied to every run unless the run sets them. */
+  /**
+   * The agent's options for every run. What callers may set (thread, resource, model settings, tool
+   * choice) are defaults; the approval policy (`requireToolApproval`), the tools (`activeTools`) and
+   * the step limit (`maxSteps`, default 10) are bounds a run may only tighten.
+   */
   defaultOptions?: RunOptions;
+  /** Who may start runs of this agent, read them, and decide their tool calls (see the README's security model). */
+  access?: AccessPolicy;
+  /**
+   * The agent owns its model and instructions; list here those a run may set after all (a test, a
+   * comparison of models). Default: none.
+   */
+  overridable?: Array<'model' | 'instructions'>;
 }
 
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
@@ -100,6 +112,23 @@ export function defineAgent(config: AgentConfig): Agent {
     if (!parsed.success) {
       throw new TypeError(`defineAgent("${config.id}"): invalid defaultOptions: ${parsed.error.message}`);
     }
+  }
+  if (config.access) {
+    const parsed = AccessPolicySchema.safeParse(config.access);
+    if (!parsed.success)
+      throw new TypeError(`defineAgent("${config.id}"): invalid access: ${z.prettifyError(parsed.error)}`);
+    const unknown = Object.keys(config.access.tools ?? {}).filter((name) => !Object.hasOwn(tools, name));
+    if (unknown.length > 0) {
+      throw new TypeError(
+        `defineAgent("${config.id}"): access.tools names ${unknown.join(', ')}, which the agent does not have`,
+      );
+    }
+  }
+  const badOverride = (config.overridable ?? []).find((o) => o !== 'model' && o !== 'instructions');
+  if (badOverride) {
+    throw new TypeError(
+      `defineAgent("${config.id}"): overridable takes "model" and "instructions", not "${badOverride}"`,
+    );
   }
   return { ...config, tools, agents: config.agents ?? {}, workflows: config.workflows ?? {}, kind: 'agent' };
 }

@@ -84,6 +84,25 @@ export class RunFailedError extends Error {
   }
 }
 
+/** The principal may not start runs of this agent, or read this run (its policy, or another tenant's run). */
+export class AccessDeniedError extends Error {
+  override readonly name = 'AccessDeniedError';
+  constructor(readonly reason: string) {
+    super(`Access denied: ${reason}`);
+  }
+}
+
+/** A request the edge (the HTTP server, agentctl) refuses before anything happens: what is wrong, and how to fix it. */
+export class RequestRefusedError extends Error {
+  override readonly name = 'RequestRefusedError';
+  constructor(
+    readonly type: 'FingerprintRequired' | 'OptionNotAllowed' | 'IdentityRequired',
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
 /** A decision for a run that has finished. */
 export class RunNotWaitingError extends Error {
   override readonly name = 'RunNotWaitingError';
@@ -127,6 +146,22 @@ export class NothingPendingError extends DecisionRefusedError {
 export class InvalidResumeDataError extends DecisionRefusedError {
   override name = 'InvalidResumeDataError';
 }
+/** The principal may not decide this call (the agent's access policy, or another tenant's run). */
+export class NotAllowedError extends DecisionRefusedError {
+  override name = 'NotAllowedError';
+}
+/** The principal started the run, and the call's rule does not let a starter decide it. */
+export class SelfApprovalError extends DecisionRefusedError {
+  override name = 'SelfApprovalError';
+}
+/** An approval with changed arguments that do not fit the tool's input schema. */
+export class InvalidArgumentsError extends DecisionRefusedError {
+  override name = 'InvalidArgumentsError';
+}
+/** A decision without a valid signature where the worker requires signed decisions. */
+export class InvalidSignatureError extends DecisionRefusedError {
+  override name = 'InvalidSignatureError';
+}
 
 const refusalClasses: Record<RefusalType, typeof DecisionRefusedError> = {
   FingerprintMismatch: ApprovalMismatchError,
@@ -136,6 +171,10 @@ const refusalClasses: Record<RefusalType, typeof DecisionRefusedError> = {
   NothingPending: NothingPendingError,
   InvalidResumeData: InvalidResumeDataError,
   InvalidDecision: DecisionRefusedError,
+  NotAllowed: NotAllowedError,
+  SelfApproval: SelfApprovalError,
+  InvalidArguments: InvalidArgumentsError,
+  InvalidSignature: InvalidSignatureError,
 };
 
 /** The typed error for a refusal of the given type. */

@@ -3,7 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
 import { resolveConnection, type ConnectionSettings } from './config.js';
-import { builtinModels, type ModelFactory } from './models/registry.js';
+import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
@@ -15,8 +15,13 @@ export const workflowsPath = fileURLToPath(
 export interface CreateWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
   agents: Agent[];
-  /** Extra model providers by name prefix, next to the built-in `scripted`, `openai` and `openai-responses`. */
+  /** Extra model providers by name prefix, next to the built-in `openai` and `openai-responses`. */
   models?: Record<string, ModelFactory>;
+  /**
+   * Serve the offline `scripted` model, which plays the run's `script`: whoever starts a run then
+   * dictates its tool calls. For tests and demos only; off by default.
+   */
+  enableScriptedModel?: boolean;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
   /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
@@ -49,7 +54,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     connection,
     namespace,
     taskQueue,
-    activities: createActivities(registry, { ...builtinModels, ...options.models }),
+    activities: createActivities(registry, {
+      ...builtinModels,
+      ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
+      ...options.models,
+    }),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   });
   return {

@@ -24,6 +24,7 @@ export async function startWorker(
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const { worker, run } = await createWorker({
     agents,
+    enableScriptedModel: true,
     models: options.models,
     connection,
     namespace: 'default',

@@ -15,7 +15,7 @@ import {
 } from 'ai';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
-import { toolCallFingerprint } from './fingerprint.js';
+import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
@@ -78,7 +78,14 @@ export async function callModel(
   try {
     if (!input.stream) {
       const result = await generateText(request);
-      return output(result.text, result.toolCalls, result.finishReason, result.usage, result.response.messages);
+      return output(
+        input.runId,
+        result.text,
+        result.toolCalls,
+        result.finishReason,
+        result.usage,
+        result.response.messages,
+      );
     }
     await using streamClient = WorkflowStreamClient.fromWithinActivity({ batchInterval: STREAM_BATCH_INTERVAL });
     const chunks = streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC);
@@ -103,6 +110,7 @@ export async function callModel(
     await streamClient.flush();
     const response = await result.response;
     return output(
+      input.runId,
       await result.text,
       await result.toolCalls,
       await result.finishReason,
@@ -129,6 +137,7 @@ interface SdkToolCall {
 }
 
 function output(
+  runId: string,
   text: string,
   toolCalls: SdkToolCall[],
   finishReason: CallModelOutput['finishReason'],
@@ -142,7 +151,7 @@ function output(
         toolCallId: call.toolCallId,
         toolName: call.toolName,
         args: toJson(call.input),
-        fingerprint: toolCallFingerprint(call.toolName, toJson(call.input)),
+        fingerprint: toolCallFingerprint({ runId, ...call, args: toJson(call.input) }),
         ...(call.invalid ? { invalid: invalidCallMessage(call.toolName, call.error) } : {}),
       })),
     ),

@@ -63,5 +63,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
       })),
     ],
     defaultOptions: agent.defaultOptions,
+    ...(agent.access ? { access: agent.access } : {}),
+    ...(agent.overridable ? { overridable: agent.overridable } : {}),
   };
 }

@@ -12,8 +12,11 @@ import {
   type DecisionSignal,
   type PendingToolCall,
 } from '../schemas/decisions.js';
+import type { AccessPolicy } from '../schemas/access.js';
 import { safeParse, truncate } from '../schemas/json.js';
-import { checkDecision, decisionRecord, type DecisionCheck } from './rules.js';
+import { callAccess } from './access.js';
+import { toolCallFingerprint } from './fingerprint.js';
+import { decisionRecord, judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
 
 /** An accepted decision, handed to the call that waits on it. */
 export interface Resolution {
@@ -54,7 +57,7 @@ interface ChildState {
 }
 
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
-export type Waiting = Pick<PendingToolCall, 'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema'>;
+export type Waiting = Pick<PendingToolCall, 'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema'>;
 
 /** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
 export function qualify(
@@ -79,6 +82,9 @@ export class ApprovalLedger {
   private readonly forwarded = new Map<string, PendingToolCall>();
   /** Set once the run has ended; decisions are then refused. */
   private ended: string | undefined;
+  /** The agent's access policy, and who started the run in which tenant. */
+  private access: AccessPolicy | undefined;
+  private run: RunAccess = { resourceId: undefined, startedBy: undefined };
 
   /**
    * @param runId this run's id: a sub-agent's reports must come from `<runId>::<delegating call>`
@@ -116,6 +122,12 @@ export class ApprovalLedger {
     return this.decisions.find((d) => d.decisionId === decisionId);
   }
 
+  /** The policy decisions are checked against, once the agent's spec is known (before any call waits). */
+  govern(access: AccessPolicy | undefined, run: RunAccess): void {
+    this.access = access;
+    this.run = run;
+  }
+
   /** An own tool call starts to wait on a decision. */
   ask(
     call: Pick<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>,
@@ -129,6 +141,7 @@ export class ApprovalLedger {
       requiresApproval: waiting.kind === 'approval',
       path: [],
       ...waiting,
+      ...callAccess(this.access, call.toolName, waiting.kind),
     };
     this.own.push(entry);
     return [{ type: 'change' }, { type: 'waits', call: entry }];
@@ -165,9 +178,16 @@ export class ApprovalLedger {
       const check: DecisionCheck = { accepted: false, type: 'NothingPending', message: `the run has ${this.ended}` };
       return this.record(decisionRecord(kind, decision, at, check));
     }
-    const check = checkDecision(kind, decision, open, this.decided);
-    const record = decisionRecord(kind, decision, at, check);
-    if (!check.accepted) return this.record(record);
+    const check = judgeDecision(kind, decision, open, this.decided, this.run);
+    if (!check.accepted) return this.record(decisionRecord(kind, decision, at, check));
+    // Changed arguments get a fingerprint of their own where the call waits (a run below records its own).
+    const args = check.call.path.length ? undefined : decision.args;
+    const { toolCallId, toolName } = check.call;
+    const approved =
+      args === undefined
+        ? undefined
+        : { args, fingerprint: toolCallFingerprint({ runId: this.runId, toolCallId, toolName, args }) };
+    const record = decisionRecord(kind, decision, at, check, approved);
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(check.call.toolCallId, record);
     const hop = check.call.path[0];

@@ -1,8 +1,9 @@
 /**
- * Who decides whether a tool call needs approval: the run or the tool. Pure; sandbox-safe.
+ * The policy an agent owns and a run may only tighten: whether a tool call needs approval, and the
+ * options a run goes with. Pure; sandbox-safe.
  */
-import type { ToolSpec } from '../schemas/agent-spec.js';
-import type { RunOptions } from '../schemas/run-options.js';
+import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
+import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
 export function needsApproval(
@@ -36,4 +37,55 @@ export function storableApprovalPolicy(
   if (typeof requireToolApproval !== 'function') return requireToolApproval;
   warn(FUNCTION_POLICY_WARNING);
   return true;
+}
+
+/** What a run may ask for, measured against what its agent allows. */
+export type RunOptionsCheck = { allowed: true; options: RunOptions } | { allowed: false; problems: string[] };
+
+/**
+ * The options a run goes with. The agent owns its approval policy, tools, instructions, model and
+ * step limit (its `defaultOptions` and spec); a run may tighten them (approval of every call, fewer
+ * tools, fewer steps) and set what callers may set (thread, resource, model settings, tool choice),
+ * but never loosen them: an option that would is refused, naming it.
+ */
+export function effectiveRunOptions(spec: AgentSpec, run: RunOptions): RunOptionsCheck {
+  const agent = spec.defaultOptions ?? {};
+  const may = new Set(spec.overridable ?? []);
+  const problems: string[] = [];
+  const own = { model: agent.model ?? spec.model, instructions: agent.instructions ?? spec.instructions };
+  for (const key of ['model', 'instructions'] as const) {
+    if (run[key] === undefined || run[key] === own[key] || may.has(key)) continue;
+    problems.push(
+      `${key}: agent "${spec.id}" owns its ${key}; a run may not set it ` +
+        `(the agent allows: ${[...may].join(', ') || 'none'})`,
+    );
+  }
+  if (agent.requireToolApproval === true && run.requireToolApproval === false) {
+    problems.push(
+      `requireToolApproval: agent "${spec.id}" requires approval of every tool call; a run may not turn it off`,
+    );
+  }
+  const limit = agent.maxSteps ?? DEFAULT_MAX_STEPS;
+  if (run.maxSteps !== undefined && run.maxSteps > limit) {
+    problems.push(`maxSteps: ${run.maxSteps} is more than agent "${spec.id}" allows (${limit})`);
+  }
+  const agentTools = agent.activeTools ?? spec.tools.map((t) => t.name);
+  const extra = (run.activeTools ?? []).filter((name) => !agentTools.includes(name));
+  if (extra.length > 0) {
+    problems.push(
+      `activeTools: agent "${spec.id}" does not offer ${extra.map((n) => `"${n}"`).join(', ')}; ` +
+        `its tools are: ${agentTools.join(', ') || '(none)'}`,
+    );
+  }
+  if (problems.length > 0) return { allowed: false, problems };
+  return {
+    allowed: true,
+    options: {
+      ...agent,
+      ...run,
+      ...(agent.requireToolApproval || run.requireToolApproval ? { requireToolApproval: true } : {}),
+      maxSteps: run.maxSteps ?? limit,
+      ...((run.activeTools ?? agent.activeTools) ? { activeTools: run.activeTools ?? agent.activeTools } : {}),
+    },
+  };
 }

@@ -3,6 +3,7 @@
  * signal; the client applies the same rules to the run's memo before it signals, so most refusals
  * reach the caller at once, even with no worker running.
  */
+import type { Principal } from '../schemas/access.js';
 import type {
   DecisionKind,
   DecisionRecord,
@@ -10,7 +11,8 @@ import type {
   PendingToolCall,
   RefusalType,
 } from '../schemas/decisions.js';
-import { truncate } from '../schemas/json.js';
+import { safeParse, truncate, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { canDecide } from './access.js';
 
 export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
@@ -112,12 +114,55 @@ export function checkDecision(
   return { accepted: true, call };
 }
 
-/** The trail entry for a decision. */
+/** The run a decision is about, as the access rules need it: its tenant and who started it. */
+export interface RunAccess {
+  resourceId: string | undefined;
+  startedBy: Principal | undefined;
+}
+
+/**
+ * Checks a decision the whole way: the call it is about ({@link checkDecision}), who decides (the
+ * call's rule, the tenant, self-approval), and changed arguments against the tool's input schema.
+ */
+export function judgeDecision(
+  kind: DecisionKind,
+  decision: Pick<DecisionSignal, 'toolCallId' | 'fingerprint' | 'principal' | 'args'>,
+  pending: PendingToolCall[],
+  decided: ReadonlyMap<string, DecisionRecord>,
+  run: RunAccess,
+): DecisionCheck {
+  const check = checkDecision(kind, decision, pending, decided);
+  if (!check.accepted) return check;
+  const { call } = check;
+  const access = canDecide(call, run, decision.principal);
+  if (!access.allowed) return { accepted: false, type: access.type, message: access.message, call };
+  if (decision.args === undefined) return check;
+  if (kind !== 'approve') {
+    return { accepted: false, type: 'InvalidDecision', call, message: `only an approval can change the arguments` };
+  }
+  if (!call.inputSchema) {
+    const message = `tool call ${call.toolCallId} (${call.toolName}) has no input schema for new arguments`;
+    return { accepted: false, type: 'InvalidArguments', call, message };
+  }
+  const parsed = safeParse(zodFromJsonSchema(call.inputSchema), decision.args);
+  if (parsed.success) return check;
+  return {
+    accepted: false,
+    type: 'InvalidArguments',
+    call,
+    message:
+      `the changed arguments ${truncate(JSON.stringify(decision.args), 200)} do not fit the input schema of ` +
+      `tool call ${call.toolCallId} (${call.toolName}): ${parsed.error}`,
+  };
+}
+
+/** The trail entry for a decision; `approved` is set for an approval with changed arguments. */
 export function decisionRecord(
   kind: DecisionKind,
   decision: DecisionSignal,
   at: string,
   check: DecisionCheck,
+  approved?: { args: JsonValue; fingerprint: string },
 ): DecisionRecord {
   const call = check.call;
   return {
@@ -125,11 +170,13 @@ export function decisionRecord(
     kind,
     toolCallId: call?.toolCallId ?? decision.toolCallId ?? null,
     toolName: call?.toolName ?? null,
+    ...(decision.principal ? { principal: decision.principal } : {}),
     by: decision.by ?? null,
     reason: decision.reason ?? null,
     at,
     accepted: check.accepted,
     ...(check.accepted ? {} : { refusal: { type: check.type, message: truncate(check.message, MAX_REFUSAL_MESSAGE) } }),
+    ...(check.accepted && approved ? { approved } : {}),
   };
 }
 
@@ -139,6 +186,11 @@ const MAX_REFUSAL_MESSAGE = 1000;
 /** The most recent pending call (the one a decision without a tool-call id is about, kinds aside). */
 export function mostRecentPending(pending: PendingToolCall[]): PendingToolCall | undefined {
   return pending[pending.length - 1];
+}
+
+/** Who made a decision, for people and the model: the principal, else the free-text note. */
+export function decidedBy(record: Pick<DecisionRecord, 'principal' | 'by'>): string | null {
+  return record.principal?.name ?? record.principal?.id ?? record.by;
 }
 
 /** What a declined call tells the model. */

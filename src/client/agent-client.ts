@@ -9,11 +9,13 @@ import { resolveConnection, type ConnectionSettings } from '../config.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
-import type { RunResult } from '../schemas/run-result.js';
+import { RUN_MEMO_KEY, type RunMemo, type RunResult } from '../schemas/run-result.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { agentRun } from '../workflows/agent-run.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
+import type { Principal } from '../schemas/access.js';
 import type { ClientContext } from './context.js';
+import { principalOf, type PrincipalInput } from './identity.js';
 import { sendDecision, type Decision, type DecisionTarget, type SentDecision } from './decisions.js';
 import {
   buildRunInput,
@@ -30,6 +32,11 @@ import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 export type AgentClientOptions = ConnectionSettings & {
   /** Where warnings go (default `console.warn`). */
   warn?: (message: string) => void;
+  /**
+   * Who this client starts runs and decides in the name of (an operator's name, a service's), unless a
+   * call says otherwise. The trail records it with the Temporal client identity it came through.
+   */
+  principal?: PrincipalInput;
 };
 
 /**
@@ -45,18 +52,21 @@ export class AgentClient {
   private readonly ctx: ClientContext;
   private readonly ownConnection: Connection | undefined;
   private readonly warn: (message: string) => void;
+  private readonly principal: PrincipalInput | undefined;
 
   constructor(args: {
     client: Client;
     taskQueue: string;
     ownConnection?: Connection;
     warn?: (message: string) => void;
+    principal?: PrincipalInput;
   }) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ctx = { temporal: args.client, namespace: args.client.options.namespace, taskQueue: args.taskQueue };
     this.ownConnection = args.ownConnection;
     this.warn = args.warn ?? ((m) => console.warn(m));
+    this.principal = args.principal;
   }
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
@@ -69,7 +79,13 @@ export class AgentClient {
       metadata: connectionOptions.metadata,
     });
     const client = new Client({ connection, namespace });
-    return new AgentClient({ client, taskQueue, ownConnection: connection, warn: options.warn });
+    return new AgentClient({
+      client,
+      taskQueue,
+      ownConnection: connection,
+      warn: options.warn,
+      principal: options.principal,
+    });
   }
 
   get namespace(): string {
@@ -168,7 +184,8 @@ export class AgentClient {
    * its verdict in the run's decision trail.
    */
   async sendDecision(kind: DecisionKind, decision: Decision): Promise<SentDecision> {
-    return sendDecision(this.ctx, kind, decision);
+    const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
+    return sendDecision(this.ctx, kind, { ...decision, principal });
   }
 
   /**
@@ -220,14 +237,26 @@ export class AgentClient {
     options: StartOptions,
     stream: RunInput['stream'],
   ): Promise<{ runId: string }> {
-    const { runId = `run-${randomUUID()}`, ...runOptions } = options;
-    const input: RunInput = { ...buildRunInput(agentId, prompt, runOptions, this.warn), ...(stream ? { stream } : {}) };
+    const { runId = `run-${randomUUID()}`, principal: who, ...runOptions } = options;
+    const startedBy = principalOf(who ?? this.principal, this.temporal.options.identity);
+    const input: RunInput = {
+      ...buildRunInput(agentId, prompt, runOptions, this.warn),
+      ...(stream ? { stream } : {}),
+      ...(startedBy ? { startedBy } : {}),
+    };
     await this.temporal.workflow.start<typeof agentRun>('agentRun', {
       workflowId: runId,
       taskQueue: this.taskQueue,
       args: [input],
       typedSearchAttributes: startSearchAttributes(agentId, input.options),
+      // Until the run writes its own memo, other processes see who started it (who may read it).
+      ...(startedBy ? { memo: { [RUN_MEMO_KEY]: startMemo(startedBy) } } : {}),
     });
     return { runId };
   }
+}
+
+/** The memo a run starts with, before its workflow writes its own. */
+function startMemo(startedBy: Principal): RunMemo {
+  return { status: 'running', version: 0, pendingToolCalls: [], decisions: [], startedBy };
 }

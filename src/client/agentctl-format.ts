@@ -1,5 +1,6 @@
 /** How agentctl prints runs, pending calls and results for people. */
-import type { PendingToolCall } from '../schemas/decisions.js';
+import type { Principal } from '../schemas/access.js';
+import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import type { RunResult } from '../schemas/run-result.js';
 import type { RunInfo } from './runs.js';
 
@@ -29,19 +30,30 @@ export function runLines(run: RunInfo): string[] {
     `agent:     ${run.agentId ?? '-'}`,
     `status:    ${run.status} (workflow ${run.workflowStatus})`,
     `thread:    ${run.threadId ?? '-'}   resource: ${run.resourceId ?? '-'}`,
-    `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}`,
+    `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}` +
+      (run.startedBy ? `   by ${principalLine(run.startedBy)}` : ''),
   ];
   lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
   for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
-  for (const d of run.decisions) {
-    const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
-    lines.push(
-      `  ${d.at}  ${d.kind} ${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''} by ${d.by ?? 'unknown'}` +
-        `${d.reason ? ` reason "${d.reason}"` : ''}: ${verdict}`,
-    );
-  }
+  for (const d of run.decisions) lines.push(`  ${decisionLine(d)}`);
   return lines;
+}
+
+/** Who, as the trail shows them: the principal and how it was established. */
+export function principalLine(p: Principal): string {
+  return `${p.name ? `${p.name} <${p.id}>` : p.id}${p.via ? ` via ${p.via}` : ''}`;
+}
+
+/** One decision of the trail, on one line. */
+export function decisionLine(d: DecisionRecord): string {
+  const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
+  const who = d.principal ? principalLine(d.principal) : 'unknown';
+  const note = d.by ? ` note "${d.by}"` : '';
+  const why = d.reason ? ` reason "${d.reason}"` : '';
+  const edited = d.approved ? ` with changed arguments ${JSON.stringify(d.approved.args)}` : '';
+  const call = `${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''}`;
+  return `${d.at}  ${d.kind} ${call}${edited} by ${who}${note}${why}: ${verdict}`;
 }
 
 export function table(rows: string[][]): string[] {

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { errorMessage } from '../errors.js';
+import { errorMessage, RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import { RunStatusSchema, type RunResult } from '../schemas/run-result.js';
@@ -29,6 +29,7 @@ const defaultIo: AgentctlIo = {
 class Refusal extends Error {}
 
 interface GlobalOptions {
+  as?: string;
   address?: string;
   namespace?: string;
   taskQueue?: string;
@@ -54,6 +55,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       taskQueue: g.taskQueue,
       profile: g.profile,
       warn: io.err,
+      ...((g.as ?? process.env.AGENTCTL_AS) ? { principal: g.as ?? process.env.AGENTCTL_AS } : {}),
     });
     return client;
   };
@@ -70,6 +72,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
     .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
     .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
+    .option('--as <who>', "who you are, for the decision trail and the agent's policy (else AGENTCTL_AS)")
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(agentctl --help lists the commands)');
@@ -142,15 +145,31 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
 
   const decide =
     (kind: DecisionKind) => async (runId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
+      const as = cmd.optsWithGlobals<GlobalOptions>().as ?? process.env.AGENTCTL_AS;
+      if (!as) {
+        throw new RequestRefusedError(
+          'IdentityRequired',
+          'say who decides: --as NAME (or AGENTCTL_AS); the decision trail records it with this client identity',
+        );
+      }
+      if (o.fingerprint === undefined && !o.latest) {
+        throw new RequestRefusedError(
+          'FingerprintRequired',
+          'name the call you decide on with --fingerprint (agentctl runs show RUN lists it), ' +
+            'or pass --latest to decide the most recent pending call whatever it is',
+        );
+      }
       const c = await connect(cmd);
       const target = {
         runId,
+        principal: as,
         toolCallId: o.toolCall as string | undefined,
         fingerprint: o.fingerprint as string | undefined,
-        by: (o.by as string | undefined) ?? process.env.USER,
+        by: o.note as string | undefined,
         reason: o.reason as string | undefined,
         ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
         ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
+        ...(typeof o.args === 'string' ? { args: parseJsonOption(o.args, '--args') } : {}),
       };
       const sent = await c.sendDecision(kind, target);
       const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[
@@ -165,46 +184,36 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       const next = await c.next(runId, { decisionId: sent.decisionId });
       print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
     };
-  program
-    .command('approve')
-    .description('approve a tool call waiting for approval (default: the most recent one)')
-    .argument('<run>', 'run id')
-    .option('--tool-call <id>', 'the tool call to approve')
-    .option('--fingerprint <sha256>', 'refuse unless the pending call has this fingerprint')
-    .option('--by <who>', 'who approves, for the decision trail (default $USER)')
-    .option('--wait', 'wait until the run pauses again or finishes, and print that')
-    .option('--json', 'machine-readable output')
+  /** A decision command: its own options, then those every decision takes. */
+  const decisionCommand = (name: string, description: string, what: string) =>
+    program
+      .command(name)
+      .description(description)
+      .argument('<run>', 'run id')
+      .option('--tool-call <id>', `the tool call to ${what} (default: the most recent one of its kind)`)
+      .option('--fingerprint <sha256>', 'the fingerprint of the call you decide on (required unless --latest)')
+      .option('--latest', 'decide the most recent pending call of its kind, whatever it is, without a fingerprint')
+      .option('--note <text>', 'a free-text note for the decision trail (a ticket, a reason)')
+      .option('--wait', 'wait until the run pauses again or finishes, and print that')
+      .option('--json', 'machine-readable output');
+  decisionCommand('approve', 'approve a tool call waiting for approval', 'approve')
+    .option(
+      '--args <json>',
+      'approve with these arguments instead (checked against the input schema; the model is told)',
+    )
     .action(decide('approve'));
-  program
-    .command('decline')
-    .description('decline a tool call waiting for approval; the tool does not run and the model is told why')
-    .argument('<run>', 'run id')
-    .option('--tool-call <id>', 'the tool call to decline')
+  decisionCommand(
+    'decline',
+    'decline a tool call waiting for approval; the tool does not run and the model is told why',
+    'decline',
+  )
     .option('--reason <text>', 'why; the model sees it')
-    .option('--by <who>', 'who declines, for the decision trail (default $USER)')
-    .option('--wait', 'wait until the run pauses again or finishes, and print that')
-    .option('--json', 'machine-readable output')
     .action(decide('decline'));
-  program
-    .command('resume')
-    .description('resume a suspended tool call with data for its resumeSchema')
-    .argument('<run>', 'run id')
+  decisionCommand('resume', 'resume a suspended tool call with data for its resumeSchema', 'resume')
     .requiredOption('--data <json>', 'the resume data, as JSON')
-    .option('--tool-call <id>', 'the tool call to resume')
-    .option('--by <who>', 'who resumes, for the decision trail (default $USER)')
-    .option('--wait', 'wait until the run pauses again or finishes, and print that')
-    .option('--json', 'machine-readable output')
     .action(decide('resume'));
-
-  program
-    .command('submit')
-    .description('supply the result of a client tool (a tool without execute) the run waits on')
-    .argument('<run>', 'run id')
+  decisionCommand('submit', 'supply the result of a client tool (a tool without execute) the run waits on', 'submit')
     .requiredOption('--result <json>', 'the tool result, as JSON')
-    .option('--tool-call <id>', 'the tool call (default: the most recent one waiting for a result)')
-    .option('--by <who>', 'who submits, for the decision trail (default $USER)')
-    .option('--wait', 'wait until the run pauses again or finishes, and print that')
-    .option('--json', 'machine-readable output')
     .action(decide('result'));
   program
     .command('start')

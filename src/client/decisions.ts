@@ -6,12 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
-import { checkDecision } from '../approvals/rules.js';
+import { judgeDecision } from '../approvals/rules.js';
 import { decisionRefused, RunNotWaitingError } from '../errors.js';
+import type { Principal } from '../schemas/access.js';
 import type { DecisionKind, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
 import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import { decisionSignals } from '../workflows/messages.js';
 import type { ClientContext } from './context.js';
+import type { PrincipalInput } from './identity.js';
 import { getRun } from './runs.js';
 
 /** Which call a decision is about, and who makes it. */
@@ -21,7 +23,9 @@ export interface DecisionTarget {
   toolCallId?: string;
   /** When given, it must equal the pending call's fingerprint. */
   fingerprint?: string;
-  /** Who decides, recorded in the run's decision trail. */
+  /** Who decides (default: the client's principal): the trail records it, and the agent's policy is checked. */
+  principal?: PrincipalInput;
+  /** A free-text note for the trail (a ticket, who the caller says they are); not an identity. */
   by?: string;
 }
 
@@ -33,6 +37,8 @@ export interface Decision extends DecisionTarget {
   resumeData?: JsonValue;
   /** A client tool's result (result). */
   result?: JsonValue;
+  /** Approve with changed arguments (approve): they must fit the tool's input schema; the model is told. */
+  args?: JsonValue;
   /** Keep the run readable this long after it finishes, for a caller that streams it from here. */
   streamGraceMs?: number;
 }
@@ -50,14 +56,19 @@ export interface SentDecision {
  * A refusal throws a `DecisionRefusedError` subclass; it is still signalled (so the history records
  * it), except resume data that fails the tool's resumeSchema, which is refused before signalling.
  */
-export async function sendDecision(ctx: ClientContext, kind: DecisionKind, target: Decision): Promise<SentDecision> {
+export async function sendDecision(
+  ctx: ClientContext,
+  kind: DecisionKind,
+  target: Omit<Decision, 'principal'> & { principal: Principal | undefined },
+): Promise<SentDecision> {
   const info = await getRun(ctx, target.runId);
   // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
   if (info.closeTime || info.status === 'completed' || info.status === 'failed') {
     throw new RunNotWaitingError(target.runId, info.closeTime ? info.workflowStatus.toLowerCase() : info.status);
   }
   const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
-  const check = checkDecision(kind, target, info.pendingToolCalls, decided);
+  const run = { resourceId: info.resourceId, startedBy: info.startedBy };
+  const check = judgeDecision(kind, target, info.pendingToolCalls, decided, run);
   if (check.accepted && kind === 'resume') checkResumeData(target.runId, check.call, target.resumeData);
 
   const toolCallId = check.call?.toolCallId ?? target.toolCallId;
@@ -65,10 +76,12 @@ export async function sendDecision(ctx: ClientContext, kind: DecisionKind, targe
     decisionId: randomUUID(),
     ...(toolCallId !== undefined ? { toolCallId } : {}),
     ...(target.fingerprint !== undefined ? { fingerprint: target.fingerprint } : {}),
+    ...(target.principal ? { principal: target.principal } : {}),
     ...(target.by !== undefined ? { by: target.by } : {}),
     ...(target.reason !== undefined ? { reason: target.reason } : {}),
     ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
     ...(kind === 'result' && check.accepted ? { result: target.result ?? null } : {}),
+    ...(target.args !== undefined && check.accepted ? { args: target.args } : {}),
     ...(target.streamGraceMs !== undefined ? { streamGraceMs: target.streamGraceMs } : {}),
     // A refused decision is sent all the same, so that the run's history records who tried what
     // and why it was refused; marked as refused, the workflow only records it and never applies it.

@@ -3,9 +3,11 @@
  * the HTTP server (status, JSON error). An error not in the table is unexpected: exit 1, HTTP 500.
  */
 import {
+  AccessDeniedError,
   DecisionRefusedError,
   errorMessage,
   InvalidRunOptionsError,
+  RequestRefusedError,
   RunFailedError,
   RunNotFoundError,
   RunNotWaitingError,
@@ -25,40 +27,43 @@ export interface Failure {
   expected: boolean;
 }
 
-type ErrorClass = abstract new (...args: never[]) => Error;
+/** Exit 1: refused or failed; exit 2: the command line was wrong (as for usage errors). */
+const REFUSED = 1;
+const USAGE = 2;
 
-const TABLE: Array<{ error: ErrorClass; httpStatus: number; exitCode: number }> = [
-  { error: RunNotFoundError, httpStatus: 404, exitCode: 1 },
-  { error: DecisionRefusedError, httpStatus: 409, exitCode: 1 },
-  { error: RunNotWaitingError, httpStatus: 409, exitCode: 1 },
-  { error: InvalidRunOptionsError, httpStatus: 400, exitCode: 1 },
-  { error: RunFailedError, httpStatus: 422, exitCode: 1 },
+/** Each typed error in the order they are tried (subclasses before their parents). */
+const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitCode: number; type?: string }> = [
+  { matches: (e) => e instanceof RunNotFoundError, httpStatus: 404, exitCode: REFUSED },
+  { matches: (e) => e instanceof AccessDeniedError, httpStatus: 403, exitCode: REFUSED, type: 'AccessDenied' },
+  {
+    matches: (e) => e instanceof DecisionRefusedError && (e.type === 'NotAllowed' || e.type === 'SelfApproval'),
+    httpStatus: 403,
+    exitCode: REFUSED,
+  },
+  { matches: (e) => e instanceof DecisionRefusedError, httpStatus: 409, exitCode: REFUSED },
+  { matches: (e) => e instanceof RunNotWaitingError, httpStatus: 409, exitCode: REFUSED },
+  {
+    matches: (e) => e instanceof RequestRefusedError && e.type === 'OptionNotAllowed',
+    httpStatus: 403,
+    exitCode: USAGE,
+  },
+  { matches: (e) => e instanceof RequestRefusedError, httpStatus: 400, exitCode: USAGE },
+  { matches: (e) => e instanceof InvalidRunOptionsError, httpStatus: 400, exitCode: REFUSED },
+  { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
 ];
 
 /** What a caller is told about this error. */
 export function failureOf(err: unknown): Failure {
-  const row = TABLE.find((r) => err instanceof r.error);
+  const row = err instanceof Error ? TABLE.find((r) => r.matches(err)) : undefined;
   if (!row || !(err instanceof Error)) {
     const message = errorMessage(err);
     return { type: 'InternalError', message, line: message, exitCode: 1, httpStatus: 500, expected: false };
   }
+  const { httpStatus, exitCode } = row;
   if (err instanceof DecisionRefusedError) {
     const line = `refused (${err.type}): ${err.reason}`;
-    return {
-      type: err.type,
-      message: err.message,
-      line,
-      exitCode: row.exitCode,
-      httpStatus: row.httpStatus,
-      expected: true,
-    };
+    return { type: err.type, message: err.message, line, exitCode, httpStatus, expected: true };
   }
-  return {
-    type: err.name,
-    message: err.message,
-    line: err.message,
-    exitCode: row.exitCode,
-    httpStatus: row.httpStatus,
-    expected: true,
-  };
+  const type = err instanceof RequestRefusedError ? err.type : (row.type ?? err.name);
+  return { type, message: err.message, line: err.message, exitCode, httpStatus, expected: true };
 }

@@ -4,6 +4,7 @@ import { storableApprovalPolicy } from '../approvals/policy.js';
 import { InvalidRunOptionsError } from '../errors.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
+import type { PrincipalInput } from './identity.js';
 import { RunOptionsSchema, type RunOptions } from '../schemas/run-options.js';
 
 /** A prompt, or the conversation so far as AI SDK `ModelMessage`s. */
@@ -13,6 +14,8 @@ export type RunPrompt = string | Message[];
 export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
   /** The run id (the Temporal workflow id); default `run-<uuid>`. */
   runId?: string;
+  /** Who starts the run (default: the client's principal): they may read it, and the agent's policy is checked. */
+  principal?: PrincipalInput;
   /**
    * Pause every tool call for approval. A function cannot be stored with the run: the run then
    * requires approval for every call (fail safe), and the client logs a warning saying so.
@@ -36,7 +39,7 @@ export const DEFAULT_STREAM_GRACE_MS = 10_000;
 export function buildRunInput(
   agentId: string,
   prompt: RunPrompt,
-  options: Omit<StartOptions, 'runId'>,
+  options: Omit<StartOptions, 'runId' | 'principal'>,
   warn: (message: string) => void,
 ): RunInput {
   if (!agentId) throw new InvalidRunOptionsError('agentId must be a non-empty string');

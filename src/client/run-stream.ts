@@ -57,7 +57,8 @@ export async function* subscribe(
     yield { ...finishChunk(await runResult(ctx, runId), []), offset: -1 };
   } catch (err) {
     if (!(err instanceof RunFailedError)) throw err;
-    yield { type: 'error', error: err.reason, offset: -1 };
+    const failureType = err.failureType ? { failureType: err.failureType } : {};
+    yield { type: 'error', error: err.reason, ...failureType, offset: -1 };
   }
 }
 

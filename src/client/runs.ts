@@ -10,6 +10,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { RunFailedError, RunNotFoundError } from '../errors.js';
+import type { AccessRule, Principal } from '../schemas/access.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import { RUN_MEMO_KEY, RunMemoSchema, type RunMemo, type RunStatus } from '../schemas/run-result.js';
 import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
@@ -34,6 +35,10 @@ export interface RunInfo extends SuspendedRun {
   closeTime: Date | undefined;
   /** The most recent decisions, accepted or refused, with who, when and why. */
   decisions: DecisionRecord[];
+  /** Who started the run, when known. */
+  startedBy: Principal | undefined;
+  /** Who may read the run (the agent's rule), when the run has said. */
+  read: AccessRule | undefined;
 }
 
 /** Which runs {@link listRuns} returns. */
@@ -71,6 +76,8 @@ function runInfo(
     closeTime: info.closeTime,
     pendingToolCalls: memo?.pendingToolCalls ?? [],
     decisions: memo?.decisions ?? [],
+    startedBy: memo?.startedBy,
+    read: memo?.read,
   };
 }
 

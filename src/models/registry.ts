@@ -24,19 +24,24 @@ function openaiProvider() {
 }
 
 /**
+ * The offline scripted model; the run's `script` option says what it answers. It lets whoever starts
+ * a run dictate every tool call, so a worker has it only when enabled (`enableScriptedModel`): for
+ * tests and demos.
+ */
+export const scriptedModel: ModelFactory = (_id, { script }) => {
+  if (!script) {
+    throw new UnknownModelError('scripted', 'the scripted model needs a script: pass `script` in the run options');
+  }
+  return new ScriptedLanguageModel(script);
+};
+
+/**
  * The built-in providers:
- * - `scripted`: the offline scripted model; the run's `script` option says what it answers.
  * - `openai/<model>`: OpenAI's Chat Completions API through `@ai-sdk/openai`, which every
  *   OpenAI-compatible server (set `OPENAI_BASE_URL`) also speaks.
  * - `openai-responses/<model>`: OpenAI's Responses API.
  */
 export const builtinModels: Record<string, ModelFactory> = {
-  scripted: (_id, { script }) => {
-    if (!script) {
-      throw new UnknownModelError('scripted', 'the scripted model needs a script: pass `script` in the run options');
-    }
-    return new ScriptedLanguageModel(script);
-  },
   openai: (id) => openaiProvider().chat(id),
   'openai-responses': (id) => openaiProvider().responses(id),
 };
@@ -51,13 +56,19 @@ export function resolveModel(
   const provider = slash === -1 ? name : name.slice(0, slash);
   const modelId = slash === -1 ? '' : name.slice(slash + 1);
   const factory = Object.hasOwn(factories, provider) ? factories[provider] : undefined;
+  if (!factory && provider === 'scripted') {
+    throw new UnknownModelError(
+      name,
+      'the scripted model is off on this worker: it lets whoever starts a run dictate every tool call. ' +
+        'Enable it for tests and demos with createWorker({ enableScriptedModel: true }).',
+    );
+  }
   if (!factory) {
     throw new UnknownModelError(
       name,
       `no provider "${provider}" on this worker; known: ${Object.keys(factories)
         .map((p) => `"${p}"`)
-        .join(', ')}. ` +
-        'Use e.g. "openai/gpt-4o-mini" or "scripted", or register a provider with createWorker({ models }).',
+        .join(', ')}. ` + 'Use e.g. "openai/gpt-4o-mini", or register a provider with createWorker({ models }).',
     );
   }
   if (slash !== -1 && !modelId) throw new UnknownModelError(name, `name a model after "${provider}/"`);

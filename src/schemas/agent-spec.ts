@@ -3,6 +3,7 @@
  * recorded in the run's history by `describeAgent`. Sandbox-safe.
  */
 import { z } from 'zod';
+import { AccessPolicySchema } from './access.js';
 import { RunOptionsSchema } from './run-options.js';
 
 const Duration = z.union([z.string(), z.number()]);
@@ -82,7 +83,12 @@ export const AgentSpecSchema = z.object({
   /** The agent's model name, or undefined when the agent was given a model instance. */
   model: z.string().optional(),
   tools: z.array(ToolSpecSchema),
+  /** The agent's options: defaults for what callers may set, bounds (approval, tools, steps) runs may tighten. */
   defaultOptions: RunOptionsSchema.optional(),
+  /** Who may start, read and decide. */
+  access: AccessPolicySchema.optional(),
+  /** Agent-owned options a run may set after all (e.g. the model, for a test or a comparison). */
+  overridable: z.array(z.enum(['model', 'instructions'])).optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 

@@ -3,6 +3,7 @@
  * Sandbox-safe: shared by the workflow, the client and the server.
  */
 import { z } from 'zod';
+import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
 
 /** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
@@ -30,6 +31,12 @@ export const PendingToolCallSchema = z.object({
   suspendPayload: JsonValueSchema.optional(),
   /** JSON schema of the resume data the tool takes. */
   resumeSchema: z.record(z.string(), z.unknown()).optional(),
+  /** JSON schema of the tool's input, for an approval with changed arguments. */
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** Who may decide it (the owning run's rule for its tool; unset: anyone who may act on the run). */
+  decide: AccessRuleSchema.optional(),
+  /** Whether the run's starter may decide it (unset: yes). */
+  selfApproval: z.boolean().optional(),
   /** When the run started waiting, ISO 8601. */
   askedAt: z.string(),
 });
@@ -46,6 +53,10 @@ export const RefusalTypeSchema = z.enum([
   'WrongPauseKind',
   'InvalidResumeData',
   'InvalidDecision',
+  'NotAllowed',
+  'SelfApproval',
+  'InvalidArguments',
+  'InvalidSignature',
 ]);
 export type RefusalType = z.infer<typeof RefusalTypeSchema>;
 
@@ -53,18 +64,22 @@ export type RefusalType = z.infer<typeof RefusalTypeSchema>;
 export const DecisionSignalSchema = z
   .object({
     /** Chosen by the sender, so it can find the verdict in the run's decision trail. */
-    decisionId: z.string().min(1),
-    /** Default: the most recent pending call of the fitting kind. */
-    toolCallId: z.string().min(1).optional(),
+    decisionId: z.string().min(1).max(256),
+    /** Default: the most recent pending call of the fitting kind. Qualified ids of deep calls are longer. */
+    toolCallId: z.string().min(1).max(2048).optional(),
     /** When set, the call's fingerprint must equal it (an empty one matches nothing). */
-    fingerprint: z.string().optional(),
-    /** Who decided, for the trail. */
+    fingerprint: z.string().max(128).optional(),
+    /** Who decides: the principal the server authenticated, or the identity the operator configured. */
+    principal: PrincipalSchema.optional(),
+    /** A free-text note for the trail (who the caller says they are, a ticket, ...); not an identity. */
     by: z.string().max(200).optional(),
     /** Why (a decline's reason reaches the model). */
     reason: z.string().max(2000).optional(),
     resumeData: JsonValueSchema.optional(),
     /** A client tool's result (`result` decisions). */
     result: JsonValueSchema.optional(),
+    /** Approve with changed arguments: they must fit the tool's input schema, and the model is told. */
+    args: JsonValueSchema.optional(),
     /**
      * Set when the sender streams the run from here: keep the finished run readable this long. It
      * holds for the run the signal is sent to, and is not passed down to a sub-agent.
@@ -85,11 +100,16 @@ export const DecisionRecordSchema = z.object({
   kind: DecisionKindSchema,
   toolCallId: z.string().nullable(),
   toolName: z.string().nullable(),
+  /** Who decided (authenticated or configured), when known. */
+  principal: PrincipalSchema.optional(),
+  /** The free-text note that came with the decision. */
   by: z.string().nullable(),
   reason: z.string().nullable(),
   at: z.string(),
   accepted: z.boolean(),
   refusal: z.object({ type: RefusalTypeSchema, message: z.string() }).optional(),
+  /** An approval with changed arguments: what was approved, and its fingerprint (the model's call is in the step). */
+  approved: z.object({ args: JsonValueSchema, fingerprint: z.string() }).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 

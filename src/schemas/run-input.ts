@@ -1,5 +1,6 @@
 /** The input of a run's workflow. Sandbox-safe. */
 import { z } from 'zod';
+import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema } from './decisions.js';
 import { MessageSchema } from './message.js';
@@ -29,6 +30,8 @@ export const RunInputSchema = z
      * readable for `graceMs` so that subscribers can read its last chunks.
      */
     stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
+    /** Who started the run (a sub-agent's run: who started the top run), when known. */
+    startedBy: PrincipalSchema.optional(),
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
     parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
     carry: RunCarrySchema.optional(),

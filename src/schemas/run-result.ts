@@ -1,6 +1,7 @@
 /** What a run shows: its result when it finishes or pauses, step by step, and its memo. Sandbox-safe. */
 import { z } from 'zod';
 import { PendingToolCallSchema, DecisionRecordSchema } from './decisions.js';
+import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
 import { MessageSchema } from './message.js';
 
@@ -99,6 +100,10 @@ export const RunMemoSchema = z.object({
   version: z.number(),
   pendingToolCalls: z.array(PendingToolCallSchema),
   decisions: z.array(DecisionRecordSchema),
+  /** Who started the run, when known: they may read it, and may not approve its calls unless allowed. */
+  startedBy: PrincipalSchema.optional(),
+  /** Who may read the run (the agent's rule; unset: anyone who may act on it). */
+  read: AccessRuleSchema.optional(),
 });
 export type RunMemo = z.infer<typeof RunMemoSchema>;
 export const RUN_MEMO_KEY = 'agentRun';

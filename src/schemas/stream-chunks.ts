@@ -45,7 +45,8 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
     usage: UsageSchema,
     pendingToolCalls: z.array(PendingToolCallSchema),
   }),
-  z.object({ type: z.literal('error'), error: z.string() }),
+  /** The run failed (or was cancelled); `failureType` is the Temporal failure type, when there is one. */
+  z.object({ type: z.literal('error'), error: z.string(), failureType: z.string().optional() }),
 ]);
 export type RunChunk = z.infer<typeof RunChunkSchema>;
 

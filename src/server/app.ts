@@ -1,192 +1,202 @@
 /**
  * A small HTTP server (Hono) in front of {@link AgentClient}, for browser UIs: start runs, stream
  * them as the AI SDK's UI message stream (SSE), list waiting runs, and decide their tool calls.
- * Bad requests get a 4xx with a JSON error that names the problem; the server never crashes on them.
+ * Every request is authenticated (or, with no authentication configured, served to loopback only)
+ * and checked against the agents' access policies; bad requests get a 4xx with a JSON error that
+ * names the problem, and nothing from inside the server reaches a response.
  */
-import { convertToModelMessages, UI_MESSAGE_STREAM_HEADERS, type UIMessage } from 'ai';
 import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import { z } from 'zod';
+import type { Agent } from '../agent.js';
+import { canRead, canStart, tenantCheck, type AccessCheck } from '../approvals/access.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
-import { errorMessage } from '../errors.js';
-import { JsonValueSchema } from '../schemas/json.js';
-import { MessageSchema } from '../schemas/message.js';
-import { RunOptionsSchema } from '../schemas/run-options.js';
-import type { RunStreamChunk } from '../schemas/stream-chunks.js';
-import { UiChunkMapper } from './ui-message-chunks.js';
+import type { RunInfo } from '../client/runs.js';
+import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../errors.js';
+import type { AccessPolicy, Principal } from '../schemas/access.js';
+import type { DecisionKind } from '../schemas/decisions.js';
+import type { RunOptions } from '../schemas/run-options.js';
+import type { Authenticator } from './auth.js';
+import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
+import { publicRunFailure } from './public-errors.js';
+import { DecisionBodySchema, jsonBody, StartBodySchema, toModelMessages } from './requests.js';
+import { sse } from './sse.js';
 
-/** What POST /agents/:agentId/stream and /generate take: a prompt, model messages, or `useChat`'s UI messages. */
-const StartBodySchema = z
-  .object({
-    prompt: z.string().min(1).optional(),
-    messages: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
-    options: RunOptionsSchema.optional(),
-    runId: z.string().min(1).optional(),
-  })
-  .loose()
-  .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), {
-    message: 'send either "prompt" or "messages"',
-  });
+/** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
+export const DEFAULT_REQUEST_OPTIONS: ReadonlyArray<keyof RunOptions> = [
+  'threadId',
+  'maxSteps',
+  'activeTools',
+  'requireToolApproval',
+  'toolChoice',
+  'modelSettings',
+];
 
-const DecisionBodySchema = z
-  .object({
-    toolCallId: z.string().min(1).optional(),
-    fingerprint: z.string().optional(),
-    by: z.string().optional(),
-    reason: z.string().optional(),
-    resumeData: JsonValueSchema.optional(),
-  })
-  .strict();
-
-function errorBody(type: string, message: string) {
-  return { error: { type, message } };
+/** The options of {@link createServerApp}. */
+export interface ServerOptions {
+  /**
+   * Who is calling (see `bearerTokens`, `jwtAuth`). Without it the server serves loopback clients
+   * only, as nobody in particular: for development on one machine.
+   */
+  authenticate?: Authenticator;
+  /** The agents whose access policies say who may start runs (and read them); others are open to any principal. */
+  agents?: Agent[];
+  /** Host names (or `host:port`) the server answers to; default `localhost`, `127.0.0.1`, `::1`. */
+  allowedHosts?: string[];
+  /** Origins of web pages allowed to call the server (CORS, and the check on POSTs); default none. */
+  allowedOrigins?: string[];
+  /** The run options a request may set; default {@link DEFAULT_REQUEST_OPTIONS}. */
+  requestOptions?: ReadonlyArray<keyof RunOptions>;
+  /** The largest request body, bytes (default 1 MiB): a larger one gets 413. */
+  maxBodyBytes?: number;
 }
 
-async function jsonBody<T>(c: Context, schema: z.ZodType<T>, optional = false): Promise<T> {
-  const text = await c.req.text();
-  if (!text && optional) return schema.parse({});
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new HTTPException(400, {
-      res: Response.json(errorBody('InvalidJson', `the request body is not JSON: ${errorMessage(err)}`), {
-        status: 400,
+function allowOrDeny(check: AccessCheck): void {
+  if (!check.allowed) throw new AccessDeniedError(check.message);
+}
+
+/** The Hono app; serve it with `startServer` (or `@hono/node-server`, or any fetch-style runtime). */
+export function createServerApp(client: AgentClient, options: ServerOptions = {}): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const policies = new Map<string, AccessPolicy | undefined>();
+  const addPolicies = (agent: Agent): void => {
+    policies.set(agent.id, agent.access);
+    Object.values(agent.agents).forEach(addPolicies);
+  };
+  (options.agents ?? []).forEach(addPolicies);
+  const requestOptions = new Set(options.requestOptions ?? DEFAULT_REQUEST_OPTIONS);
+  const allowedOrigins = options.allowedOrigins ?? [];
+
+  app.use(hostGuard(options.allowedHosts ?? LOOPBACK_HOSTS));
+  if (allowedOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: allowedOrigins,
+        allowMethods: ['GET', 'POST'],
+        allowHeaders: ['authorization', 'content-type', 'last-event-id'],
+        exposeHeaders: ['x-run-id'],
       }),
-    });
+    );
   }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new HTTPException(400, {
-      res: Response.json(errorBody('InvalidRequest', z.prettifyError(parsed.error)), { status: 400 }),
-    });
-  }
-  return parsed.data;
-}
+  app.use(postGuard(allowedOrigins, options.maxBodyBytes ?? 1024 * 1024));
+  app.use(authGuard(options.authenticate));
 
-/** useChat sends UI messages (with `parts`); anything else must already be model messages. */
-async function toModelMessages(messages: Array<Record<string, unknown>>) {
-  if (messages.some((m) => Array.isArray(m.parts)))
-    return (await convertToModelMessages(messages as unknown as UIMessage[])) as z.infer<typeof MessageSchema>[];
-  const parsed = z.array(MessageSchema).safeParse(messages);
-  if (!parsed.success)
-    throw new HTTPException(400, {
-      res: Response.json(errorBody('InvalidRequest', `messages: ${z.prettifyError(parsed.error)}`), { status: 400 }),
-    });
-  return parsed.data;
-}
+  /** A run the principal may read, or a typed refusal. */
+  const readableRun = async (runId: string, principal: Principal | undefined): Promise<RunInfo> => {
+    const info = await client.getRun(runId);
+    allowOrDeny(canRead(info.read ?? policies.get(info.agentId ?? '')?.read, info, principal));
+    return info;
+  };
 
-/** The run's chunks as a UI message stream over SSE; each event's `id` is the chunk's offset. */
-function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Response {
-  const mapper = new UiChunkMapper(runId);
-  const iterator = chunks[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        // A pull that enqueues nothing would stall the stream, so read on until a chunk maps to something.
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) {
-            controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-            controller.close();
-            return;
-          }
-          const id = next.value.offset >= 0 ? `id: ${next.value.offset}\n` : '';
-          const events = mapper.map(next.value).map((ui) => `${id}data: ${JSON.stringify(ui)}\n\n`);
-          if (events.length === 0) continue;
-          controller.enqueue(encoder.encode(events.join('')));
-          return;
-        }
-      } catch (err) {
-        controller.enqueue(
-          encoder.encode(`data: ${JSON.stringify({ type: 'error', errorText: errorMessage(err) })}\n\n`),
-        );
-        controller.close();
-      }
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-  return new Response(body, { headers: { ...UI_MESSAGE_STREAM_HEADERS, 'x-run-id': runId } });
-}
-
-/** The Hono app; serve it with `@hono/node-server` (see examples/server.ts) or any fetch-style runtime. */
-export function createServerApp(client: AgentClient): Hono {
-  const app = new Hono();
-
-  const startOptions = async (c: Context) => {
+  const startOptions = async (c: Context<ServerEnv>) => {
+    const principal = c.get('principal');
+    const agentId = c.req.param('agentId')!;
+    allowOrDeny(canStart(policies.get(agentId), agentId, principal));
     const body = await jsonBody(c, StartBodySchema);
+    const refused = Object.keys(body.options ?? {}).filter((key) => !requestOptions.has(key as keyof RunOptions));
+    if (refused.length > 0) {
+      throw new RequestRefusedError(
+        'OptionNotAllowed',
+        `a request may not set ${refused.join(', ')}; this server lets it set: ${[...requestOptions].join(', ')}`,
+      );
+    }
     const prompt = body.prompt ?? (await toModelMessages(body.messages!));
-    const options: StartOptions = { ...body.options, ...(body.runId ? { runId: body.runId } : {}) };
-    return { prompt, options };
+    const options: StartOptions = {
+      ...body.options,
+      // The tenant comes from who is calling, never from the request.
+      ...(principal?.tenant ? { resourceId: principal.tenant } : {}),
+      ...(body.runId ? { runId: body.runId } : {}),
+      ...(principal ? { principal } : {}),
+    };
+    return { agentId, prompt, options };
   };
 
   app.post('/agents/:agentId/stream', async (c) => {
-    const { prompt, options } = await startOptions(c);
-    const stream = await client.stream(c.req.param('agentId'), prompt, options);
+    const { agentId, prompt, options } = await startOptions(c);
+    const stream = await client.stream(agentId, prompt, options);
     return sse(stream.runId, stream);
   });
 
   app.post('/agents/:agentId/generate', async (c) => {
-    const { prompt, options } = await startOptions(c);
-    return c.json(await client.generate(c.req.param('agentId'), prompt, options));
+    const { agentId, prompt, options } = await startOptions(c);
+    return c.json(await client.generate(agentId, prompt, options));
   });
 
   app.get('/runs/:runId/stream', async (c) => {
     const runId = c.req.param('runId');
-    const raw =
-      c.req.query('offset') ??
-      (c.req.header('last-event-id') !== undefined ? String(Number(c.req.header('last-event-id')) + 1) : '0');
+    const lastEventId = c.req.header('last-event-id');
+    const raw = c.req.query('offset') ?? (lastEventId !== undefined ? String(Number(lastEventId) + 1) : '0');
     const offset = Number(raw);
-    if (!Number.isInteger(offset) || offset < 0)
+    if (!Number.isInteger(offset) || offset < 0) {
       return c.json(errorBody('InvalidRequest', `offset must be a whole number >= 0, not "${raw}"`), 400);
-    await client.getRun(runId); // 404 for a run that does not exist, before any stream starts
+    }
+    await readableRun(runId, c.get('principal')); // 404 or 403 before any stream starts
     return sse(runId, client.subscribe(runId, { fromOffset: offset }));
   });
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
-    const runs = await client.listSuspendedRuns({
-      agentId: c.req.param('agentId'),
-      threadId: c.req.query('threadId') || undefined,
-      resourceId: c.req.query('resourceId') || undefined,
-    });
-    return c.json({ runs });
+    const principal = c.get('principal');
+    const resourceId = c.req.query('resourceId') || principal?.tenant;
+    allowOrDeny(tenantCheck(principal, resourceId));
+    const agentId = c.req.param('agentId');
+    const threadId = c.req.query('threadId') || undefined;
+    const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
+    const read = policies.get(agentId)?.read;
+    const visible = runs
+      .filter((run) => canRead(run.read ?? read, run, principal).allowed)
+      .map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({
+        runId,
+        agentId,
+        threadId,
+        resourceId,
+        startTime,
+        pendingToolCalls,
+      }));
+    return c.json({ runs: visible });
   });
 
-  app.post('/runs/:runId/approve', async (c) => {
-    const body = await jsonBody(c, DecisionBodySchema, true);
-    const stream = await client.approveToolCall({ runId: c.req.param('runId'), ...body });
+  const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {
+    const { resumeData, result, args, ...target } = await jsonBody(c, DecisionBodySchema);
+    if (kind === 'resume' && resumeData === undefined) {
+      return c.json(errorBody('InvalidRequest', 'resume needs "resumeData"'), 400);
+    }
+    if (kind === 'result' && result === undefined) {
+      return c.json(errorBody('InvalidRequest', 'a tool result needs "result"'), 400);
+    }
+    const principal = c.get('principal');
+    const decision = {
+      runId: c.req.param('runId')!,
+      ...target,
+      ...(principal ? { principal } : {}),
+      ...(kind === 'resume' ? { resumeData } : {}),
+      ...(kind === 'result' ? { result } : {}),
+      ...(kind === 'approve' && args !== undefined ? { args } : {}),
+    };
+    const stream = await client.decideAndStream(kind, decision);
     return sse(stream.runId, stream);
-  });
-  app.post('/runs/:runId/decline', async (c) => {
-    const body = await jsonBody(c, DecisionBodySchema, true);
-    const stream = await client.declineToolCall({ runId: c.req.param('runId'), ...body });
-    return sse(stream.runId, stream);
-  });
-  app.post('/runs/:runId/resume', async (c) => {
-    const { resumeData, ...target } = await jsonBody(c, DecisionBodySchema);
-    if (resumeData === undefined) return c.json(errorBody('InvalidRequest', 'resume needs "resumeData"'), 400);
-    const stream = await client.resumeStream(resumeData, { runId: c.req.param('runId'), ...target });
-    return sse(stream.runId, stream);
-  });
-
-  app.post('/runs/:runId/tool-result', async (c) => {
-    const body = await jsonBody(c, DecisionBodySchema.extend({ result: JsonValueSchema }));
-    const { result, resumeData: _unused, ...target } = body;
-    const stream = await client.submitToolResult({ runId: c.req.param('runId'), ...target, result });
-    return sse(stream.runId, stream);
-  });
+  };
+  app.post('/runs/:runId/approve', decide('approve'));
+  app.post('/runs/:runId/decline', decide('decline'));
+  app.post('/runs/:runId/resume', decide('resume'));
+  app.post('/runs/:runId/tool-result', decide('result'));
 
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError((err) => {
     if (err instanceof HTTPException) return err.getResponse();
     const failure = failureOf(err);
-    if (!failure.expected) console.error('server: unexpected error', err);
-    return Response.json(errorBody(failure.type, failure.message), { status: failure.httpStatus });
+    if (!failure.expected) {
+      // The caller learns that something broke, not what: the details are for the server's log.
+      const id = crypto.randomUUID();
+      console.error(`server: unexpected error ${id}`, err);
+      return Response.json(errorBody('InternalError', `internal error ${id}; see the server log`), { status: 500 });
+    }
+    const message =
+      err instanceof RunFailedError
+        ? `Run "${err.runId}" failed: ${publicRunFailure(err.failureType, err.reason)}`
+        : failure.message;
+    return Response.json(errorBody(failure.type, message), { status: failure.httpStatus });
   });
   return app;
 }

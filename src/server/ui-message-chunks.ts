@@ -5,11 +5,12 @@
 import type { UIMessageChunk } from 'ai';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 
-/** `data-tool-suspended` parts carry a tool's suspend payload to the UI. */
+/** `data-tool-suspended` parts carry a tool's suspend payload to the UI, and the fingerprint to resume it with. */
 export interface ToolSuspendedData {
   toolCallId: string;
   toolName: string;
   args: unknown;
+  fingerprint: string;
   payload: unknown;
 }
 
@@ -57,7 +58,8 @@ export class UiChunkMapper {
           { type: 'tool-input-available', toolCallId: chunk.toolCallId, toolName: chunk.toolName, input: chunk.args },
         ];
       case 'tool-call-approval':
-        return [{ type: 'tool-approval-request', approvalId: chunk.toolCallId, toolCallId: chunk.toolCallId }];
+        // The approval's id is the call's fingerprint: the UI sends it back, bound to this very call.
+        return [{ type: 'tool-approval-request', approvalId: chunk.fingerprint, toolCallId: chunk.toolCallId }];
       case 'tool-call-suspended':
         return [
           {
@@ -67,6 +69,7 @@ export class UiChunkMapper {
               toolCallId: chunk.toolCallId,
               toolName: chunk.toolName,
               args: chunk.args,
+              fingerprint: chunk.fingerprint,
               payload: chunk.payload ?? null,
             },
           },

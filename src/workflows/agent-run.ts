@@ -19,12 +19,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/contracts.js';
+import { canStart } from '../approvals/access.js';
+import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
 import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import { safeParse } from '../schemas/json.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
-import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
+import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
@@ -96,7 +98,9 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     const cancelled = runCancelled() && isCancellation(err);
     const failure = cancelled ? err : runFailure(err);
     state.finish(cancelled ? 'cancelled' : 'failed');
-    state.publish({ type: 'error', error: failure instanceof Error ? failure.message : 'the run was cancelled' });
+    const error = failure instanceof Error ? failure.message : 'the run was cancelled';
+    const failureType = failure instanceof ApplicationFailure ? (failure.type ?? undefined) : 'Cancelled';
+    state.publish({ type: 'error', error, ...(failureType ? { failureType } : {}) });
     outcome = { failure };
   }
   await CancellationScope.nonCancellable(async () => {
@@ -148,7 +152,16 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
 async function run(input: RunInput, state: RunState): Promise<RunResult | { continueWith: AgentSpec }> {
   const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
-  const options: RunOptions = { ...spec.defaultOptions, ...input.options };
+  // A sub-agent's run is started by its parent's agent, not by a caller.
+  const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
+  if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
+  const checked = effectiveRunOptions(spec, input.options);
+  if (!checked.allowed) {
+    const problems = checked.problems.join('; ');
+    throw ApplicationFailure.nonRetryable(`Run options not allowed: ${problems}`, 'RunOptionsNotAllowed');
+  }
+  const { options } = checked;
+  state.govern(spec.access, input.startedBy, options.resourceId);
   const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;

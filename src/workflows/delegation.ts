@@ -39,6 +39,7 @@ export async function runSubAgent(
     agentId: sub.id,
     messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
     options: childOptions,
+    ...(state.startedBy ? { startedBy: state.startedBy } : {}),
     parent: { runId: state.runId, toolCallId: call.toolCallId },
   };
   state.childStarted(call.toolCallId);

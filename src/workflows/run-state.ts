@@ -11,6 +11,7 @@ import {
 } from '@temporalio/workflow-streams/workflow';
 import type { ModelToolCall } from '../activities/contracts.js';
 import { ApprovalLedger, type LedgerEffect, type Resolution, type Waiting } from '../approvals/ledger.js';
+import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind, DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
@@ -41,6 +42,8 @@ export class RunState {
   private readonly mirror: RunMirror;
   /** Accepted decisions, by the own call they resolve, until its waiter takes them. */
   private readonly resolutions = new Map<string, Resolution>();
+  /** Who started the run (for a sub-agent's run: the top run), and who may read it. */
+  private access: Pick<RunMemo, 'startedBy' | 'read'> = {};
 
   constructor(
     readonly runId: string,
@@ -57,6 +60,20 @@ export class RunState {
     this.ledger = new ApprovalLedger(runId, carry?.decisions);
     this.mirror = new RunMirror(runId, agentId, parent);
     if (carry) this.version = carry.version;
+  }
+
+  /**
+   * The agent's policy holds from here on (the spec is known before any call waits): decisions are
+   * checked against it, and the memo says who started the run and who may read it.
+   */
+  govern(policy: AccessPolicy | undefined, startedBy: Principal | undefined, resourceId: string | undefined): void {
+    this.ledger.govern(policy, { startedBy, resourceId });
+    this.access = { ...(startedBy ? { startedBy } : {}), ...(policy?.read ? { read: policy.read } : {}) };
+  }
+
+  /** Who started the run, when known: its sub-agents' runs are started in that name too. */
+  get startedBy(): Principal | undefined {
+    return this.access.startedBy;
   }
 
   /** What a continuation of this run needs besides the conversation; call it once nothing waits. */
@@ -114,7 +131,7 @@ export class RunState {
   }
 
   memo(): RunMemo {
-    return this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail());
+    return { ...this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail()), ...this.access };
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */

@@ -7,12 +7,13 @@ import { ActivityFailure, proxyActivities, type ActivityOptions } from '@tempora
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
 import type { Resolution } from '../approvals/ledger.js';
 import { needsApproval } from '../approvals/policy.js';
-import { declineMessage } from '../approvals/rules.js';
-import type { AgentSpec, ToolSpecOf } from '../schemas/agent-spec.js';
+import { decidedBy, declineMessage } from '../approvals/rules.js';
+import type { AgentSpec, ToolSpec, ToolSpecOf } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import { runCancelled, runSubAgent, runWorkflowTool } from './delegation.js';
 import type { RunState } from './run-state.js';
+import { withChangedArguments } from './transcript.js';
 
 /**
  * Tools run at least once (an activity may be retried after a worker dies), so tools get an
@@ -48,12 +49,25 @@ export async function runTool(
     return { type: 'error', error: `Unknown tool "${call.toolName}". Available tools: ${known}.` };
   }
 
-  if (needsApproval(options, tool)) {
-    const decision = await state.waitForDecision(call, { kind: 'approval', askedAt: new Date().toISOString() });
-    if (decision.kind === 'decline') {
-      return { type: 'declined', message: declineMessage(call.toolName, decision.record.by, decision.record.reason) };
-    }
+  if (!needsApproval(options, tool)) return runApproved(tool, spec, options, state, call);
+  const waiting = { kind: 'approval' as const, askedAt: new Date().toISOString(), inputSchema: tool.inputSchema };
+  const { kind, record } = await state.waitForDecision(call, waiting);
+  if (kind === 'decline') {
+    return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
+  if (!record.approved) return runApproved(tool, spec, options, state, call);
+  // Approved with changed arguments: the call runs with them, and the model is told.
+  const outcome = await runApproved(tool, spec, options, state, { ...call, args: record.approved.args });
+  return withChangedArguments(outcome, record.approved.args, decidedBy(record));
+}
+
+function runApproved(
+  tool: ToolSpec,
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+): Promise<ToolCallOutcome> {
   switch (tool.kind) {
     case 'client':
       return clientResult(state, call);

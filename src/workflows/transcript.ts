@@ -6,6 +6,7 @@ import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutco
 import { mostRecentPending } from '../approvals/rules.js';
 import type { AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
+import type { JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { RunResult, StepRecord, ToolCallRecord, ToolResultRecord, Usage } from '../schemas/run-result.js';
 import type { RunChunk } from '../schemas/stream-chunks.js';
@@ -32,6 +33,21 @@ function modelOutput({ result }: ToolOutcome): ToolModelOutput {
   if (result.type === 'result') return result.modelOutput;
   if (result.type === 'declined') return { type: 'execution-denied', reason: result.message };
   return { type: 'error-text', value: result.error };
+}
+
+/** An outcome of a call that ran with arguments the approver changed: the model is told, and which. */
+export function withChangedArguments(outcome: ToolCallOutcome, args: JsonValue, by: string | null): ToolCallOutcome {
+  const note = `The approver${by ? ` (${by})` : ''} changed the arguments of this call to ${JSON.stringify(args)}.`;
+  if (outcome.type === 'error') return { ...outcome, error: `${note} ${outcome.error}` };
+  if (outcome.type !== 'result') return outcome;
+  const shown = outcome.modelOutput;
+  const modelOutput: ToolModelOutput =
+    shown.type === 'text' || shown.type === 'error-text'
+      ? { ...shown, value: `${note}\n${shown.value}` }
+      : shown.type === 'json'
+        ? { type: 'json', value: { note, output: shown.value } }
+        : shown;
+  return { ...outcome, modelOutput };
 }
 
 /** The tool message that answers every call of a step, in the order the model made them. */
@@ -126,19 +142,11 @@ export function runResult(args: {
 }
 
 /**
- * The tools the model is offered: all of the agent's, or those named by `activeTools`.
- * Throws when `activeTools` names a tool the agent does not have, since that is a caller's mistake
- * that would otherwise silently hide a tool.
+ * The tools the model is offered: all of the agent's, or those named by `activeTools` (which the run
+ * policy has checked against the agent's tools).
  */
 export function offeredTools(spec: AgentSpec, activeTools: string[] | undefined): ModelToolDefinition[] {
   const known = new Set(spec.tools.map((t) => t.name));
-  const unknown = (activeTools ?? []).filter((name) => !known.has(name));
-  if (unknown.length > 0) {
-    throw new Error(
-      `activeTools names ${unknown.map((n) => `"${n}"`).join(', ')}, which agent "${spec.id}" does not have; ` +
-        `its tools are: ${[...known].join(', ') || '(none)'}`,
-    );
-  }
   const active = activeTools ? new Set(activeTools) : known;
   return spec.tools
     .filter((t) => active.has(t.name))

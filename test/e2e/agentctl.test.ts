@@ -36,7 +36,15 @@ it('starts a run that waits on a client tool, and submits its result', async () 
     pendingToolCalls: [{ toolCallId: 'call-0-0', toolName: 'pick', kind: 'client' }],
   });
 
-  const refused = await ctl(['approve', paused.runId]);
+  const anonymous = await ctl(['approve', paused.runId, '--latest']);
+  expect(anonymous).toMatchObject({ code: 2, stderr: expect.stringMatching(/^agentctl: say who decides: --as NAME/) });
+  const unbound = await ctl(['approve', paused.runId, '--as', 'ops']);
+  expect(unbound).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^agentctl: name the call you decide on with --fingerprint .* or pass --latest/),
+  });
+
+  const refused = await ctl(['approve', paused.runId, '--as', 'ops', '--latest']);
   expect(refused).toMatchObject({
     code: 1,
     stderr: expect.stringMatching(
@@ -44,7 +52,19 @@ it('starts a run that waits on a client tool, and submits its result', async () 
     ),
   });
 
-  const submitted = await ctl(['submit', paused.runId, '--result', '"blue"', '--by', 'ui', '--wait', '--json']);
+  const fingerprint = paused.pendingToolCalls[0]!.fingerprint;
+  const submitted = await ctl([
+    'submit',
+    paused.runId,
+    '--as',
+    'ui',
+    '--fingerprint',
+    fingerprint,
+    '--note',
+    'INC-1',
+    '--wait',
+    '--json',
+  ]);
   expect(submitted.code).toBe(0);
   expect(JSON.parse(submitted.stdout)).toMatchObject({
     status: 'applied',

@@ -78,18 +78,18 @@ describe('durability with real processes', () => {
     await killHard(worker);
 
     // Refusals: one line each, exit 1, and the run keeps waiting.
-    const mismatch = await s.ctl(['approve', paused.runId, '--fingerprint', '0'.repeat(64)]);
+    const mismatch = await s.ctl(['approve', paused.runId, '--as', 'intern', '--fingerprint', '0'.repeat(64)]);
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr.trim().split('\n')).toHaveLength(1);
     expect(mismatch.stderr).toMatch(
       /^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord \{"id":"r2"\}/,
     );
-    const wrongKind = await s.ctl(['resume', paused.runId, '--data', '{"answer":"x"}']);
+    const wrongKind = await s.ctl(['resume', paused.runId, '--as', 'ops', '--latest', '--data', '{"answer":"x"}']);
     expect(wrongKind).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/^agentctl: refused \(WrongPauseKind\): no pending call takes resume/),
     });
-    const unknownRun = await s.ctl(['approve', 'run-does-not-exist']);
+    const unknownRun = await s.ctl(['approve', 'run-does-not-exist', '--as', 'ops', '--latest']);
     expect(unknownRun).toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/^agentctl: No run "run-does-not-exist"/),
@@ -105,7 +105,7 @@ describe('durability with real processes', () => {
       toolCallId,
       '--fingerprint',
       fingerprint,
-      '--by',
+      '--as',
       'ops-oncall',
     ]);
     expect(approved).toMatchObject({
@@ -127,8 +127,10 @@ describe('durability with real processes', () => {
     expect(records.records.map((r) => r.id)).toEqual(['r1', 'r3']);
 
     const shown = await s.ctl(['runs', 'show', paused.runId]);
-    expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by ops-oncall: accepted/);
-    expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by \S+: REFUSED \(FingerprintMismatch\)/);
+    expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by ops-oncall via operator \(\S+\): accepted/);
+    expect(shown.stdout).toMatch(
+      /approve call-1-0 \(deleteRecord\) by intern via operator \(\S+\): REFUSED \(FingerprintMismatch\)/,
+    );
     expect(shown.stdout).toContain('result: Done: record r2 is deleted.');
   });
 
@@ -136,7 +138,7 @@ describe('durability with real processes', () => {
     const s = scenario(temporalAddress());
     const slow = await s.worker({ RECORDS_SLOW_MS: '60000' });
     const paused = await startPaused(s);
-    expect((await s.ctl(['approve', paused.runId, '--by', 'ops'])).code).toBe(0);
+    expect((await s.ctl(['approve', paused.runId, '--as', 'ops', '--latest'])).code).toBe(0);
 
     // The deletion is written, and the tool is still running: kill the worker now.
     await waitFor('the deletion on disk', async () =>
@@ -195,7 +197,7 @@ describe('durability with real processes', () => {
       expect(run?.pendingToolCalls).toEqual(paused.pendingToolCalls);
 
       await s.worker();
-      const approved = await s.ctl(['approve', paused.runId, '--wait', '--json']);
+      const approved = await s.ctl(['approve', paused.runId, '--as', 'ops', '--latest', '--wait', '--json']);
       expect(approved.code).toBe(0);
       expect(JSON.parse(approved.stdout)).toMatchObject({
         status: 'applied',
@@ -223,7 +225,7 @@ describe('durability of a supervisor chain', () => {
       expect(shown.stdout).toMatch(
         /call-0-0\/call-0-0\/call-1-0 {2}deleteRecord\(\{"id":"r2"\}\) {2}awaits approval .* in ops-agent \S+ > records-agent \S+/,
       );
-      const approved = await s.ctl(['approve', paused.runId, '--by', 'ops-oncall']);
+      const approved = await s.ctl(['approve', paused.runId, '--as', 'ops-oncall', '--latest']);
       expect(approved).toMatchObject({
         code: 0,
         stdout: expect.stringContaining('approved deleteRecord call-0-0/call-0-0/call-1-0'),

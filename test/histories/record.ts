@@ -127,6 +127,7 @@ const client = await AgentClient.connect({ taskQueue });
 const { worker, run } = await createWorker({
   agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent],
   taskQueue,
+  enableScriptedModel: true,
 });
 const running = run();
 try {

@@ -3,7 +3,7 @@
  * SDK's own UI message stream parser (`parseJsonEventStream` + `uiMessageChunkSchema`) and
  * `readUIMessageStream`, which is what `useChat` uses.
  */
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import {
   parseJsonEventStream,
   readUIMessageStream,
@@ -13,7 +13,7 @@ import {
 } from 'ai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServerApp, type Script } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type Script } from '../../src/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 
@@ -21,10 +21,19 @@ let w: TestWorker;
 let server: ServerType;
 let base: string;
 
+/** Alice starts runs; Bob approves what needs a second pair of eyes. */
+const ALICE = 'alice-token-0123456789';
+const BOB = 'bob-token-0123456789ab';
+
 beforeAll(async () => {
   w = await startWorker([toolboxAgent]);
-  server = serve({ fetch: createServerApp(w.client).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  server = await startServer(w.client, {
+    port: 0,
+    authenticate: bearerTokens({ [ALICE]: { id: 'alice' }, [BOB]: { id: 'bob' } }),
+    agents: [toolboxAgent],
+    // The tests play the scripted model, so they may send its script.
+    requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'model', 'script'],
+  });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
@@ -32,12 +41,24 @@ afterAll(async () => {
   await w?.stop();
 });
 
-function post(path: string, body: unknown): Promise<Response> {
+function post(path: string, body: unknown, token = ALICE): Promise<Response> {
   return fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
+}
+
+function get(path: string, token = ALICE): Promise<Response> {
+  return fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+}
+
+/** The fingerprint of a pending call, as the finish chunk of a paused segment lists it. */
+function fingerprintOf(chunks: UIMessageChunk[], toolCallId: string): string {
+  const finish = chunks.at(-1) as {
+    messageMetadata?: { pendingToolCalls?: Array<{ toolCallId: string; fingerprint: string }> };
+  };
+  return finish.messageMetadata!.pendingToolCalls!.find((p) => p.toolCallId === toolCallId)!.fingerprint;
 }
 
 /** Reads an SSE response as useChat does; returns the assistant message as it ends, and the raw chunks. */
@@ -84,7 +105,7 @@ describe('the HTTP server', () => {
         toolCallId: 'call-0-0',
         state: 'approval-requested',
         input: { target: 'db' },
-        approval: { id: 'call-0-0' },
+        approval: { id: fingerprintOf(first.chunks, 'call-0-0') },
       }),
     ]);
     expect(first.chunks.at(-1)).toMatchObject({
@@ -93,15 +114,14 @@ describe('the HTTP server', () => {
       messageMetadata: { runId, finishReason: 'suspended' },
     });
 
-    const waiting = (await (await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).json()) as {
+    const waiting = (await (await get('/agents/toolbox-agent/suspended-runs')).json()) as {
       runs: Array<{ runId: string }>;
     };
     expect(waiting.runs.map((r) => r.runId)).toContain(runId);
 
-    const second = await readMessage(
-      await post(`/runs/${runId}/approve`, { toolCallId: 'call-0-0', by: 'browser' }),
-      first.message,
-    );
+    // Alice started the run, so Bob approves (a tool that requires approval wants a second person).
+    const approval = { toolCallId: 'call-0-0', fingerprint: fingerprintOf(first.chunks, 'call-0-0'), by: 'browser' };
+    const second = await readMessage(await post(`/runs/${runId}/approve`, approval, BOB), first.message);
     expect(second.message.parts.find((p) => p.type === 'tool-guarded')).toMatchObject({
       state: 'output-available',
       output: 'did db',
@@ -111,8 +131,11 @@ describe('the HTTP server', () => {
       data: { toolName: 'ask', payload: { question: 'Which colour?' } },
     });
 
+    const suspended = second.message.parts.find((p) => p.type === 'data-tool-suspended') as {
+      data: { fingerprint: string };
+    };
     const third = await readMessage(
-      await post(`/runs/${runId}/resume`, { resumeData: { answer: 'green' } }),
+      await post(`/runs/${runId}/resume`, { resumeData: { answer: 'green' }, fingerprint: suspended.data.fingerprint }),
       second.message,
     );
     expect(third.message.parts.find((p) => p.type === 'tool-ask')).toMatchObject({
@@ -126,7 +149,11 @@ describe('the HTTP server', () => {
     expect(third.chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
 
     // The whole run again, from offset 0, while the finished run is still readable.
-    const replay = await readMessage(await fetch(`${base}/runs/${runId}/stream?offset=0`));
+    const replay = await readMessage(await get(`/runs/${runId}/stream?offset=0`));
+    expect((await w.client.getRun(runId)).decisions).toEqual([
+      expect.objectContaining({ kind: 'approve', principal: { id: 'bob', via: 'http:bearer' }, by: 'browser' }),
+      expect.objectContaining({ kind: 'resume', principal: { id: 'alice', via: 'http:bearer' } }),
+    ]);
     expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual([
       'Checking the database.',
     ]);
@@ -139,7 +166,11 @@ describe('the HTTP server', () => {
     });
     expect(paused.finishReason).toBe('tool-calls');
     const { chunks } = await readMessage(
-      await post(`/runs/${paused.runId}/tool-result`, { toolCallId: 'call-0-0', result: 'blue' }),
+      await post(`/runs/${paused.runId}/tool-result`, {
+        toolCallId: 'call-0-0',
+        result: 'blue',
+        fingerprint: paused.pendingToolCalls[0]!.fingerprint,
+      }),
       {
         id: paused.runId,
         role: 'assistant',
@@ -173,7 +204,11 @@ describe('the HTTP server', () => {
   it('answers bad requests with a 4xx and a JSON error that names the problem, and keeps serving', async () => {
     const cases: Array<[Promise<Response>, number, string, RegExp]> = [
       [
-        fetch(`${base}/agents/toolbox-agent/stream`, { method: 'POST', body: '{not json' }),
+        fetch(`${base}/agents/toolbox-agent/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${ALICE}` },
+          body: '{not json',
+        }),
         400,
         'InvalidJson',
         /not JSON/,
@@ -190,12 +225,13 @@ describe('the HTTP server', () => {
         'InvalidRequest',
         /maxSteps/,
       ],
-      [fetch(`${base}/runs/run-that-never-was/stream`), 404, 'RunNotFoundError', /No run "run-that-never-was"/],
-      [fetch(`${base}/runs/x/stream?offset=-3`), 400, 'InvalidRequest', /offset must be a whole number/],
-      [post('/runs/run-that-never-was/approve', {}), 404, 'RunNotFoundError', /No run/],
-      [post('/runs/x/resume', {}), 400, 'InvalidRequest', /resume needs "resumeData"/],
-      [post('/runs/x/approve', { toolCallId: 5 }), 400, 'InvalidRequest', /toolCallId/],
-      [fetch(`${base}/no/such/route`), 404, 'NotFound', /no route GET \/no\/such\/route/],
+      [get('/runs/run-that-never-was/stream'), 404, 'RunNotFoundError', /No run "run-that-never-was"/],
+      [get('/runs/x/stream?offset=-3'), 400, 'InvalidRequest', /offset must be a whole number/],
+      [post('/runs/run-that-never-was/approve', { fingerprint: 'f' }), 404, 'RunNotFoundError', /No run/],
+      [post('/runs/x/resume', { fingerprint: 'f' }), 400, 'InvalidRequest', /resume needs "resumeData"/],
+      [post('/runs/x/approve', { toolCallId: 5, fingerprint: 'f' }), 400, 'InvalidRequest', /toolCallId/],
+      [post('/runs/x/approve', {}), 400, 'InvalidRequest', /fingerprint/],
+      [get('/no/such/route'), 404, 'NotFound', /no route GET \/no\/such\/route/],
     ];
     for (const [request, status, type, message] of cases) {
       const res = await request;
@@ -206,13 +242,13 @@ describe('the HTTP server', () => {
     }
 
     const paused = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script });
-    const mismatch = await post(`/runs/${paused.runId}/approve`, { fingerprint: 'nope' });
+    const mismatch = await post(`/runs/${paused.runId}/approve`, { fingerprint: 'nope' }, BOB);
     expect(mismatch.status).toBe(409);
     expect(((await mismatch.json()) as { error: { type: string } }).error.type).toBe('FingerprintMismatch');
-    const wrongKind = await post(`/runs/${paused.runId}/resume`, { resumeData: { answer: 'x' } });
+    const wrongKind = await post(`/runs/${paused.runId}/resume`, { resumeData: { answer: 'x' }, fingerprint: 'f' });
     expect(wrongKind.status).toBe(409);
     await w.client.declineToolCallGenerate({ runId: paused.runId });
 
-    expect((await fetch(`${base}/agents/toolbox-agent/suspended-runs`)).status).toBe(200);
+    expect((await get('/agents/toolbox-agent/suspended-runs')).status).toBe(200);
   });
 });

@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { weatherAgent } from '../../examples/weather-agent.js';
+import { defineAgent } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 
 interface ChatRequest {
@@ -13,6 +14,9 @@ interface ChatRequest {
   messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
 }
+
+/** The example weather agent, on an OpenAI model (the agent owns its model). */
+const openaiWeatherAgent = defineAgent({ ...weatherAgent, model: 'openai/gpt-test' });
 
 const requests: Array<{ path: string; auth: string | undefined; body: ChatRequest }> = [];
 let server: Server;
@@ -56,7 +60,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   process.env.OPENAI_API_KEY = 'sk-test-key';
-  w = await startWorker([weatherAgent]);
+  w = await startWorker([openaiWeatherAgent]);
 });
 
 afterAll(async () => {
@@ -65,7 +69,7 @@ afterAll(async () => {
 });
 
 it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool call, then text', async () => {
-  const result = await w.client.generate('weather-agent', 'Weather in Lyon?', { model: 'openai/gpt-test' });
+  const result = await w.client.generate('weather-agent', 'Weather in Lyon?');
 
   expect(result.finishReason).toBe('stop');
   expect(result.toolCalls).toEqual([{ toolCallId: 'call_abc', toolName: 'weather', args: { city: 'Lyon' } }]);

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, toolCallFingerprint } from '../../src/activities/fingerprint.js';
+import { canonicalJson, toolCallFingerprint } from '../../src/approvals/fingerprint.js';
 import type { DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
 import { checkDecision, decisionRecord, declineMessage } from '../../src/approvals/rules.js';
 
@@ -27,13 +28,24 @@ describe('fingerprints', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe(
       '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
     );
-    expect(toolCallFingerprint('t', { a: 1, b: 2 })).toBe(toolCallFingerprint('t', { b: 2, a: 1 }));
+    const call = { runId: 'r', toolCallId: 'c', toolName: 't' };
+    expect(toolCallFingerprint({ ...call, args: { a: 1, b: 2 } })).toBe(
+      toolCallFingerprint({ ...call, args: { b: 2, a: 1 } }),
+    );
   });
-  it('change with the tool name and with the arguments', () => {
-    const base = toolCallFingerprint('deleteRecord', { id: 'r2' });
+  it('change with the run, the tool-call id, the tool name and the arguments', () => {
+    const call = { runId: 'run-1', toolCallId: 'call-1-0', toolName: 'deleteRecord', args: { id: 'r2' } };
+    const base = toolCallFingerprint(call);
     expect(base).toMatch(/^[0-9a-f]{64}$/);
-    expect(toolCallFingerprint('deleteRecords', { id: 'r2' })).not.toBe(base);
-    expect(toolCallFingerprint('deleteRecord', { id: 'r3' })).not.toBe(base);
+    // The same call in another run, or another call of the same run, cannot share an approval.
+    expect(toolCallFingerprint({ ...call, runId: 'run-2' })).not.toBe(base);
+    expect(toolCallFingerprint({ ...call, toolCallId: 'call-2-0' })).not.toBe(base);
+    expect(toolCallFingerprint({ ...call, toolName: 'deleteRecords' })).not.toBe(base);
+    expect(toolCallFingerprint({ ...call, args: { id: 'r3' } })).not.toBe(base);
+    // SHA-256 of the four parts, one a line: what a third party computes to check one.
+    expect(toolCallFingerprint({ runId: 'r', toolCallId: 'c', toolName: 't', args: {} })).toBe(
+      createHash('sha256').update('r\nc\nt\n{}').digest('hex'),
+    );
   });
 });
 

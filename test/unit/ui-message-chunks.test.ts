@@ -32,12 +32,16 @@ describe('UiChunkMapper', () => {
       { type: 'tool-input-available', toolCallId: 'c', toolName: 't', input: { x: 1 } },
     ]);
     expect(m.map({ type: 'tool-call-approval', ...call, args: {}, fingerprint: 'f', offset: 2 })).toEqual([
-      { type: 'tool-approval-request', approvalId: 'c', toolCallId: 'c' },
+      { type: 'tool-approval-request', approvalId: 'f', toolCallId: 'c' },
     ]);
     expect(
       m.map({ type: 'tool-call-suspended', ...call, args: {}, fingerprint: 'f', payload: { q: 1 }, offset: 3 }),
     ).toEqual([
-      { type: 'data-tool-suspended', id: 'c', data: { toolCallId: 'c', toolName: 't', args: {}, payload: { q: 1 } } },
+      {
+        type: 'data-tool-suspended',
+        id: 'c',
+        data: { toolCallId: 'c', toolName: 't', args: {}, fingerprint: 'f', payload: { q: 1 } },
+      },
     ]);
     expect(m.map({ type: 'tool-result', ...call, output: 5, offset: 4 })).toEqual([
       { type: 'tool-output-available', toolCallId: 'c', output: 5 },

@@ -1,0 +1,36 @@
+/**
+ * Fingerprints bind a decision to the exact call it is about. Pure JavaScript SHA-256 (@noble/hashes),
+ * so that the workflow can compute one too (an approval with changed arguments gets its own).
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { JsonValue } from '../schemas/json.js';
+
+/** JSON with object keys sorted at every level, so equal values always give the same text. */
+export function canonicalJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 of a text, as hex. */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)));
+}
+
+/**
+ * The fingerprint of a tool call: SHA-256 (hex) of the run id, the tool-call id, the tool name and the
+ * canonical JSON of the arguments. An approval that names it is bound to exactly this call of this
+ * run, so it cannot be replayed on another.
+ */
+export function toolCallFingerprint(call: {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+}): string {
+  return sha256Hex(`${call.runId}\n${call.toolCallId}\n${call.toolName}\n${canonicalJson(call.args)}`);
+}

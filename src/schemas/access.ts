@@ -1,0 +1,75 @@
+/**
+ * Who is deciding, and who may do what with an agent's runs. Sandbox-safe: the workflow checks
+ * decisions against the same policy the client and the server check first.
+ */
+import { z } from 'zod';
+
+/** Ids, names and roles are bounded: they travel in signals, the memo and the trail. */
+const Name = z.string().min(1).max(256);
+
+/**
+ * An authenticated principal: who starts a run or decides a tool call. The HTTP server makes it
+ * from the request (bearer token, JWT); `agentctl` and the library from the identity the operator
+ * configures (`--as`, `principal`).
+ */
+export const PrincipalSchema = z
+  .object({
+    id: Name,
+    /** For people to read in the trail. */
+    name: Name.optional(),
+    roles: z.array(Name).max(64).optional(),
+    groups: z.array(Name).max(64).optional(),
+    /** The tenant: runs of a principal with a tenant have it as their `resourceId`, and it sees only those. */
+    tenant: Name.optional(),
+    /**
+     * How it was established, e.g. `http:bearer`, `http:jwt`, `operator` (agentctl `--as`, the library),
+     * with the Temporal client identity it came through.
+     */
+    via: z.string().max(512).optional(),
+  })
+  .strict();
+export type Principal = z.infer<typeof PrincipalSchema>;
+
+/**
+ * Who a rule lets in: `*` (any principal), `user:<id>`, `role:<role>`, `group:<group>`.
+ * An empty list lets nobody in.
+ */
+export const AccessRuleSchema = z
+  .array(
+    z.string().regex(/^(\*|(user|role|group):.{1,256})$/, 'use "*", "user:<id>", "role:<role>" or "group:<group>"'),
+  )
+  .max(64);
+export type AccessRule = z.infer<typeof AccessRuleSchema>;
+
+/** Who may decide one tool's calls, and whether a run's starter may decide them. */
+export const ToolAccessSchema = z
+  .object({
+    /** Who may approve, decline, resume or submit a result for this tool's calls. */
+    decide: AccessRuleSchema.optional(),
+    /**
+     * Whether the principal who started the run may decide this tool's calls. Default: not for a tool
+     * that requires approval (an approval is a second pair of eyes), yes otherwise.
+     */
+    selfApproval: z.boolean().optional(),
+  })
+  .strict();
+export type ToolAccess = z.infer<typeof ToolAccessSchema>;
+
+/**
+ * An agent's access policy: who may start its runs, read them (and their streams), and decide their
+ * tool calls. The agent owns it; a run cannot change it. Unset rules are `*`: any authenticated
+ * principal, within its tenant.
+ */
+export const AccessPolicySchema = z
+  .object({
+    start: AccessRuleSchema.optional(),
+    read: AccessRuleSchema.optional(),
+    /** Who may decide any tool's calls, unless the tool's own entry says otherwise. */
+    decide: AccessRuleSchema.optional(),
+    /** The default for every tool; see {@link ToolAccessSchema}. */
+    selfApproval: z.boolean().optional(),
+    /** Per tool, by its name on the agent. */
+    tools: z.record(z.string(), ToolAccessSchema).optional(),
+  })
+  .strict();
+export type AccessPolicy = z.infer<typeof AccessPolicySchema>;
