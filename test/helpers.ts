@@ -18,13 +18,14 @@ export interface TestWorker {
 
 export async function startWorker(
   agents: Agent[],
-  options: { models?: Record<string, ModelFactory> } = {},
+  options: { models?: Record<string, ModelFactory>; enableScriptedModel?: boolean } = {},
 ): Promise<TestWorker> {
   const taskQueue = `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const { worker, run } = await createWorker({
     agents,
-    enableScriptedModel: true,
+    // Tests play the scripted model; a production worker has it off (see run.test.ts).
+    enableScriptedModel: options.enableScriptedModel ?? true,
     models: options.models,
     connection,
     namespace: 'default',

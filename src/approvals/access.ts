@@ -49,6 +49,17 @@ export function canStart(
   return denied(`${who(principal)} may not start runs of agent "${agentId}" (allowed: ${policy?.start?.join(', ')})`);
 }
 
+/**
+ * Who may read a run of the agent: its readers, and those who may decide its calls (they must see
+ * what they decide). Unset (anyone) when the agent leaves reading open, or lets anyone decide.
+ */
+export function readers(policy: AccessPolicy | undefined): AccessRule | undefined {
+  const { read, decide } = policy ?? {};
+  if (!read || !decide) return undefined;
+  const toolDeciders = Object.values(policy?.tools ?? {}).flatMap((tool) => tool.decide ?? decide);
+  return [...new Set([...read, ...decide, ...toolDeciders])];
+}
+
 export function canRead(
   read: AccessRule | undefined,
   run: { runId: string; resourceId: string | undefined; startedBy: Principal | undefined },

@@ -25,6 +25,11 @@ export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
   return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
 }
 
+/** Schema issues on one line, each with where it is: `amount: Too big: expected number to be <=1000; to: ...`. */
+export function oneLine(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues.map((i) => `${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message}`).join('; ');
+}
+
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -39,9 +44,8 @@ export function safeParse<T>(
 ): { success: true; data: T } | { success: false; error: string } {
   try {
     const parsed = schema.safeParse(value);
-    return parsed.success
-      ? { success: true, data: parsed.data }
-      : { success: false, error: truncate(parsed.error.message, 1000) };
+    if (parsed.success) return { success: true, data: parsed.data };
+    return { success: false, error: truncate(oneLine(parsed.error.issues), 1000) };
   } catch (err) {
     // Only a RangeError (stack overflow) gets here; schemas never throw otherwise.
     return { success: false, error: `it could not be checked (${err instanceof Error ? err.message : String(err)})` };

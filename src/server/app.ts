@@ -9,7 +9,7 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { Agent } from '../agent.js';
-import { canRead, canStart, tenantCheck, type AccessCheck } from '../approvals/access.js';
+import { canRead, canStart, readers, tenantCheck, type AccessCheck } from '../approvals/access.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
@@ -86,7 +86,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   /** A run the principal may read, or a typed refusal. */
   const readableRun = async (runId: string, principal: Principal | undefined): Promise<RunInfo> => {
     const info = await client.getRun(runId);
-    allowOrDeny(canRead(info.read ?? policies.get(info.agentId ?? '')?.read, info, principal));
+    allowOrDeny(canRead(info.read ?? readers(policies.get(info.agentId ?? '')), info, principal));
     return info;
   };
 
@@ -143,7 +143,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const agentId = c.req.param('agentId');
     const threadId = c.req.query('threadId') || undefined;
     const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
-    const read = policies.get(agentId)?.read;
+    const read = readers(policies.get(agentId));
     const visible = runs
       .filter((run) => canRead(run.read ?? read, run, principal).allowed)
       .map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({

@@ -55,7 +55,11 @@ export function hostGuard(allowedHosts: string[]): MiddlewareHandler<ServerEnv> 
 export function postGuard(allowedOrigins: string[], maxBodyBytes: number): MiddlewareHandler<ServerEnv> {
   const limit = bodyLimit({
     maxSize: maxBodyBytes,
-    onError: (c) => c.json(errorBody('PayloadTooLarge', `the request body is over ${maxBodyBytes} bytes`), 413),
+    // The rest of the body is not read: the connection cannot carry another request.
+    onError: (c) =>
+      c.json(errorBody('PayloadTooLarge', `the request body is over ${maxBodyBytes} bytes`), 413, {
+        connection: 'close',
+      }),
   });
   return async (c, next) => {
     if (c.req.method !== 'POST') return next();

@@ -10,6 +10,7 @@ import {
   type WorkflowTopicHandle,
 } from '@temporalio/workflow-streams/workflow';
 import type { ModelToolCall } from '../activities/contracts.js';
+import { readers } from '../approvals/access.js';
 import { ApprovalLedger, type LedgerEffect, type Resolution, type Waiting } from '../approvals/ledger.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind, DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
@@ -68,7 +69,8 @@ export class RunState {
    */
   govern(policy: AccessPolicy | undefined, startedBy: Principal | undefined, resourceId: string | undefined): void {
     this.ledger.govern(policy, { startedBy, resourceId });
-    this.access = { ...(startedBy ? { startedBy } : {}), ...(policy?.read ? { read: policy.read } : {}) };
+    const read = readers(policy);
+    this.access = { ...(startedBy ? { startedBy } : {}), ...(read ? { read } : {}) };
   }
 
   /** Who started the run, when known: its sub-agents' runs are started in that name too. */

@@ -7,6 +7,7 @@ import {
   InvalidResumeDataError,
   RunNotFoundError,
   RunNotWaitingError,
+  SelfApprovalError,
   UnknownToolCallError,
   WrongPauseKindError,
   type RunResult,
@@ -410,5 +411,38 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     await expect(w.client.approveToolCallGenerate({ runId: result.runId })).rejects.toThrow(
       `Run "${result.runId}" has finished (completed); there is nothing to decide.`,
     );
+  });
+});
+
+describe('who decides', () => {
+  it('records the principal a client acts as, refuses its own approval of a run it started, and takes another’s', async () => {
+    const alice = new AgentClient({ client: w.client.temporal, taskQueue: w.taskQueue, principal: 'alice' });
+    const paused = await alice.generate('toolbox-agent', 'go', { model: 'scripted', script: guardedScript('self') });
+    expect((await alice.getRun(paused.runId)).startedBy).toMatchObject({
+      id: 'alice',
+      via: expect.stringMatching(/^operator/),
+    });
+    await expect(alice.approveToolCallGenerate({ runId: paused.runId })).rejects.toThrow(SelfApprovalError);
+    const done = await alice.approveToolCallGenerate({ runId: paused.runId, principal: 'bob', by: 'INC-7' });
+    expect(done.finishReason).toBe('stop');
+    expect(done.decisions.map((d) => [d.principal?.id, d.by, d.refusal?.type ?? 'accepted'])).toEqual([
+      ['alice', null, 'SelfApproval'],
+      ['bob', 'INC-7', 'accepted'],
+    ]);
+  });
+
+  it('checks a raw signal against the same policy: a claimed principal is who the trail shows, and the starter is refused', async () => {
+    const alice = new AgentClient({ client: w.client.temporal, taskQueue: w.taskQueue, principal: 'alice' });
+    const paused = await alice.generate('toolbox-agent', 'go', { model: 'scripted', script: guardedScript('raw') });
+    const { fingerprint } = paused.pendingToolCalls[0]!;
+    const handle = w.client.temporal.workflow.getHandle(paused.runId);
+    // Signal rights in the namespace are decision rights: the workflow can only check the claim against the policy.
+    await handle.signal(approveToolCallSignal, { decisionId: 'raw-self', fingerprint, principal: { id: 'alice' } });
+    const refused = await waitFor('the refusal', async () => (await w.client.getRun(paused.runId)).decisions[0]);
+    expect(refused).toMatchObject({ accepted: false, principal: { id: 'alice' }, refusal: { type: 'SelfApproval' } });
+    expect(await historyEventTypes(w.client, paused.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+    await handle.signal(approveToolCallSignal, { decisionId: 'raw-ok', fingerprint, principal: { id: 'carol' } });
+    const done = await w.client.next(paused.runId, { decisionId: 'raw-ok' });
+    expect(done.decisions.at(-1)).toMatchObject({ accepted: true, principal: { id: 'carol' } });
   });
 });

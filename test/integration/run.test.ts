@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { InvalidRunOptionsError, RunFailedError, RunNotFoundError, type RunResult } from '../../src/index.js';
-import { modelCalls, recorded, spyModels, toolboxAgent } from '../fixtures/agents.js';
+import { guardedRuns, modelCalls, recorded, spyModels, toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
@@ -306,5 +306,23 @@ describe('runs that cannot go on fail with a reason, never a stuck workflow task
 
   it('says so when asked for the result of a run that does not exist', async () => {
     await expect(w.client.result('run-that-never-was')).rejects.toThrow(RunNotFoundError);
+  });
+});
+
+describe('a production worker', () => {
+  it('does not serve the scripted model, with which a caller would dictate the tool calls', async () => {
+    const production = await startWorker([toolboxAgent], { enableScriptedModel: false });
+    try {
+      const err = await production.client
+        .generate('toolbox-agent', 'x', {
+          script: [{ toolCalls: [{ toolName: 'guarded', args: { target: 'prod' } }] }],
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RunFailedError);
+      expect((err as Error).message).toMatch(/the scripted model is off on this worker/);
+      expect(guardedRuns.filter((r) => r.endsWith(':prod'))).toEqual([]);
+    } finally {
+      await production.stop();
+    }
   });
 });
