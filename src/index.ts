@@ -8,6 +8,7 @@ export type {
   ToolHookContext,
   ToolLogger,
 } from './tools/create-tool.js';
+export { webFetchTool } from './tools/builtin/web-fetch.js';
 export { defineAgent, defineWorkflowTool } from './agent.js';
 export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
