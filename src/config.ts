@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { z } from 'zod';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 
 /** The task queue when neither an option nor `TEMPORAL_TASK_QUEUE` names one. */
@@ -37,4 +39,18 @@ export function resolveConnection(settings: ConnectionSettings = {}): ResolvedCo
     namespace: settings.namespace ?? namespace ?? 'default',
     taskQueue: settings.taskQueue ?? process.env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
   };
+}
+
+/**
+ * The approvers' public keys the environment names: `DECISION_PUBLIC_KEYS`, a JSON file of key id to
+ * Ed25519 public key (PEM), or the JSON itself.
+ */
+export function decisionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> | undefined {
+  const source = env.DECISION_PUBLIC_KEYS;
+  if (!source) return undefined;
+  const text = source.trimStart().startsWith('{') ? source : readFileSync(source, 'utf8');
+  const parsed = z.record(z.string(), z.string()).safeParse(JSON.parse(text));
+  if (!parsed.success)
+    throw new TypeError(`DECISION_PUBLIC_KEYS: give {"<key id>": "<PEM>"}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }

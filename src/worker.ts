@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
-import { resolveConnection, type ConnectionSettings } from './config.js';
+import type { DecisionKeys } from './activities/verify-decision.js';
+import { decisionKeysFromEnv, resolveConnection, type ConnectionSettings } from './config.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 
@@ -22,6 +23,12 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * dictates its tool calls. For tests and demos only; off by default.
    */
   enableScriptedModel?: boolean;
+  /**
+   * Approvers' Ed25519 public keys, by key id (PEM). With them, every decision on runs this worker
+   * starts must be signed with one of the private keys (see the README's security model); without, a
+   * decision is as good as the signal rights of whoever sends it. Default: `DECISION_PUBLIC_KEYS`.
+   */
+  decisionKeys?: DecisionKeys;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
   /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
@@ -54,11 +61,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     connection,
     namespace,
     taskQueue,
-    activities: createActivities(registry, {
-      ...builtinModels,
-      ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
-      ...options.models,
-    }),
+    activities: createActivities(
+      registry,
+      {
+        ...builtinModels,
+        ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
+        ...options.models,
+      },
+      options.decisionKeys ?? decisionKeysFromEnv(),
+    ),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   });
   return {

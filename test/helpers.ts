@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
+import type { DecisionKeys } from '../src/activities/verify-decision.js';
 import { AgentClient, createWorker, type Agent, type ModelFactory } from '../src/index.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
@@ -18,7 +19,7 @@ export interface TestWorker {
 
 export async function startWorker(
   agents: Agent[],
-  options: { models?: Record<string, ModelFactory>; enableScriptedModel?: boolean } = {},
+  options: { models?: Record<string, ModelFactory>; enableScriptedModel?: boolean; decisionKeys?: DecisionKeys } = {},
 ): Promise<TestWorker> {
   const taskQueue = `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
@@ -26,6 +27,7 @@ export async function startWorker(
     agents,
     // Tests play the scripted model; a production worker has it off (see run.test.ts).
     enableScriptedModel: options.enableScriptedModel ?? true,
+    decisionKeys: options.decisionKeys,
     models: options.models,
     connection,
     namespace: 'default',

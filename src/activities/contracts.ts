@@ -3,6 +3,7 @@
  * activity implementations. Everything here is plain serialisable data.
  */
 import type { AgentSpec } from '../schemas/agent-spec.js';
+import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { ModelSettings, ToolChoice } from '../schemas/run-options.js';
@@ -85,4 +86,15 @@ export interface AgentActivities {
   describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
+  verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
 }
+
+/** A decision to check against the approvers' keys, as the run received it, at workflow time `at`. */
+export interface VerifyDecisionInput {
+  runId: string;
+  kind: DecisionKind;
+  decision: DecisionSignal;
+  at: string;
+}
+
+export type VerifyDecisionOutput = { ok: true } | { ok: false; reason: string };

@@ -4,12 +4,24 @@ import { callModel } from './call-model.js';
 import type { AgentActivities } from './contracts.js';
 import { describeAgent } from './describe-agent.js';
 import { executeTool } from './execute-tool.js';
+import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 
-/** The activities of a worker, bound to its agents and model providers. */
-export function createActivities(registry: AgentRegistry, models: Record<string, ModelFactory>): AgentActivities {
+/**
+ * The activities of a worker, bound to its agents and model providers, and to its approvers' keys
+ * when decisions must be signed.
+ */
+export function createActivities(
+  registry: AgentRegistry,
+  models: Record<string, ModelFactory>,
+  decisionKeys?: DecisionKeys,
+): AgentActivities {
+  const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   return {
-    describeAgent: async (input) => describeAgent(registry, input),
+    describeAgent: async (input) => ({ ...describeAgent(registry, input), ...(keys ? { signedDecisions: true } : {}) }),
     callModel: (input) => callModel(registry, models, input),
     executeTool: (input) => executeTool(registry, input),
+    // A run asks only where its spec says decisions are signed, which it says only when keys are here.
+    verifyDecision: async (input) =>
+      keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
   };
 }

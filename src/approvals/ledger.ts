@@ -11,6 +11,7 @@ import {
   type DecisionRecord,
   type DecisionSignal,
   type PendingToolCall,
+  type RefusalType,
 } from '../schemas/decisions.js';
 import type { AccessPolicy } from '../schemas/access.js';
 import { safeParse, truncate } from '../schemas/json.js';
@@ -167,6 +168,10 @@ export class ApprovalLedger {
       return this.record(decisionRecord(kind, { decisionId: truncate(id, 100) }, at, check));
     }
     const decision = parsed.data;
+    if (this.verdict(decision.decisionId)) {
+      const message = `decision ${decision.decisionId} was taken already; a decision is used once`;
+      return this.refuse(kind, decision, at, 'AlreadyDecided', message);
+    }
     // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
     const inFlight = new Set([...this.forwarded.values()].map((c) => c.toolCallId));
     const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
@@ -206,6 +211,12 @@ export class ApprovalLedger {
       { type: 'resolve', toolCallId: check.call.toolCallId, resolution: { kind, decision, record } },
       { type: 'change' },
     ];
+  }
+
+  /** A decision refused before the rules were applied (a signature that does not hold): only recorded. */
+  refuse(kind: DecisionKind, decision: DecisionSignal, at: string, type: RefusalType, message: string): LedgerEffect[] {
+    const call = this.pending().find((c) => c.toolCallId === decision.toolCallId);
+    return this.record(decisionRecord(kind, decision, at, { accepted: false, type, message, call }));
   }
 
   /** The verdict on resume data, once the tool has checked it against its resumeSchema. */

@@ -16,6 +16,7 @@ import { startSearchAttributes } from '../workflows/search-attributes.js';
 import type { Principal } from '../schemas/access.js';
 import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
+import { signingKeyFromEnv, type SigningKey } from './signing.js';
 import { sendDecision, type Decision, type DecisionTarget, type SentDecision } from './decisions.js';
 import {
   buildRunInput,
@@ -29,7 +30,8 @@ import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
 /** The options of {@link AgentClient.connect}. */
-export type AgentClientOptions = ConnectionSettings & {
+/** How a client acts, whichever way it was made. */
+export interface ClientBehaviour {
   /** Where warnings go (default `console.warn`). */
   warn?: (message: string) => void;
   /**
@@ -37,7 +39,15 @@ export type AgentClientOptions = ConnectionSettings & {
    * call says otherwise. The trail records it with the Temporal client identity it came through.
    */
   principal?: PrincipalInput;
-};
+  /**
+   * The approver's key to sign decisions with, for workers that take signed decisions only
+   * (default: `DECISION_SIGNING_KEY` and `DECISION_SIGNING_KEY_ID` with `connect()`).
+   */
+  signingKey?: SigningKey;
+}
+
+/** The options of {@link AgentClient.connect}. */
+export type AgentClientOptions = ConnectionSettings & ClientBehaviour;
 
 /**
  * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
@@ -53,20 +63,16 @@ export class AgentClient {
   private readonly ownConnection: Connection | undefined;
   private readonly warn: (message: string) => void;
   private readonly principal: PrincipalInput | undefined;
+  private readonly signingKey: SigningKey | undefined;
 
-  constructor(args: {
-    client: Client;
-    taskQueue: string;
-    ownConnection?: Connection;
-    warn?: (message: string) => void;
-    principal?: PrincipalInput;
-  }) {
+  constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection } & ClientBehaviour) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ctx = { temporal: args.client, namespace: args.client.options.namespace, taskQueue: args.taskQueue };
     this.ownConnection = args.ownConnection;
     this.warn = args.warn ?? ((m) => console.warn(m));
     this.principal = args.principal;
+    this.signingKey = args.signingKey;
   }
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
@@ -79,13 +85,8 @@ export class AgentClient {
       metadata: connectionOptions.metadata,
     });
     const client = new Client({ connection, namespace });
-    return new AgentClient({
-      client,
-      taskQueue,
-      ownConnection: connection,
-      warn: options.warn,
-      principal: options.principal,
-    });
+    const { warn, principal, signingKey = signingKeyFromEnv() } = options;
+    return new AgentClient({ client, taskQueue, ownConnection: connection, warn, principal, signingKey });
   }
 
   get namespace(): string {
@@ -185,7 +186,7 @@ export class AgentClient {
    */
   async sendDecision(kind: DecisionKind, decision: Decision): Promise<SentDecision> {
     const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
-    return sendDecision(this.ctx, kind, { ...decision, principal });
+    return sendDecision(this.ctx, kind, { ...decision, principal }, this.signingKey);
   }
 
   /**

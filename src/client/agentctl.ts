@@ -14,6 +14,7 @@ import { AgentClient } from './agent-client.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
+import type { SigningKey } from './signing.js';
 
 export interface AgentctlIo {
   out: (text: string) => void;
@@ -30,10 +31,21 @@ class Refusal extends Error {}
 
 interface GlobalOptions {
   as?: string;
+  signingKey?: string;
+  keyId?: string;
   address?: string;
   namespace?: string;
   taskQueue?: string;
   profile?: string;
+}
+
+async function signingKeyOption(file: string, keyId: string | undefined): Promise<SigningKey> {
+  const id = keyId ?? process.env.DECISION_SIGNING_KEY_ID;
+  if (!id) throw new RequestRefusedError('IdentityRequired', '--signing-key needs --key-id, the id workers know it by');
+  const privateKey = await readFile(file, 'utf8').catch((e: Error) => {
+    throw new Refusal(`cannot read --signing-key ${file}: ${e.message}`);
+  });
+  return { keyId: id, privateKey };
 }
 
 function parseJsonOption(text: string, what: string): JsonValue {
@@ -56,6 +68,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       profile: g.profile,
       warn: io.err,
       ...((g.as ?? process.env.AGENTCTL_AS) ? { principal: g.as ?? process.env.AGENTCTL_AS } : {}),
+      ...(g.signingKey ? { signingKey: await signingKeyOption(g.signingKey, g.keyId) } : {}),
     });
     return client;
   };
@@ -73,6 +86,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
     .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
     .option('--as <who>', "who you are, for the decision trail and the agent's policy (else AGENTCTL_AS)")
+    .option('--signing-key <file>', 'sign decisions with this Ed25519 private key (PEM; else DECISION_SIGNING_KEY)')
+    .option('--key-id <id>', 'the id the workers know the signing key by (else DECISION_SIGNING_KEY_ID)')
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(agentctl --help lists the commands)');

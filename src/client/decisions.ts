@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { judgeDecision } from '../approvals/rules.js';
-import { decisionRefused, RunNotWaitingError } from '../errors.js';
+import { decisionRefused, RequestRefusedError, RunNotWaitingError } from '../errors.js';
 import type { Principal } from '../schemas/access.js';
 import type { DecisionKind, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
 import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
@@ -15,6 +15,7 @@ import { decisionSignals } from '../workflows/messages.js';
 import type { ClientContext } from './context.js';
 import type { PrincipalInput } from './identity.js';
 import { getRun } from './runs.js';
+import { signDecision, type SigningKey } from './signing.js';
 
 /** Which call a decision is about, and who makes it. */
 export interface DecisionTarget {
@@ -60,6 +61,7 @@ export async function sendDecision(
   ctx: ClientContext,
   kind: DecisionKind,
   target: Omit<Decision, 'principal'> & { principal: Principal | undefined },
+  signingKey?: SigningKey,
 ): Promise<SentDecision> {
   const info = await getRun(ctx, target.runId);
   // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
@@ -72,10 +74,12 @@ export async function sendDecision(
   if (check.accepted && kind === 'resume') checkResumeData(target.runId, check.call, target.resumeData);
 
   const toolCallId = check.call?.toolCallId ?? target.toolCallId;
-  const decision: DecisionSignal = {
+  // A signed decision names the call and its fingerprint as the signer saw them.
+  const fingerprint = target.fingerprint ?? (signingKey && check.accepted ? check.call.fingerprint : undefined);
+  const unsigned: DecisionSignal = {
     decisionId: randomUUID(),
     ...(toolCallId !== undefined ? { toolCallId } : {}),
-    ...(target.fingerprint !== undefined ? { fingerprint: target.fingerprint } : {}),
+    ...(fingerprint !== undefined ? { fingerprint } : {}),
     ...(target.principal ? { principal: target.principal } : {}),
     ...(target.by !== undefined ? { by: target.by } : {}),
     ...(target.reason !== undefined ? { reason: target.reason } : {}),
@@ -87,6 +91,13 @@ export async function sendDecision(
     // and why it was refused; marked as refused, the workflow only records it and never applies it.
     ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),
   };
+  if (signingKey && check.accepted && !target.principal) {
+    throw new RequestRefusedError('IdentityRequired', 'a signed decision names who decides: give a principal');
+  }
+  const decision =
+    signingKey && check.accepted
+      ? signDecision(signingKey, kind, unsigned, { runId: target.runId, toolCallId: check.call.toolCallId })
+      : unsigned;
   try {
     await ctx.temporal.workflow.getHandle(target.runId).signal(decisionSignals[kind], decision);
   } catch (err) {

@@ -89,6 +89,8 @@ export const AgentSpecSchema = z.object({
   access: AccessPolicySchema.optional(),
   /** Agent-owned options a run may set after all (e.g. the model, for a test or a comparison). */
   overridable: z.array(z.enum(['model', 'instructions'])).optional(),
+  /** Set when the worker has decision keys: every decision must carry a valid signature. */
+  signedDecisions: z.boolean().optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 

@@ -81,6 +81,21 @@ export const DecisionSignalSchema = z
     /** Approve with changed arguments: they must fit the tool's input schema, and the model is told. */
     args: JsonValueSchema.optional(),
     /**
+     * An approver's Ed25519 signature, required where the worker has decision keys: over the run and
+     * call it was made for (`runId`, `toolCallId`), the fingerprint, the kind, the principal, `expiresAt`,
+     * the decision id and a hash of the data (see `signedText`).
+     */
+    signature: z
+      .object({
+        keyId: z.string().min(1).max(128),
+        runId: z.string().min(1).max(1024),
+        toolCallId: z.string().min(1).max(2048),
+        expiresAt: z.iso.datetime(),
+        value: z.string().min(1).max(256),
+      })
+      .strict()
+      .optional(),
+    /**
      * Set when the sender streams the run from here: keep the finished run readable this long. It
      * holds for the run the signal is sent to, and is not passed down to a sub-agent.
      */

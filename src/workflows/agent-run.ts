@@ -14,6 +14,7 @@ import {
   isCancellation,
   makeContinueAsNewFunc,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   workflowInfo,
@@ -23,7 +24,7 @@ import { canStart } from '../approvals/access.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
 import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
-import type { DecisionKind } from '../schemas/decisions.js';
+import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
 import { safeParse } from '../schemas/json.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
@@ -51,6 +52,11 @@ const { describeAgent } = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
 });
 
+const { verifyDecision } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
 const { callModel } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '5 minutes',
   retry: {
@@ -74,7 +80,7 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     input?.carry,
   );
   const kinds = Object.keys(decisionSignals) as DecisionKind[];
-  for (const kind of kinds) setHandler(decisionSignals[kind], (d) => state.decide(kind, d));
+  for (const kind of kinds) setHandler(decisionSignals[kind], (d) => receiveDecision(state, kind, d));
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -111,6 +117,18 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   });
   if ('failure' in outcome) throw outcome.failure;
   return outcome.result;
+}
+
+/** A decision signal: checked against the approvers' keys first where decisions must be signed. */
+async function receiveDecision(state: RunState, kind: DecisionKind, raw: unknown): Promise<void> {
+  const parsed = state.signedDecisions ? safeParse(DecisionSignalSchema, raw) : undefined;
+  // What does not parse, and what a client refused itself, the ledger refuses and records as it is.
+  if (parsed?.success && !parsed.data.clientRefusal) {
+    const at = new Date().toISOString();
+    const check = await verifyDecision({ runId: state.runId, kind, decision: parsed.data, at });
+    if (!check.ok) return state.refuse(kind, parsed.data, 'InvalidSignature', check.reason);
+  }
+  state.decide(kind, raw);
 }
 
 async function nextPause(state: RunState, request: NextPauseRequest): Promise<RunSnapshot> {
@@ -162,6 +180,7 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
   }
   const { options } = checked;
   state.govern(spec.access, input.startedBy, options.resourceId);
+  state.signedDecisions = spec.signedDecisions === true;
   const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;

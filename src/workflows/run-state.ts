@@ -13,7 +13,13 @@ import type { ModelToolCall } from '../activities/contracts.js';
 import { readers } from '../approvals/access.js';
 import { ApprovalLedger, type LedgerEffect, type Resolution, type Waiting } from '../approvals/ledger.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
-import type { DecisionKind, DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
+import type {
+  DecisionKind,
+  DecisionRecord,
+  DecisionSignal,
+  PendingToolCall,
+  RefusalType,
+} from '../schemas/decisions.js';
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
@@ -71,6 +77,14 @@ export class RunState {
     this.ledger.govern(policy, { startedBy, resourceId });
     const read = readers(policy);
     this.access = { ...(startedBy ? { startedBy } : {}), ...(read ? { read } : {}) };
+  }
+
+  /** Whether every decision must carry an approver's signature (the worker has decision keys). */
+  signedDecisions = false;
+
+  /** A decision refused before the ledger's rules (a signature that does not hold): recorded, never applied. */
+  refuse(kind: DecisionKind, decision: DecisionSignal, type: RefusalType, message: string): void {
+    this.apply(this.ledger.refuse(kind, decision, new Date().toISOString(), type, message));
   }
 
   /** Who started the run, when known: its sub-agents' runs are started in that name too. */

@@ -1,0 +1,60 @@
+/**
+ * Signed decisions: what an approver's Ed25519 signature covers, so that a decision cannot be forged
+ * by whoever can send a signal, nor replayed on another call, run or kind. Pure (the signing and the
+ * verifying, which need `node:crypto`, are in the client and an activity); sandbox-safe.
+ */
+import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
+import type { JsonValue } from '../schemas/json.js';
+import { canonicalJson, sha256Hex } from './fingerprint.js';
+
+/** Where a signature binds a decision: the run it was made for and the call, qualified from there. */
+export interface SignatureBinding {
+  runId: string;
+  toolCallId: string;
+}
+
+/**
+ * The text an approver signs: the run and call it is for, the call's fingerprint, the verdict, who
+ * decides, until when, the decision's id (used once), and a hash of what it carries (resume data, a
+ * result, changed arguments, a reason).
+ */
+export function signedText(
+  kind: DecisionKind,
+  decision: Pick<
+    DecisionSignal,
+    'decisionId' | 'fingerprint' | 'principal' | 'resumeData' | 'result' | 'args' | 'reason'
+  >,
+  binding: SignatureBinding,
+  expiresAt: string,
+): string {
+  const data: JsonValue = {
+    resumeData: decision.resumeData ?? null,
+    result: decision.result ?? null,
+    args: decision.args ?? null,
+    reason: decision.reason ?? null,
+  };
+  return canonicalJson({
+    v: 1,
+    runId: binding.runId,
+    toolCallId: binding.toolCallId,
+    fingerprint: decision.fingerprint ?? null,
+    kind,
+    principal: decision.principal?.id ?? null,
+    expiresAt,
+    decisionId: decision.decisionId,
+    data: sha256Hex(canonicalJson(data)),
+  });
+}
+
+/**
+ * The bindings under which a decision received by this run for this call is genuine: made for this
+ * run, or for a run above it (sub-agents' runs are `<parent>::<delegating call>`), with the call's id
+ * qualified by the delegating calls in between.
+ */
+export function acceptedBindings(runId: string, toolCallId: string): SignatureBinding[] {
+  const hops = runId.split('::');
+  return hops.map((_, i) => ({
+    runId: hops.slice(0, i + 1).join('::'),
+    toolCallId: [...hops.slice(i + 1), toolCallId].join('/'),
+  }));
+}
