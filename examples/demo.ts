@@ -37,7 +37,8 @@ function printSteps(result: RunResult): void {
 
 // The worker's own INFO logs would drown the steps; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
-const client = await AgentClient.connect();
+// The demo's runs are started by "demo-app"; a person approves (the run's starter may not approve its own call).
+const client = await AgentClient.connect({ principal: 'demo-app' });
 const { worker, run } = await createWorker({ agents: exampleAgents, enableScriptedModel: true });
 const running = run();
 try {
@@ -61,18 +62,18 @@ try {
   );
   console.log(`  fingerprint ${waiting.fingerprint}`);
   console.log(
-    `  from any shell: npx agentctl approve ${paused.runId} --tool-call ${waiting.toolCallId} ` +
+    `  from any shell: npx agentctl --as you approve ${paused.runId} --tool-call ${waiting.toolCallId} ` +
       `--fingerprint ${waiting.fingerprint}`,
   );
   const waitingRuns = await client.listSuspendedRuns({ agentId: 'records-agent' });
   console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);
 
-  console.log('approving as "demo" ...');
+  console.log('approving as "alice" ...');
   const done = await client.approveToolCallGenerate({
     runId: paused.runId,
     toolCallId: waiting.toolCallId,
     fingerprint: waiting.fingerprint,
-    by: 'demo',
+    principal: 'alice',
   });
   printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
   console.log(`final text: ${done.text}`);
@@ -95,7 +96,7 @@ try {
     runId: chain.runId,
     toolCallId: deep.toolCallId,
     fingerprint: deep.fingerprint,
-    by: 'demo',
+    principal: 'alice',
   });
   console.log(`approved at the top; final text: ${chainDone.text}`);
   if (!process.env.TEMPORAL_ADDRESS) {

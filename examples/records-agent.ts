@@ -49,6 +49,8 @@ export const recordsAgent = defineAgent({
   description: 'Manages stored records; deletions need approval',
   instructions: 'You manage records. List them to find ids; deleting one needs a human approval.',
   model: 'scripted',
+  // The demo runs it on the scripted model, or with DEMO_MODEL on another one.
+  overridable: ['model'],
   tools: { listRecords: listRecordsTool, deleteRecord: deleteRecordTool },
 });
 

@@ -7,7 +7,7 @@
  *   with `SERVER_JWT_ISSUER` and `SERVER_JWT_AUDIENCE`. Without any, it serves loopback clients only.
  * - `SERVER_ALLOWED_HOSTS`, `SERVER_ALLOWED_ORIGINS`: comma-separated lists.
  */
-import { AgentClient, authenticatorFromEnv, startServer } from '../src/index.js';
+import { AgentClient, authenticatorFromEnv, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/index.js';
 import { exampleAgents } from './agents.js';
 
 const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()) : undefined);
@@ -20,6 +20,8 @@ const server = await startServer(client, {
   port: Number(process.env.PORT ?? 3000),
   authenticate,
   agents: exampleAgents,
+  // The example agents play the scripted model: a request may send its script.
+  requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
   allowedHosts: list(process.env.SERVER_ALLOWED_HOSTS),
   allowedOrigins: list(process.env.SERVER_ALLOWED_ORIGINS),
 });

@@ -8,6 +8,8 @@ export const opsAgent = defineAgent({
   description: 'Handles operational requests by delegating to specialists',
   instructions: 'You handle operations. Delegate anything about stored records to the records agent.',
   model: 'scripted',
+  // The demo runs it on the scripted model, or with DEMO_MODEL on another one.
+  overridable: ['model'],
   agents: { records: recordsAgent },
 });
 
@@ -21,6 +23,8 @@ export const supervisorAgent = defineAgent({
   description: 'Takes requests and hands them to the operations agent',
   instructions: 'You supervise. Hand every request to the operations agent and report its answer.',
   model: 'scripted',
+  // The demo runs it on the scripted model, or with DEMO_MODEL on another one.
+  overridable: ['model'],
   agents: { ops: opsAgent },
 });
 

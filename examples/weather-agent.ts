@@ -27,6 +27,8 @@ export const weatherAgent = defineAgent({
   description: 'Answers questions about the weather',
   instructions: 'You answer questions about the weather. Use the weather tool, then answer in one sentence.',
   model: 'scripted',
+  // The demo runs it on the scripted model, or with DEMO_MODEL on another one.
+  overridable: ['model'],
   tools: { weather: weatherTool },
 });
 

@@ -56,6 +56,8 @@ it('starts a run that waits on a client tool, and submits its result', async () 
   const submitted = await ctl([
     'submit',
     paused.runId,
+    '--result',
+    '"blue"',
     '--as',
     'ui',
     '--fingerprint',
@@ -65,6 +67,7 @@ it('starts a run that waits on a client tool, and submits its result', async () 
     '--wait',
     '--json',
   ]);
+  expect(submitted.stderr).toBe('');
   expect(submitted.code).toBe(0);
   expect(JSON.parse(submitted.stdout)).toMatchObject({
     status: 'applied',
