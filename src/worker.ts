@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
+import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
+import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
 import { resolveConnection, type ConnectionSettings } from './config.js';
 import { builtinModels, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
@@ -17,6 +19,11 @@ export interface CreateWorkerOptions extends ConnectionSettings {
   agents: Agent[];
   /** Extra model providers by name prefix, next to the built-in `scripted`, `openai` and `openai-responses`. */
   models?: Record<string, ModelFactory>;
+  /**
+   * The payload codec (see `createPayloadCodec`); else the one configured in the environment
+   * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
+   */
+  codec?: PayloadCodec;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
   /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
@@ -34,6 +41,7 @@ export interface AgentWorker {
   agentIds: string[];
   taskQueue: string;
   namespace: string;
+  codec: PayloadCodec;
   /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
   run(): Promise<void>;
 }
@@ -41,11 +49,14 @@ export interface AgentWorker {
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+  // Before connecting: bad codec keys fail here without a connection to close.
+  const codec = options.codec ?? (await loadPayloadCodec());
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   const registry = new AgentRegistry(options.agents);
   const worker = await Worker.create({
     ...options.workerOptions,
+    dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
     connection,
     namespace,
     taskQueue,
@@ -57,6 +68,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     agentIds: registry.ids(),
     taskQueue,
     namespace,
+    codec,
     async run() {
       try {
         await worker.run();
@@ -73,12 +85,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace, agentIds } = await createWorker({
+  const { worker, run, taskQueue, namespace, agentIds, codec } = await createWorker({
     ...options,
     workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
   });
   // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
-  console.error(`worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"`);
+  console.error(
+    `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
+      describeCodec(codec),
+  );
   await run();
   console.error(`worker: stopped (${worker.getState()})`);
 }

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { resolveConnection, type ConnectionSettings } from '../config.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -28,6 +30,11 @@ import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
 /** The options of {@link AgentClient.connect}. */
 export type AgentClientOptions = ConnectionSettings & {
+  /**
+   * The payload codec, the worker's (see `createPayloadCodec`); else the one configured in the
+   * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
+   */
+  codec?: PayloadCodec;
   /** Where warnings go (default `console.warn`). */
   warn?: (message: string) => void;
 };
@@ -62,13 +69,14 @@ export class AgentClient {
   /** Connects from the environment or a Temporal config profile; settings given here win. */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+    const codec = options.codec ?? (await loadPayloadCodec());
     const connection = await Connection.connect({
       address: connectionOptions.address,
       tls: connectionOptions.tls,
       apiKey: connectionOptions.apiKey,
       metadata: connectionOptions.metadata,
     });
-    const client = new Client({ connection, namespace });
+    const client = new Client({ connection, namespace, dataConverter: { payloadCodecs: [codec] } });
     return new AgentClient({ client, taskQueue, ownConnection: connection, warn: options.warn });
   }
 

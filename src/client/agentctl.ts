@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
+import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { errorMessage } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -33,6 +34,7 @@ interface GlobalOptions {
   namespace?: string;
   taskQueue?: string;
   profile?: string;
+  codecKeysFile?: string;
 }
 
 function parseJsonOption(text: string, what: string): JsonValue {
@@ -53,6 +55,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       namespace: g.namespace,
       taskQueue: g.taskQueue,
       profile: g.profile,
+      codec: g.codecKeysFile ? await loadPayloadCodec({ keysFile: g.codecKeysFile }) : undefined,
       warn: io.err,
     });
     return client;
@@ -70,6 +73,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
     .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
     .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
+    .option(
+      '--codec-keys-file <path>',
+      'payload codec keys, "<keyId>:<base64 key>" entries, current first ' +
+        '(else DURABLE_AGENTS_CODEC_KEYS or DURABLE_AGENTS_CODEC_KEYS_FILE)',
+    )
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(agentctl --help lists the commands)');
