@@ -7,10 +7,13 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { errorMessage } from '../errors.js';
 import { PayloadDecryptError, UnknownCodecKeyError } from './errors.js';
 import type { Keyring } from './keyring.js';
+
+// @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
+const PayloadProto = proto.temporal.api.common.v1.Payload;
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const METADATA_ENCRYPTION_KEY_ID = 'encryption-key-id';
@@ -50,7 +53,7 @@ export class EncryptionCodec implements PayloadCodec {
     return payloads.map((payload) => {
       const nonce = randomBytes(NONCE_BYTES);
       const cipher = createCipheriv(CIPHER, this.currentKey, nonce, { authTagLength: TAG_BYTES });
-      const plain = temporal.api.common.v1.Payload.encode(payload).finish();
+      const plain = PayloadProto.encode(payload).finish();
       return {
         metadata: {
           [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING, 'utf8'),
@@ -78,7 +81,7 @@ export class EncryptionCodec implements PayloadCodec {
       } catch (err) {
         throw new PayloadDecryptError(keyId, errorMessage(err));
       }
-      return temporal.api.common.v1.Payload.decode(plain);
+      return PayloadProto.decode(plain);
     });
   }
 }
