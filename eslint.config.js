@@ -4,8 +4,14 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Everything the workflow bundle may load: the workflows and the pure code they use. */
-const SANDBOX = ['src/workflows/**/*.ts', 'src/approvals/**/*.ts', 'src/schemas/**/*.ts', 'src/errors.ts'];
+/** Everything the workflow bundle may load: the workflows and the pure code they use, and the failure converter. */
+const SANDBOX = [
+  'src/workflows/**/*.ts',
+  'src/approvals/**/*.ts',
+  'src/schemas/**/*.ts',
+  'src/errors.ts',
+  'src/codec/failure-converter.ts',
+];
 
 const sandboxMessage =
   'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/activities).';

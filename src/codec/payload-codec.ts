@@ -2,6 +2,7 @@
  * The one place a process gets its payload codec: explicit keys, or the environment. Worker,
  * client, agentctl and the servers all come through here, so they encrypt and decrypt alike.
  */
+import { fileURLToPath } from 'node:url';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { EncryptionCodec } from './encryption-codec.js';
 import { createKeyring, keyringFromEnvironment, type CodecKey } from './keyring.js';
@@ -30,9 +31,24 @@ export async function loadPayloadCodec(
   return keyring ? new EncryptionCodec(keyring) : new UnkeyedCodec();
 }
 
-/** `dataConverter` with `codec` last, so that it encrypts what any other codec (compression) produced. */
+/**
+ * The failure converter that puts failure messages and stack traces into an encoded payload: pass
+ * it to `bundleWorkflowCode({ failureConverterPath })` when you bundle workflow code yourself.
+ */
+export const failureConverterPath = fileURLToPath(
+  new URL(`./failure-converter${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
+
+/**
+ * A worker's `dataConverter` with `codec` last, so that it encrypts what any other codec (compression)
+ * produced, and, unless payloads stay in clear, failure messages in an encoded payload too.
+ */
 export function withPayloadCodec(dataConverter: DataConverter | undefined, codec: PayloadCodec): DataConverter {
-  return { ...dataConverter, payloadCodecs: [...(dataConverter?.payloadCodecs ?? []), codec] };
+  return {
+    ...(codec instanceof UnkeyedCodec ? {} : { failureConverterPath }),
+    ...dataConverter,
+    payloadCodecs: [...(dataConverter?.payloadCodecs ?? []), codec],
+  };
 }
 
 /** One line for a process's start-up log: whether payloads are encrypted, and with which key. */

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { PayloadCodec } from '@temporalio/common';
+import { defaultPayloadConverter, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -15,6 +16,7 @@ import {
   type RunStreamChunk,
   type Script,
 } from '../../src/index.js';
+import { createWorker } from '../../src/index.js';
 import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 
 const keyA = { id: 'key-a', key: randomBytes(32) };
@@ -45,12 +47,21 @@ const stashTool = createTool({
   requireApproval: true,
   execute: ({ note }) => ({ receipt: receipts.get(note) ?? 'none' }),
 });
+const jamTool = createTool({
+  id: 'jam',
+  description: 'Fails, quoting its arguments',
+  inputSchema: z.object({ note: z.string() }),
+  activity: { retry: { maximumAttempts: 1 } },
+  execute: ({ note }): { ok: true } => {
+    throw new Error(`cannot stash ${note}`);
+  },
+});
 const vaultAgent = defineAgent({
   id: 'vault-agent',
   name: 'Vault',
   instructions: 'You keep notes.',
   model: 'scripted',
-  tools: { stash: stashTool },
+  tools: { stash: stashTool, jam: jamTool },
 });
 
 const scriptFor = (s: Secrets): Script => {
@@ -222,7 +233,15 @@ it('a worker without the key fails the workflow task with the key it needs, and 
       const { events } = await stored(runId);
       return events.find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure;
     });
-    expect(failure?.message).toMatch(/codec key "key-a", which this process's keyring \("key-b"\) does not have/);
+    // In history the message is an encoded failure too; the worker's key reads it (as does its log).
+    expect(failure?.message).toBe('Encoded failure');
+    const [attributes] = await codecB.decode([failure!.encodedAttributes!]);
+    expect(defaultPayloadConverter.fromPayload(attributes!)).toMatchObject({
+      message: expect.stringMatching(
+        /^A payload is encrypted with codec key "key-a", which this process's keyring \("key-b"\) does not have/,
+      ),
+    });
+    expect((await raw.workflow.getHandle(runId).describe()).status.name).toBe('RUNNING');
     await raw.workflow.getHandle(runId).terminate('test over');
   } finally {
     await starter.close();
@@ -274,4 +293,72 @@ it('control: without codec keys the same run is stored in clear (so the checks a
   } finally {
     await w.stop();
   }
+});
+
+/** A tool that fails with its arguments in the message, then the model's answer. */
+const jamScript = (s: Secrets): Script => [
+  { toolCalls: [{ toolName: 'jam', args: { note: s.args } }] },
+  { text: s.text },
+];
+
+describe('failure messages', () => {
+  it('are encrypted too: a tool error quoting its arguments, and a run failure', async () => {
+    // Bundled here (no prebuilt bundle), as a worker does by default, so that the workflow's own
+    // failures go through the same failure converter as the activities'.
+    const connection = await NativeConnection.connect({ address: temporalAddress() });
+    const taskQueue = `test-${randomUUID()}`;
+    const { worker, run } = await createWorker({
+      agents: [vaultAgent],
+      codec: codecA,
+      connection,
+      namespace: 'default',
+      taskQueue,
+    });
+    const running = run();
+    const client = await AgentClient.connect({
+      address: temporalAddress(),
+      namespace: 'default',
+      taskQueue,
+      codec: codecA,
+    });
+    try {
+      const s = secrets();
+      const done = await client.generate('vault-agent', s.prompt, { model: 'scripted', script: jamScript(s) });
+      expect(done.toolResults[0]).toMatchObject({
+        isError: true,
+        error: expect.stringContaining(`cannot stash ${s.args}`),
+      });
+      const jammed = await stored(done.runId);
+      expect(
+        jammed.events.some((e) => e.activityTaskFailedEventAttributes?.failure?.message === 'Encoded failure'),
+      ).toBe(true);
+      for (const secret of Object.values(s)) expect(jammed.bytes.includes(secret), secret).toBe(false);
+
+      const model = `secret-model-${randomUUID()}`;
+      const { runId } = await client.start('vault-agent', s.prompt, { model });
+      await expect(client.result(runId)).rejects.toThrow(model); // the client reads the message
+      const failed = await stored(runId);
+      expect(
+        failed.events.find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes
+          ?.failure?.message,
+      ).toBe('Encoded failure');
+      expect(failed.bytes.includes(model)).toBe(false);
+    } finally {
+      worker.shutdown();
+      await running;
+      await client.close();
+      await connection.close();
+    }
+  });
+
+  it('control: without codec keys they are stored in clear', async () => {
+    const w = await startWorker([vaultAgent], { codec: new UnkeyedCodec() });
+    try {
+      const s = secrets();
+      const done = await w.client.generate('vault-agent', s.prompt, { model: 'scripted', script: jamScript(s) });
+      expect((await stored(done.runId)).bytes.includes(`cannot stash ${s.args}`)).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  });
 });
