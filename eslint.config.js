@@ -58,8 +58,9 @@ export default tseslint.config(
             },
             { group: ['ai', '@ai-sdk/*', 'hono', 'hono/*', '@hono/*', 'commander'], message: sandboxMessage },
             {
-              // Activity code, the client, the server and the worker are Node code; their types are fine.
-              regex: '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent)(/|\\.js$)',
+              // Activity code, the client, the server, the codec and the worker are Node code; their types are fine.
+              regex:
+                '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent|codec)(/|\\.js$)',
               allowTypeImports: true,
               message: sandboxMessage,
             },
