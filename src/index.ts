@@ -31,7 +31,7 @@ export { createCodecEndpoint, assertCodecEndpointExposure } from './server/codec
 export type { CodecEndpointOptions } from './server/codec-endpoint.js';
 export { codecEndpointSettings } from './server/codec-endpoint-settings.js';
 export type { CodecEndpointSettings } from './server/codec-endpoint-settings.js';
-export { createPayloadCodec, describeCodec, loadPayloadCodec } from './codec/payload-codec.js';
+export { createPayloadCodec, describeCodec, failureConverterPath, loadPayloadCodec } from './codec/payload-codec.js';
 export type { CodecKeysOptions } from './codec/payload-codec.js';
 export { EncryptionCodec } from './codec/encryption-codec.js';
 export { UnkeyedCodec } from './codec/unkeyed-codec.js';
