@@ -4,8 +4,14 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Everything the workflow bundle may load: the workflows and the pure code they use. */
-const SANDBOX = ['src/workflows/**/*.ts', 'src/approvals/**/*.ts', 'src/schemas/**/*.ts', 'src/errors.ts'];
+/** Everything the workflow bundle may load: the workflows and the pure code they use, and the failure converter. */
+const SANDBOX = [
+  'src/workflows/**/*.ts',
+  'src/approvals/**/*.ts',
+  'src/schemas/**/*.ts',
+  'src/errors.ts',
+  'src/codec/failure-converter.ts',
+];
 
 const sandboxMessage =
   'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/activities).';
@@ -52,8 +58,9 @@ export default tseslint.config(
             },
             { group: ['ai', '@ai-sdk/*', 'hono', 'hono/*', '@hono/*', 'commander'], message: sandboxMessage },
             {
-              // Activity code, the client, the server and the worker are Node code; their types are fine.
-              regex: '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent)(/|\\.js$)',
+              // Activity code, the client, the server, the codec and the worker are Node code; their types are fine.
+              regex:
+                '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent|codec)(/|\\.js$)',
               allowTypeImports: true,
               message: sandboxMessage,
             },

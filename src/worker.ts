@@ -1,8 +1,10 @@
 import { fileURLToPath } from 'node:url';
+import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
 import type { DecisionKeys } from './activities/verify-decision.js';
+import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
 import { decisionKeysFromEnv, resolveConnection, type ConnectionSettings } from './config.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
@@ -29,6 +31,11 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * decision is as good as the signal rights of whoever sends it. Default: `DECISION_PUBLIC_KEYS`.
    */
   decisionKeys?: DecisionKeys;
+  /**
+   * The payload codec (see `createPayloadCodec`); else the one configured in the environment
+   * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
+   */
+  codec?: PayloadCodec;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
   /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
@@ -46,6 +53,7 @@ export interface AgentWorker {
   agentIds: string[];
   taskQueue: string;
   namespace: string;
+  codec: PayloadCodec;
   /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
   run(): Promise<void>;
 }
@@ -53,11 +61,14 @@ export interface AgentWorker {
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+  // Before connecting: bad codec keys fail here without a connection to close.
+  const codec = options.codec ?? (await loadPayloadCodec());
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   const registry = new AgentRegistry(options.agents);
   const worker = await Worker.create({
     ...options.workerOptions,
+    dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
     connection,
     namespace,
     taskQueue,
@@ -77,6 +88,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     agentIds: registry.ids(),
     taskQueue,
     namespace,
+    codec,
     async run() {
       try {
         await worker.run();
@@ -93,12 +105,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace, agentIds } = await createWorker({
+  const { worker, run, taskQueue, namespace, agentIds, codec } = await createWorker({
     ...options,
     workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
   });
   // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
-  console.error(`worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"`);
+  console.error(
+    `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
+      describeCodec(codec),
+  );
   await run();
   console.error(`worker: stopped (${worker.getState()})`);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -19,9 +20,15 @@ export interface TestWorker {
 
 export async function startWorker(
   agents: Agent[],
-  options: { models?: Record<string, ModelFactory>; enableScriptedModel?: boolean; decisionKeys?: DecisionKeys } = {},
+  options: {
+    models?: Record<string, ModelFactory>;
+    enableScriptedModel?: boolean;
+    decisionKeys?: DecisionKeys;
+    codec?: PayloadCodec;
+    taskQueue?: string;
+  } = {},
 ): Promise<TestWorker> {
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const { worker, run } = await createWorker({
     agents,
@@ -29,13 +36,19 @@ export async function startWorker(
     enableScriptedModel: options.enableScriptedModel ?? true,
     decisionKeys: options.decisionKeys,
     models: options.models,
+    codec: options.codec,
     connection,
     namespace: 'default',
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
   const running = run();
-  const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
+  const client = await AgentClient.connect({
+    address: temporalAddress(),
+    namespace: 'default',
+    taskQueue,
+    codec: options.codec,
+  });
   return {
     taskQueue,
     client,

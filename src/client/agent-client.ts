@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
+import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { resolveConnection, type ConnectionSettings } from '../config.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -29,7 +31,6 @@ import { RunStream, streamOffset, subscribe } from './run-stream.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
-/** The options of {@link AgentClient.connect}. */
 /** How a client acts, whichever way it was made. */
 export interface ClientBehaviour {
   /** Where warnings go (default `console.warn`). */
@@ -47,7 +48,14 @@ export interface ClientBehaviour {
 }
 
 /** The options of {@link AgentClient.connect}. */
-export type AgentClientOptions = ConnectionSettings & ClientBehaviour;
+export type AgentClientOptions = ConnectionSettings &
+  ClientBehaviour & {
+    /**
+     * The payload codec, the worker's (see `createPayloadCodec`); else the one configured in the
+     * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
+     */
+    codec?: PayloadCodec;
+  };
 
 /**
  * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
@@ -78,13 +86,14 @@ export class AgentClient {
   /** Connects from the environment or a Temporal config profile; settings given here win. */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
     const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+    const codec = options.codec ?? (await loadPayloadCodec());
     const connection = await Connection.connect({
       address: connectionOptions.address,
       tls: connectionOptions.tls,
       apiKey: connectionOptions.apiKey,
       metadata: connectionOptions.metadata,
     });
-    const client = new Client({ connection, namespace });
+    const client = new Client({ connection, namespace, dataConverter: { payloadCodecs: [codec] } });
     const { warn, principal, signingKey = signingKeyFromEnv() } = options;
     return new AgentClient({ client, taskQueue, ownConnection: connection, warn, principal, signingKey });
   }

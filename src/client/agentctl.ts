@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
+import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { errorMessage, RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -37,6 +38,7 @@ interface GlobalOptions {
   namespace?: string;
   taskQueue?: string;
   profile?: string;
+  codecKeysFile?: string;
 }
 
 async function signingKeyOption(file: string, keyId: string | undefined): Promise<SigningKey> {
@@ -66,6 +68,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       namespace: g.namespace,
       taskQueue: g.taskQueue,
       profile: g.profile,
+      codec: g.codecKeysFile ? await loadPayloadCodec({ keysFile: g.codecKeysFile }) : undefined,
       warn: io.err,
       ...((g.as ?? process.env.AGENTCTL_AS) ? { principal: g.as ?? process.env.AGENTCTL_AS } : {}),
       ...(g.signingKey ? { signingKey: await signingKeyOption(g.signingKey, g.keyId) } : {}),
@@ -88,6 +91,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--as <who>', "who you are, for the decision trail and the agent's policy (else AGENTCTL_AS)")
     .option('--signing-key <file>', 'sign decisions with this Ed25519 private key (PEM; else DECISION_SIGNING_KEY)')
     .option('--key-id <id>', 'the id the workers know the signing key by (else DECISION_SIGNING_KEY_ID)')
+    .option(
+      '--codec-keys-file <path>',
+      'payload codec keys, "<keyId>:<base64 key>" entries, current first ' +
+        '(else DURABLE_AGENTS_CODEC_KEYS or DURABLE_AGENTS_CODEC_KEYS_FILE)',
+    )
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(agentctl --help lists the commands)');
