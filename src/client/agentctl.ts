@@ -126,7 +126,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         const rows = list.map((r) => [
           r.runId,
           r.agentId ?? '-',
-          r.status,
+          r.unreadable ? `${r.status} (unreadable: ${r.unreadable})` : r.status,
           r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
           r.threadId ?? '-',
           r.startTime.toISOString(),

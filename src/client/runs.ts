@@ -9,7 +9,8 @@ import {
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { RunFailedError, RunNotFoundError } from '../errors.js';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
+import { errorMessage, RunFailedError, RunNotFoundError } from '../errors.js';
 import type { AccessRule, Principal } from '../schemas/access.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import { RUN_MEMO_KEY, RunMemoSchema, type RunMemo, type RunStatus } from '../schemas/run-result.js';
@@ -24,6 +25,8 @@ export interface SuspendedRun {
   resourceId: string | undefined;
   startTime: Date;
   pendingToolCalls: PendingToolCall[];
+  /** Set when this process cannot read the run's memo (e.g. a codec key it lacks): why. */
+  unreadable?: string;
 }
 
 /** What {@link AgentClient.getRun} tells of a run, with no worker needed. */
@@ -102,11 +105,35 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
   if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
   const runs: RunInfo[] = [];
-  for await (const info of ctx.temporal.workflow.list({ query: clauses.join(' AND ') })) {
-    runs.push(runInfo(info));
+  for await (const info of listExecutions(ctx, clauses.join(' AND '))) {
+    runs.push(info);
     if (runs.length >= (filter.limit ?? 100)) break;
   }
   return runs;
+}
+
+/**
+ * Visibility's list, one run at a time. A run whose memo this process cannot read (encrypted with a
+ * codec key it lacks) is listed from its search attributes, saying why, rather than failing the list.
+ */
+async function* listExecutions(ctx: ClientContext, query: string): AsyncGenerator<RunInfo> {
+  const { namespace, temporal } = ctx;
+  const converter = temporal.options.loadedDataConverter;
+  let nextPageToken: Uint8Array = Buffer.alloc(0);
+  do {
+    const response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken });
+    for (const raw of response.executions) {
+      try {
+        yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace));
+      } catch (err) {
+        // The same execution without its memo (a protobuf message keeps its defaults on the prototype).
+        const withoutMemo = Object.assign(Object.create(raw) as typeof raw, { memo: null });
+        const bare = await executionInfoFromRaw(withoutMemo, converter, raw, namespace);
+        yield { ...runInfo(bare), unreadable: errorMessage(err) };
+      }
+    }
+    nextPageToken = response.nextPageToken;
+  } while (nextPageToken && nextPageToken.length > 0);
 }
 
 /**
@@ -118,14 +145,13 @@ export async function listSuspendedRuns(
   filter: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'> = {},
 ): Promise<SuspendedRun[]> {
   const runs = await listRuns(ctx, { ...filter, status: 'suspended', limit: Number.POSITIVE_INFINITY });
-  return runs.map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({
-    runId,
-    agentId,
-    threadId,
-    resourceId,
-    startTime,
-    pendingToolCalls,
-  }));
+  return runs.map(suspendedRun);
+}
+
+/** A run as the list of waiting runs shows it. */
+export function suspendedRun(info: RunInfo): SuspendedRun {
+  const { runId, agentId, threadId, resourceId, startTime, pendingToolCalls, unreadable } = info;
+  return { runId, agentId, threadId, resourceId, startTime, pendingToolCalls, ...(unreadable ? { unreadable } : {}) };
 }
 
 /** The typed error for what Temporal said about a run: not found, or failed with a reason. */

@@ -13,7 +13,7 @@ import { canRead, canStart, readers, tenantCheck, type AccessCheck } from '../ap
 import type { AgentClient } from '../client/agent-client.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
-import type { RunInfo } from '../client/runs.js';
+import { suspendedRun, type RunInfo } from '../client/runs.js';
 import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../errors.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
@@ -144,16 +144,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const threadId = c.req.query('threadId') || undefined;
     const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
     const read = readers(policies.get(agentId));
-    const visible = runs
-      .filter((run) => canRead(run.read ?? read, run, principal).allowed)
-      .map(({ runId, agentId, threadId, resourceId, startTime, pendingToolCalls }) => ({
-        runId,
-        agentId,
-        threadId,
-        resourceId,
-        startTime,
-        pendingToolCalls,
-      }));
+    const visible = runs.filter((run) => canRead(run.read ?? read, run, principal).allowed).map(suspendedRun);
     return c.json({ runs: visible });
   });
 

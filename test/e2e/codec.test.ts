@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
 import { createPayloadCodec, type RunResult } from '../../src/index.js';
-import { temporalAddress } from '../helpers.js';
+import { temporalAddress, waitFor } from '../helpers.js';
 import { agentctl, devServer, spawnWorker, type WorkerProcess } from '../processes.js';
 
 const run = promisify(execFile);
@@ -138,6 +138,15 @@ it('worker, agentctl, codec server and Temporal CLI share one keyring; without i
     'agentctl: A payload is encrypted with codec key "e2e-1", but this process has no codec keys. ' +
       'Set DURABLE_AGENTS_CODEC_KEYS (or DURABLE_AGENTS_CODEC_KEYS_FILE), or pass { codec }.\n',
   );
+  // A list does not fail on a run it cannot read: it shows it, and says why.
+  const listed = await waitFor('the run in the list', async () => {
+    const list = await ctl(['runs', 'list', '--agent', 'records-agent', '--json'], {});
+    expect(list.code).toBe(0);
+    return (JSON.parse(list.stdout) as Array<{ runId: string; unreadable?: string }>).find(
+      (r) => r.runId === paused.runId,
+    );
+  });
+  expect(listed.unreadable).toMatch(/encrypted with codec key "e2e-1"/);
   const shown = await ctl(['--codec-keys-file', keysFile, 'runs', 'show', paused.runId], {});
   expect(shown.code).toBe(0);
   expect(shown.stdout).toContain('deleteRecord({"id":"r2"})');
@@ -160,7 +169,7 @@ it('worker, agentctl, codec server and Temporal CLI share one keyring; without i
   expect(refused.code).not.toBe(0);
   expect(refused.out).not.toContain(prompt);
 
-  const approved = await ctl(['approve', paused.runId, '--by', 'ops', '--wait'], {
+  const approved = await ctl(['--as', 'ops', 'approve', paused.runId, '--latest', '--wait'], {
     DURABLE_AGENTS_CODEC_KEYS: `e2e-1:${key}`,
   });
   expect(approved.code).toBe(0);

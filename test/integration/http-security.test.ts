@@ -4,27 +4,36 @@
  * workflow task in its history.
  */
 import type { ServerType } from '@hono/node-server';
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type RunResult } from '../../src/index.js';
-import { bankAgent, people, transfers, transferScript } from '../fixtures/bank.js';
+import { bankAgent, leakyAgent, people, transfers, transferScript } from '../fixtures/bank.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 let server: ServerType;
 let port: number;
 let base: string;
+let provider: Server;
 
 type Person = keyof typeof people;
 
 beforeAll(async () => {
-  w = await startWorker([bankAgent]);
+  // The model server of leaky-agent refuses every call with details that must not reach a caller.
+  provider = createServer((_req, res) => {
+    const detail = 'database password hunter2 at http://10.0.0.5/admin';
+    res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: detail } }));
+  });
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+  process.env.OPENAI_API_KEY = 'sk-test';
+  w = await startWorker([bankAgent, leakyAgent]);
   const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
   server = await startServer(w.client, {
     port: 0,
     authenticate: bearerTokens(tokens),
-    agents: [bankAgent],
+    agents: [bankAgent, leakyAgent],
     allowedOrigins: ['https://ops.example'],
     // The scripted model plays the script each test sends; nothing else beyond the defaults.
     requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
@@ -35,6 +44,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await new Promise<void>((resolve) => server?.close(() => resolve()));
   await w?.stop();
+  provider?.close();
 });
 
 function call(
@@ -284,6 +294,25 @@ describe('policy belongs to the agent', () => {
     expect(toolMessage).toContain(
       'The approver (ann) changed the arguments of this call to {\\"to\\":\\"bob\\",\\"amount\\":90}',
     );
+  });
+});
+
+describe('what a response tells', () => {
+  it('says a run failed and why in its own terms, but nothing of the provider’s answer or internal addresses', async () => {
+    const generated = await call('POST', '/agents/leaky-agent/generate', 'tina', { prompt: 'hi' });
+    const body = await generated.text();
+    expect(generated.status).toBe(422);
+    expect(JSON.parse(body)).toMatchObject({ error: { type: 'RunFailedError' } });
+    expect(JSON.parse(body).error.message).toMatch(/the run failed \(ModelCallRejected\)/);
+    const streamed = await call('POST', '/agents/leaky-agent/stream', 'tina', { prompt: 'hi' });
+    const events = await streamed.text();
+    expect(events).toMatch(/"type":"error"/);
+    for (const text of [body, events]) {
+      expect(text).not.toMatch(/hunter2|10\.0\.0\.5|127\.0\.0\.1|\/v1\/chat/);
+    }
+    // The operator still finds the reason in the run itself.
+    const runId = streamed.headers.get('x-run-id')!;
+    await expect(w.client.result(runId)).rejects.toThrow(/hunter2/);
   });
 });
 
