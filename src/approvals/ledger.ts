@@ -17,38 +17,8 @@ import type { AccessPolicy } from '../schemas/access.js';
 import { safeParse, truncate } from '../schemas/json.js';
 import { callAccess } from './access.js';
 import { toolCallFingerprint } from './fingerprint.js';
+import type { LedgerEffect, Resolution } from './ledger-effects.js';
 import { decisionRecord, judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
-
-/** An accepted decision, handed to the call that waits on it. */
-export interface Resolution {
-  kind: DecisionKind;
-  decision: DecisionSignal;
-  record: DecisionRecord;
-}
-
-/**
- * What the workflow does about an event, in the order given (the order of the workflow's commands
- * must not change between versions, or runs in flight fail to replay).
- */
-export type LedgerEffect =
-  /** The trail has a new entry: the memo and the parent must hear of it. */
-  | { type: 'record'; record: DecisionRecord }
-  /** What the run waits on changed. */
-  | { type: 'change' }
-  /** A call starts to wait (here, or below: then qualified): tell the stream. */
-  | { type: 'waits'; call: PendingToolCall }
-  /** An own call is decided: the call that waits goes on with this. */
-  | { type: 'resolve'; toolCallId: string; resolution: Resolution }
-  /**
-   * A decision for a call that waits below: send `decision` (with the inner id) to that sub-agent's
-   * run. `streamGraceMs` is the sender's, for this run's stream: it is not sent down.
-   */
-  | { type: 'forward'; childRunId: string; kind: DecisionKind; decision: DecisionSignal; streamGraceMs?: number }
-  /**
-   * A sub-agent's run paused (nothing goes on there without a decision), went on, or ended while
-   * paused: the delegating call counts as waiting exactly while its sub-agent is paused.
-   */
-  | { type: 'child'; change: 'paused' | 'resumed' | 'ended-paused' };
 
 /** What a parent knows of one running sub-agent: the calls it waits on, as the parent lists them. */
 interface ChildState {

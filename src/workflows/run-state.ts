@@ -11,7 +11,8 @@ import {
 } from '@temporalio/workflow-streams/workflow';
 import type { ModelToolCall } from '../activities/contracts.js';
 import { readers } from '../approvals/access.js';
-import { ApprovalLedger, type LedgerEffect, type Resolution, type Waiting } from '../approvals/ledger.js';
+import type { LedgerEffect, Resolution } from '../approvals/ledger-effects.js';
+import { ApprovalLedger, type Waiting } from '../approvals/ledger.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type {
   DecisionKind,

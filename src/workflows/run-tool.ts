@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
-import type { Resolution } from '../approvals/ledger.js';
+import type { Resolution } from '../approvals/ledger-effects.js';
 import { needsApproval } from '../approvals/policy.js';
 import { decidedBy, declineMessage } from '../approvals/rules.js';
 import type { AgentSpec, ToolSpec, ToolSpecOf } from '../schemas/agent-spec.js';

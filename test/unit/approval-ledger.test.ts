@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApprovalLedger, type LedgerEffect } from '../../src/approvals/ledger.js';
+import type { LedgerEffect } from '../../src/approvals/ledger-effects.js';
+import { ApprovalLedger } from '../../src/approvals/ledger.js';
 import type { ChildReport, DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
 import { StreamSegments } from '../../src/workflows/stream-segments.js';
 
