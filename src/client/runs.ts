@@ -94,10 +94,13 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
   if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
   if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
+  const limit = filter.limit ?? 100;
   const runs: RunInfo[] = [];
-  for await (const info of ctx.temporal.workflow.list({ query: clauses.join(' AND ') })) {
+  // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
+  const pageSize = Math.min(limit, 1000);
+  for await (const info of ctx.temporal.workflow.list({ query: clauses.join(' AND '), pageSize })) {
     runs.push(runInfo(info));
-    if (runs.length >= (filter.limit ?? 100)) break;
+    if (runs.length >= limit) break;
   }
   return runs;
 }
