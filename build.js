@@ -1,11 +1,15 @@
 // The build (`npm run build`; `npm ci` runs it as `prepare`, the tests' global setup before every run):
 // compiles agentctl to dist/, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx.
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
+// Paths are this folder's, whatever the working directory: it removes a folder.
+const root = import.meta.dirname;
 // Chunk names carry a hash of their content: without this, every change would leave old chunks behind.
-await rm('dist', { recursive: true, force: true });
+await rm(join(root, 'dist'), { recursive: true, force: true });
 await build({
+  absWorkingDir: root,
   entryPoints: { agentctl: 'src/client/agentctl.ts' },
   outdir: 'dist',
   bundle: true,
