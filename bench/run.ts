@@ -30,6 +30,7 @@ const P = full
       concurrent: 50,
       waiting: 1000,
       deltas: 500,
+      agentctlRuns: 50,
     }
   : {
       reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>,
@@ -38,6 +39,7 @@ const P = full
       concurrent: 50,
       waiting: 200,
       deltas: 150,
+      agentctlRuns: 15,
     };
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -338,6 +340,68 @@ async function streamLatency(s: Systems): Promise<void> {
   say('');
 }
 
+interface TimedCommand {
+  key: string;
+  label: string;
+  /** The arguments of `node`; set-up here is not timed. */
+  args: () => Promise<string[]>;
+  /** Runs after the command, untimed. */
+  after?: () => Promise<unknown>;
+}
+
+/**
+ * agentctl as a shell script calls it: a process of its own, from start to exit, through the shipped bin
+ * (not npx, which adds npm's own start). Interleaved with a bare Node start, the floor under any command.
+ */
+async function agentctlStartToExit(address: string, s: Systems): Promise<void> {
+  const script = [{ toolCalls: [{ toolName: 'guarded', args: { i: 1 } }] }, { text: 'done' }];
+  const at = ['--address', address, '--namespace', 'default'];
+  let approved = '';
+  const commands: TimedCommand[] = [
+    { key: 'node', label: "`node -e ''` (Node's own start)", args: async () => ['-e', ''] },
+    { key: 'help', label: '`agentctl --help`', args: async () => ['bin/agentctl.js', '--help'] },
+    {
+      key: 'runsList',
+      label: '`agentctl runs list` (50 runs listed)',
+      args: async () => ['bin/agentctl.js', 'runs', 'list', ...at],
+    },
+    {
+      key: 'approve',
+      label: '`agentctl approve RUN` (a run waiting for approval)',
+      args: async () => {
+        approved = (await s.client.generate('bench-agent', 'go', { model: 'scripted', script })).runId;
+        return ['bin/agentctl.js', 'approve', approved, ...at];
+      },
+      // The approved run goes on in this process's worker: it ends before the next command starts.
+      after: () => s.client.result(approved),
+    },
+  ];
+  const times: Record<string, number[]> = Object.fromEntries(commands.map((c) => [c.key, []]));
+  // The first round is a warm-up, as a second call from a shell is: the OS file cache, Node's compile cache.
+  for (let r = -1; r < P.agentctlRuns; r++) {
+    for (const c of commands) {
+      const args = await c.args();
+      const t = performance.now();
+      await run(process.execPath, args);
+      if (r >= 0) times[c.key]!.push(performance.now() - t);
+      await c.after?.();
+    }
+  }
+  const out = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, summarize(v)]));
+  results.agentctlStartToExitMs = out;
+  say(`## agentctl start to exit (ms, ${P.agentctlRuns} runs of each, interleaved)`);
+  say('');
+  say('| command | median | p95 | min | max |');
+  say('|---|---|---|---|---|');
+  for (const c of commands) {
+    const sum = out[c.key]!;
+    say(`| ${c.label} | ${fmt(sum.median, 0)} | ${fmt(sum.p95, 0)} | ${fmt(sum.min, 0)} | ${fmt(sum.max, 0)} |`);
+  }
+  say('');
+}
+
+// agentctl is measured as shipped (dist/), compiled from the source as it is.
+await run(process.execPath, ['build.js']);
 const dir = await mkdtemp(join(tmpdir(), 'bench-'));
 const port = await freePort();
 const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
@@ -361,6 +425,7 @@ try {
   await throughput(address, s);
   await waitingRuns(address);
   await streamLatency(s);
+  await agentctlStartToExit(address, s);
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
   await s.close();

@@ -9,9 +9,9 @@ import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { errorMessage, RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
-import { RunStatusSchema, type RunResult } from '../schemas/run-result.js';
-import { ScriptSchema } from '../schemas/script.js';
-import { AgentClient } from './agent-client.js';
+import type { RunResult } from '../schemas/run-result.js';
+import { RUN_STATUSES } from '../schemas/run-status.js';
+import type { AgentClient } from './agent-client.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
@@ -63,6 +63,9 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   let client: AgentClient | undefined;
   const connect = async (cmd: Command): Promise<AgentClient> => {
     const g = cmd.optsWithGlobals<GlobalOptions>();
+    // Loaded here, not at the top: the Temporal client, gRPC and zod take most of a start, and --help
+    // and usage errors need none of them.
+    const { AgentClient } = await import('./agent-client.js');
     client ??= await AgentClient.connect({
       address: g.address,
       namespace: g.namespace,
@@ -104,7 +107,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   runs
     .command('list')
     .description("list runs (newest first on the dev server; the order is visibility's)")
-    .addOption(new Option('--status <status>', 'only runs in this status').choices(RunStatusSchema.options))
+    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
     .option('--resource <id>', 'only runs of this resource')
@@ -267,6 +270,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         const text = await readFile(file, 'utf8').catch((e: Error) => {
           throw new Refusal(`cannot read --script ${file}: ${e.message}`);
         });
+        const { ScriptSchema } = await import('../schemas/script.js');
         const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
         if (!parsed.success)
           throw new Refusal(

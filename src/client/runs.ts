@@ -104,10 +104,13 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
   if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
   if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
+  const limit = filter.limit ?? 100;
   const runs: RunInfo[] = [];
-  for await (const info of listExecutions(ctx, clauses.join(' AND '))) {
+  // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
+  const pageSize = Math.min(limit, 1000);
+  for await (const info of listExecutions(ctx, clauses.join(' AND '), pageSize)) {
     runs.push(info);
-    if (runs.length >= (filter.limit ?? 100)) break;
+    if (runs.length >= limit) break;
   }
   return runs;
 }
@@ -116,12 +119,12 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
  * Visibility's list, one run at a time. A run whose memo this process cannot read (encrypted with a
  * codec key it lacks) is listed from its search attributes, saying why, rather than failing the list.
  */
-async function* listExecutions(ctx: ClientContext, query: string): AsyncGenerator<RunInfo> {
+async function* listExecutions(ctx: ClientContext, query: string, pageSize: number): AsyncGenerator<RunInfo> {
   const { namespace, temporal } = ctx;
   const converter = temporal.options.loadedDataConverter;
   let nextPageToken: Uint8Array = Buffer.alloc(0);
   do {
-    const response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken });
+    const response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize });
     for (const raw of response.executions) {
       try {
         yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace));

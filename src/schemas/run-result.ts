@@ -4,6 +4,7 @@ import { PendingToolCallSchema, DecisionRecordSchema } from './decisions.js';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
 import { MessageSchema } from './message.js';
+import { RUN_STATUSES } from './run-status.js';
 
 export const UsageSchema = z.object({
   inputTokens: z.number(),
@@ -53,7 +54,7 @@ export const StepRecordSchema = z.object({
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
-export const RunStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);
+export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 
 export const RunFinishReasonSchema = z.union([ModelFinishReasonSchema, z.literal('suspended')]);

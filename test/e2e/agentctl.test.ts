@@ -1,7 +1,11 @@
-/** agentctl as its own process, for what the durability tests do not drive: client tool results, --json shapes. */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+/**
+ * agentctl as its own process, as shipped (bin/agentctl.js, running dist/), for what the durability tests do
+ * not drive: client tool results, --json shapes, --help and what a start loads.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunResult } from '../../src/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
@@ -82,4 +86,33 @@ it('refuses a script file that is not a script, in one line', async () => {
   expect(result.code).toBe(1);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
   expect(result.stderr).toMatch(/^agentctl: --script .* is not a script: /);
+});
+
+it('--help exits 0 and lists the commands', async () => {
+  const help = await agentctl(['--help']);
+  expect(help.code).toBe(0);
+  for (const command of ['runs', 'approve', 'decline', 'resume', 'submit', 'start']) {
+    expect(help.stdout).toMatch(new RegExp(`^ {2}${command} `, 'm'));
+  }
+  const runs = await agentctl(['runs', '--help']);
+  expect(runs.code).toBe(0);
+  expect(runs.stdout).toMatch(/^ {2}list /m);
+  expect(runs.stdout).toMatch(/^ {2}show /m);
+});
+
+it('loads neither the Temporal client, gRPC, zod nor the AI SDK for --help or a usage error', async () => {
+  const tracer = fileURLToPath(new URL('../fixtures/loaded-files.js', import.meta.url));
+  for (const args of [['--help'], ['runs', 'lst'], ['approve']]) {
+    const result = await agentctl(args, { NODE_OPTIONS: `--import=${tracer}` });
+    expect(result.code).toBe(args[0] === '--help' ? 0 : 2);
+    const { loaded } = JSON.parse(result.stderr.trim().split('\n').at(-1)!) as { loaded: string[] };
+    expect(loaded.some((url) => url.endsWith('/dist/agentctl.js'))).toBe(true);
+    // dist/ is bundled: esbuild marks the code of each package with a comment naming its files.
+    const packages = new Set<string>();
+    for (const url of loaded) {
+      const code = await readFile(fileURLToPath(url), 'utf8');
+      for (const [, name] of code.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) packages.add(name!);
+    }
+    expect([...packages]).toEqual(['commander']);
+  }
 });
