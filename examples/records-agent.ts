@@ -11,9 +11,9 @@ export const listRecordsTool = createTool({
 });
 
 /**
- * Deletes a record; needs approval. It runs at least once, like every tool, so it keys the
- * deletion by `idempotencyKey`: a retry after a worker crash returns the first result and deletes
- * nothing more.
+ * Deletes a record; needs approval. It keys the deletion by `idempotencyKey`, so running it twice
+ * for one call does no harm (a retry after a worker crash returns the first result and deletes nothing
+ * more): it says so with `idempotent: true`, and is retried like any tool.
  */
 export const deleteRecordTool = createTool({
   id: 'delete-record',
@@ -21,6 +21,7 @@ export const deleteRecordTool = createTool({
   inputSchema: z.object({ id: z.string().describe('Record id, e.g. "r2"') }),
   outputSchema: z.object({ deleted: z.string(), title: z.string() }),
   requireApproval: true,
+  idempotent: true,
   activity: { startToCloseTimeout: '1 minute', heartbeatTimeout: '2 seconds' },
   execute: async ({ id }, { idempotencyKey, logger }) => {
     const data = await readRecords();
@@ -43,6 +44,27 @@ export const deleteRecordTool = createTool({
   },
 });
 
+/**
+ * Sends a record's owner a notice; needs approval. Sending is not idempotent (a second send is a
+ * second notice), so an approved call runs at most once: if its worker dies while it sends, the run
+ * waits for someone to say whether the notice went out (`agentctl resolve --skip`, `--retry`, `--fail`).
+ */
+export const notifyOwnerTool = createTool({
+  id: 'notify-owner',
+  description: "Sends a notice to a record's owner",
+  inputSchema: z.object({ id: z.string(), message: z.string().min(1).max(500) }),
+  requireApproval: true,
+  activity: { startToCloseTimeout: '1 minute', heartbeatTimeout: '2 seconds' },
+  execute: async ({ id, message }) => {
+    const data = await readRecords();
+    data.notices.push({ recordId: id, message, at: new Date().toISOString() });
+    await writeRecords(data);
+    const slowMs = Number(process.env.RECORDS_SLOW_MS ?? 0);
+    if (slowMs > 0) await sleep(slowMs);
+    return { notified: id };
+  },
+});
+
 export const recordsAgent = defineAgent({
   id: 'records-agent',
   name: 'Records agent',
@@ -51,7 +73,7 @@ export const recordsAgent = defineAgent({
   model: 'scripted',
   // The demo runs it on the scripted model, or with DEMO_MODEL on another one.
   overridable: ['model'],
-  tools: { listRecords: listRecordsTool, deleteRecord: deleteRecordTool },
+  tools: { listRecords: listRecordsTool, deleteRecord: deleteRecordTool, notifyOwner: notifyOwnerTool },
 });
 
 /** The scripted conversation of the demo: list, delete r2 (pauses for approval), confirm. */

@@ -13,6 +13,8 @@ export interface RecordsFile {
   deletions: Array<{ id: string; idempotencyKey: string; at: string }>;
   /** Results of applied deletions by idempotency key, so a retried execution returns the first result. */
   applied: Record<string, { deleted: string; title: string }>;
+  /** Notices sent to records' owners: a side effect with no idempotency key (sending twice sends twice). */
+  notices: Array<{ recordId: string; message: string; at: string }>;
 }
 
 const SEED: RecordsFile = {
@@ -23,6 +25,7 @@ const SEED: RecordsFile = {
   ],
   deletions: [],
   applied: {},
+  notices: [],
 };
 
 /** The store's path: `RECORDS_FILE`, else `.temporal/records.json` in the working directory. */
@@ -32,7 +35,7 @@ export function recordsPath(): string {
 
 export async function readRecords(path = recordsPath()): Promise<RecordsFile> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as RecordsFile;
+    return { ...structuredClone(SEED), ...(JSON.parse(await readFile(path, 'utf8')) as Partial<RecordsFile>) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return structuredClone(SEED);
     throw err;

@@ -15,7 +15,7 @@ export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
 export { AgentClient } from './client/agent-client.js';
-export type { AgentClientOptions, ClientBehaviour } from './client/agent-client.js';
+export type { AgentClientOptions, ClientBehaviour, Resolving } from './client/agent-client.js';
 export type { SigningKey } from './client/signing.js';
 export { DEFAULT_STREAM_GRACE_MS } from './client/run-input.js';
 export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.js';
@@ -34,7 +34,12 @@ export type { StartServerOptions } from './server/serve.js';
 export { authenticatorFromEnv, bearerTokens, jwtAuth } from './server/auth.js';
 export type { Authenticator, JwtAuthOptions, JwtClaimNames } from './server/auth.js';
 export { UiChunkMapper } from './server/ui-message-chunks.js';
-export type { RunMessageMetadata, RunUIMessageChunk, ToolSuspendedData } from './server/ui-message-chunks.js';
+export type {
+  RunMessageMetadata,
+  RunUIMessageChunk,
+  ToolSuspendedData,
+  ToolUncertainData,
+} from './server/ui-message-chunks.js';
 export { createCodecEndpoint, assertCodecEndpointExposure } from './server/codec-endpoint.js';
 export type { CodecEndpointOptions } from './server/codec-endpoint.js';
 export { codecEndpointSettings } from './server/codec-endpoint-settings.js';

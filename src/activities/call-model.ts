@@ -25,6 +25,9 @@ import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 
+/** How often the model activity heartbeats (its heartbeat timeout is 15 s: see agent-run.ts). */
+const HEARTBEAT_EVERY_MS = 3_000;
+
 /** How often the model activity sends batched deltas to the run's stream. */
 const STREAM_BATCH_INTERVAL = '100 milliseconds';
 
@@ -75,6 +78,9 @@ export async function callModel(
     ...input.settings,
   };
 
+  // A model call can take minutes with nothing streamed: heartbeat meanwhile, so that a worker that
+  // dies is noticed within the heartbeat timeout and the call retried elsewhere.
+  const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
     if (!input.stream) {
       const result = await generateText(request);
@@ -125,6 +131,8 @@ export async function callModel(
       );
     }
     throw err;
+  } finally {
+    clearInterval(beat);
   }
 }
 

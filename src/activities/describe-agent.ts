@@ -23,6 +23,7 @@ function toolSpec(name: string, tool: AnyTool): ToolSpec {
     kind: 'tool',
     ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
     ...(tool.activity ? { activity: tool.activity } : {}),
+    ...(tool.idempotent ? { idempotent: true } : {}),
   };
 }
 

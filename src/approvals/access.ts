@@ -80,8 +80,9 @@ export function callAccess(
 ): CallAccess {
   const tool = policy?.tools?.[toolName];
   const decide = tool?.decide ?? policy?.decide;
-  // An approval is a second pair of eyes: by default the run's starter may not give it.
-  const selfApproval = tool?.selfApproval ?? policy?.selfApproval ?? kind !== 'approval';
+  // An approval is a second pair of eyes: by default the run's starter may not give it, nor retry or
+  // skip a side effect that may have happened.
+  const selfApproval = tool?.selfApproval ?? policy?.selfApproval ?? (kind !== 'approval' && kind !== 'uncertain');
   return { ...(decide ? { decide } : {}), selfApproval };
 }
 

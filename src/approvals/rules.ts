@@ -23,17 +23,26 @@ const kindWord: Record<DecisionKind, string> = {
   decline: 'decline',
   resume: 'resume',
   result: 'a tool result',
+  resolve: 'a resolution',
 };
 const waitsFor: Record<PendingToolCall['kind'], string> = {
   approval: 'approve or decline',
   suspend: 'resume',
   client: 'a tool result',
+  uncertain: 'a resolution (retry, skip or fail)',
+};
+
+/** The kind of wait each kind of decision ends. */
+const ends: Record<DecisionKind, PendingToolCall['kind']> = {
+  approve: 'approval',
+  decline: 'approval',
+  resume: 'suspend',
+  result: 'client',
+  resolve: 'uncertain',
 };
 
 function fits(kind: DecisionKind, call: PendingToolCall): boolean {
-  if (kind === 'resume') return call.kind === 'suspend';
-  if (kind === 'result') return call.kind === 'client';
-  return call.kind === 'approval';
+  return ends[kind] === call.kind;
 }
 
 function describeCall(call: PendingToolCall): string {
@@ -126,7 +135,7 @@ export interface RunAccess {
  */
 export function judgeDecision(
   kind: DecisionKind,
-  decision: Pick<DecisionSignal, 'toolCallId' | 'fingerprint' | 'principal' | 'args'>,
+  decision: Pick<DecisionSignal, 'toolCallId' | 'fingerprint' | 'principal' | 'args' | 'resolution'>,
   pending: PendingToolCall[],
   decided: ReadonlyMap<string, DecisionRecord>,
   run: RunAccess,
@@ -136,6 +145,9 @@ export function judgeDecision(
   const { call } = check;
   const access = canDecide(call, run, decision.principal);
   if (!access.allowed) return { accepted: false, type: access.type, message: access.message, call };
+  if (kind === 'resolve' && !decision.resolution) {
+    return { accepted: false, type: 'InvalidDecision', call, message: 'a resolution is retry, skip or fail' };
+  }
   if (decision.args === undefined) return check;
   if (kind !== 'approve') {
     return { accepted: false, type: 'InvalidDecision', call, message: `only an approval can change the arguments` };

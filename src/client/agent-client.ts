@@ -187,6 +187,21 @@ export class AgentClient {
   }
 
   /**
+   * Resolves a call whose side effect is uncertain (an approved tool that may run only once was cut
+   * off: its worker died, or it timed out): `retry` runs it again, `skip` takes `output` as what it
+   * returned (the side effect happened), `fail` makes it a tool error with `reason`. Returns the stream
+   * from there.
+   */
+  async resolveToolCall(target: DecisionTarget & Resolving): Promise<RunStream> {
+    return this.decideAndStream('resolve', resolvingDecision(target));
+  }
+
+  /** Resolves a call whose side effect is uncertain (see {@link resolveToolCall}); returns the next result. */
+  async resolveToolCallGenerate(target: DecisionTarget & Resolving): Promise<RunResult> {
+    return this.decideAndWait('resolve', resolvingDecision(target));
+  }
+
+  /**
    * Checks a decision against the run as Temporal shows it (memo; no worker needed) and sends it as
    * a signal, without waiting for the run to go on. A refusal throws a `DecisionRefusedError`
    * subclass; it is still signalled (so the history records it), except resume data that fails the
@@ -269,4 +284,17 @@ export class AgentClient {
 /** The memo a run starts with, before its workflow writes its own. */
 function startMemo(startedBy: Principal): RunMemo {
   return { status: 'running', version: 0, pendingToolCalls: [], decisions: [], startedBy };
+}
+
+/** How an uncertain call is resolved. */
+export interface Resolving {
+  action: 'retry' | 'skip' | 'fail';
+  /** With `skip`: what the tool returned, as the model will see it (default null). */
+  output?: JsonValue;
+  /** With `fail`: why (the model sees it). */
+  reason?: string;
+}
+
+function resolvingDecision({ action, output, ...target }: DecisionTarget & Resolving): Decision {
+  return { ...target, resolution: action, ...(action === 'skip' ? { result: output ?? null } : {}) };
 }

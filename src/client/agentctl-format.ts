@@ -9,6 +9,7 @@ export function pendingLine(p: PendingToolCall): string {
     approval: 'awaits approval',
     suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,
     client: 'awaits a client result',
+    uncertain: `uncertain (${p.uncertainty ?? 'cut off'}): resolve it`,
   }[p.kind];
   const where = p.path.length ? `  in ${p.path.map((h) => `${h.agentId} ${h.runId}`).join(' > ')}` : '';
   const call = `${p.toolName}(${JSON.stringify(p.args)})`;

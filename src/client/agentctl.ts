@@ -5,41 +5,23 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { loadPayloadCodec } from '../codec/payload-codec.js';
-import { errorMessage, RequestRefusedError } from '../errors.js';
-import type { DecisionKind } from '../schemas/decisions.js';
-import type { JsonValue } from '../schemas/json.js';
+import { RequestRefusedError } from '../errors.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from './agent-client.js';
+import {
+  defaultIo,
+  parseJsonOption,
+  Refusal,
+  type AgentctlIo,
+  type CommandContext,
+  type GlobalOptions,
+} from './agentctl-common.js';
+import { addDecisionCommands } from './agentctl-decisions.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
 import type { SigningKey } from './signing.js';
-
-export interface AgentctlIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-const defaultIo: AgentctlIo = {
-  out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
-  err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
-};
-
-/** A refusal or failure to report in one line, with exit code 1. */
-class Refusal extends Error {}
-
-interface GlobalOptions {
-  as?: string;
-  signingKey?: string;
-  keyId?: string;
-  address?: string;
-  namespace?: string;
-  taskQueue?: string;
-  profile?: string;
-  codecKeysFile?: string;
-}
 
 async function signingKeyOption(file: string, keyId: string | undefined): Promise<SigningKey> {
   const id = keyId ?? process.env.DECISION_SIGNING_KEY_ID;
@@ -50,18 +32,10 @@ async function signingKeyOption(file: string, keyId: string | undefined): Promis
   return { keyId: id, privateKey };
 }
 
-function parseJsonOption(text: string, what: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (err) {
-    throw new Refusal(`${what} is not valid JSON (${errorMessage(err)}): ${text}`);
-  }
-}
-
 /** Runs agentctl with these arguments; returns the exit code. */
 export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {
   let client: AgentClient | undefined;
-  const connect = async (cmd: Command): Promise<AgentClient> => {
+  const connect: CommandContext['connect'] = async (cmd) => {
     const g = cmd.optsWithGlobals<GlobalOptions>();
     // Loaded here, not at the top: the Temporal client, gRPC and zod take most of a start, and --help
     // and usage errors need none of them.
@@ -71,21 +45,23 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       namespace: g.namespace,
       taskQueue: g.taskQueue,
       profile: g.profile,
-      codec: g.codecKeysFile ? await loadPayloadCodec({ keysFile: g.codecKeysFile }) : undefined,
+      codec: g.codecKeysFile
+        ? await (await import('../codec/payload-codec.js')).loadPayloadCodec({ keysFile: g.codecKeysFile })
+        : undefined,
       warn: io.err,
       ...((g.as ?? process.env.AGENTCTL_AS) ? { principal: g.as ?? process.env.AGENTCTL_AS } : {}),
       ...(g.signingKey ? { signingKey: await signingKeyOption(g.signingKey, g.keyId) } : {}),
     });
     return client;
   };
-  const print = (json: boolean, value: unknown, lines: string[]): void => {
+  const print: CommandContext['print'] = (json, value, lines) => {
     io.out(json ? JSON.stringify(value, null, 2) : lines.join('\n'));
   };
 
   const program = new Command('agentctl')
     .description(
-      'Find, inspect, approve, decline, resume, submit client tool results for, and start durable agent runs ' +
-        'in a Temporal namespace.',
+      'Find, inspect, approve, decline, resume, submit client tool results for, resolve uncertain calls of, ' +
+        'and start durable agent runs in a Temporal namespace.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
@@ -169,78 +145,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
     });
 
-  const decide =
-    (kind: DecisionKind) => async (runId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
-      const as = cmd.optsWithGlobals<GlobalOptions>().as ?? process.env.AGENTCTL_AS;
-      if (!as) {
-        throw new RequestRefusedError(
-          'IdentityRequired',
-          'say who decides: --as NAME (or AGENTCTL_AS); the decision trail records it with this client identity',
-        );
-      }
-      if (o.fingerprint === undefined && !o.latest) {
-        throw new RequestRefusedError(
-          'FingerprintRequired',
-          'name the call you decide on with --fingerprint (agentctl runs show RUN lists it), ' +
-            'or pass --latest to decide the most recent pending call whatever it is',
-        );
-      }
-      const c = await connect(cmd);
-      const target = {
-        runId,
-        principal: as,
-        toolCallId: o.toolCall as string | undefined,
-        fingerprint: o.fingerprint as string | undefined,
-        by: o.note as string | undefined,
-        reason: o.reason as string | undefined,
-        ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
-        ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
-        ...(typeof o.args === 'string' ? { args: parseJsonOption(o.args, '--args') } : {}),
-      };
-      const sent = await c.sendDecision(kind, target);
-      const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[
-        kind
-      ];
-      const { toolName, toolCallId, fingerprint } = sent.call;
-      const line = `${verb} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
-      if (!o.wait) {
-        print(!!o.json, { ...sent, status: 'sent' }, [line]);
-        return;
-      }
-      const next = await c.next(runId, { decisionId: sent.decisionId });
-      print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
-    };
-  /** A decision command: its own options, then those every decision takes. */
-  const decisionCommand = (name: string, description: string, what: string) =>
-    program
-      .command(name)
-      .description(description)
-      .argument('<run>', 'run id')
-      .option('--tool-call <id>', `the tool call to ${what} (default: the most recent one of its kind)`)
-      .option('--fingerprint <sha256>', 'the fingerprint of the call you decide on (required unless --latest)')
-      .option('--latest', 'decide the most recent pending call of its kind, whatever it is, without a fingerprint')
-      .option('--note <text>', 'a free-text note for the decision trail (a ticket, a reason)')
-      .option('--wait', 'wait until the run pauses again or finishes, and print that')
-      .option('--json', 'machine-readable output');
-  decisionCommand('approve', 'approve a tool call waiting for approval', 'approve')
-    .option(
-      '--args <json>',
-      'approve with these arguments instead (checked against the input schema; the model is told)',
-    )
-    .action(decide('approve'));
-  decisionCommand(
-    'decline',
-    'decline a tool call waiting for approval; the tool does not run and the model is told why',
-    'decline',
-  )
-    .option('--reason <text>', 'why; the model sees it')
-    .action(decide('decline'));
-  decisionCommand('resume', 'resume a suspended tool call with data for its resumeSchema', 'resume')
-    .requiredOption('--data <json>', 'the resume data, as JSON')
-    .action(decide('resume'));
-  decisionCommand('submit', 'supply the result of a client tool (a tool without execute) the run waits on', 'submit')
-    .requiredOption('--result <json>', 'the tool result, as JSON')
-    .action(decide('result'));
+  addDecisionCommands(program, { connect, print });
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

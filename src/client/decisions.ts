@@ -40,6 +40,8 @@ export interface Decision extends DecisionTarget {
   result?: JsonValue;
   /** Approve with changed arguments (approve): they must fit the tool's input schema; the model is told. */
   args?: JsonValue;
+  /** How an uncertain call is resolved (resolve); `result` is the output of a skipped one. */
+  resolution?: 'retry' | 'skip' | 'fail';
   /** Keep the run readable this long after it finishes, for a caller that streams it from here. */
   streamGraceMs?: number;
 }
@@ -84,7 +86,8 @@ export async function sendDecision(
     ...(target.by !== undefined ? { by: target.by } : {}),
     ...(target.reason !== undefined ? { reason: target.reason } : {}),
     ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
-    ...(kind === 'result' && check.accepted ? { result: target.result ?? null } : {}),
+    ...((kind === 'result' || target.resolution === 'skip') && check.accepted ? { result: target.result ?? null } : {}),
+    ...(target.resolution !== undefined ? { resolution: target.resolution } : {}),
     ...(target.args !== undefined && check.accepted ? { args: target.args } : {}),
     ...(target.streamGraceMs !== undefined ? { streamGraceMs: target.streamGraceMs } : {}),
     // A refused decision is sent all the same, so that the run's history records who tried what

@@ -124,7 +124,12 @@ async function* listExecutions(ctx: ClientContext, query: string, pageSize: numb
   const converter = temporal.options.loadedDataConverter;
   let nextPageToken: Uint8Array = Buffer.alloc(0);
   do {
-    const response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize });
+    const response = await temporal.workflowService.listWorkflowExecutions({
+      namespace,
+      query,
+      nextPageToken,
+      pageSize,
+    });
     for (const raw of response.executions) {
       try {
         yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace));

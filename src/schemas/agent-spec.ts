@@ -54,6 +54,8 @@ export const ToolSpecSchema = z.discriminatedUnion('kind', [
     /** JSON schema of the data `resume` must send, for tools that may suspend. */
     resumeSchema: JsonSchemaObject.optional(),
     activity: ToolActivityOptionsSchema.optional(),
+    /** The tool may run twice for one call without harm: an approved call of it is retried like any other. */
+    idempotent: z.boolean().optional(),
   }),
   z.object({ ...toolBase, kind: z.literal('client') }),
   z.object({

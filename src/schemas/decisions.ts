@@ -21,8 +21,12 @@ export const PendingToolCallSchema = z.object({
   toolName: z.string(),
   args: JsonValueSchema,
   fingerprint: z.string(),
-  /** `approval`: approve or decline. `suspend`: resume data. `client`: a client tool's result. */
-  kind: z.enum(['approval', 'suspend', 'client']),
+  /**
+   * `approval`: approve or decline. `suspend`: resume data. `client`: a client tool's result.
+   * `uncertain`: a tool that may run only once was cut off (its worker died, it timed out); whether its
+   * side effect happened is not known: retry, skip with an output, or fail.
+   */
+  kind: z.enum(['approval', 'suspend', 'client', 'uncertain']),
   /** true for `approval`; kept for callers that only tell approvals from the rest. */
   requiresApproval: z.boolean(),
   /** The runs below this one that lead to where the call waits; empty when it waits here. */
@@ -31,6 +35,8 @@ export const PendingToolCallSchema = z.object({
   suspendPayload: JsonValueSchema.optional(),
   /** JSON schema of the resume data the tool takes. */
   resumeSchema: z.record(z.string(), z.unknown()).optional(),
+  /** For `uncertain`: what cut the execution off. */
+  uncertainty: z.string().optional(),
   /** JSON schema of the tool's input, for an approval with changed arguments. */
   inputSchema: z.record(z.string(), z.unknown()).optional(),
   /** Who may decide it (the owning run's rule for its tool; unset: anyone who may act on the run). */
@@ -42,7 +48,7 @@ export const PendingToolCallSchema = z.object({
 });
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 
-export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume', 'result']);
+export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume', 'result', 'resolve']);
 export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 
 export const RefusalTypeSchema = z.enum([
@@ -76,8 +82,13 @@ export const DecisionSignalSchema = z
     /** Why (a decline's reason reaches the model). */
     reason: z.string().max(2000).optional(),
     resumeData: JsonValueSchema.optional(),
-    /** A client tool's result (`result` decisions). */
+    /** A client tool's result (`result` decisions), or the output of a skipped uncertain call (`resolve`). */
     result: JsonValueSchema.optional(),
+    /**
+     * How an uncertain call is resolved (`resolve` decisions): `retry` runs it again, `skip` takes
+     * `result` as its output (the side effect happened), `fail` makes it a tool error (with `reason`).
+     */
+    resolution: z.enum(['retry', 'skip', 'fail']).optional(),
     /** Approve with changed arguments: they must fit the tool's input schema, and the model is told. */
     args: JsonValueSchema.optional(),
     /**

@@ -34,6 +34,14 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
     fingerprint: z.string(),
     payload: JsonValueSchema.optional(),
   }),
+  /** An approved call was cut off; whether its side effect happened is not known: it waits to be resolved. */
+  z.object({
+    type: z.literal('tool-call-uncertain'),
+    ...call,
+    args: JsonValueSchema,
+    fingerprint: z.string(),
+    reason: z.string(),
+  }),
   z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema }),
   z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean() }),
   z.object({ type: z.literal('step-finish'), ...step, text: z.string(), finishReason: z.string(), usage: UsageSchema }),

@@ -149,12 +149,15 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   });
 
   const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {
-    const { resumeData, result, args, ...target } = await jsonBody(c, DecisionBodySchema);
+    const { resumeData, result, args, resolution, output, ...target } = await jsonBody(c, DecisionBodySchema);
     if (kind === 'resume' && resumeData === undefined) {
       return c.json(errorBody('InvalidRequest', 'resume needs "resumeData"'), 400);
     }
     if (kind === 'result' && result === undefined) {
       return c.json(errorBody('InvalidRequest', 'a tool result needs "result"'), 400);
+    }
+    if (kind === 'resolve' && resolution === undefined) {
+      return c.json(errorBody('InvalidRequest', 'resolve needs "resolution": retry, skip or fail'), 400);
     }
     const principal = c.get('principal');
     const decision = {
@@ -164,6 +167,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       ...(kind === 'resume' ? { resumeData } : {}),
       ...(kind === 'result' ? { result } : {}),
       ...(kind === 'approve' && args !== undefined ? { args } : {}),
+      ...(kind === 'resolve' ? { resolution, ...(resolution === 'skip' ? { result: output ?? null } : {}) } : {}),
     };
     const stream = await client.decideAndStream(kind, decision);
     return sse(stream.runId, stream);
@@ -172,6 +176,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   app.post('/runs/:runId/decline', decide('decline'));
   app.post('/runs/:runId/resume', decide('resume'));
   app.post('/runs/:runId/tool-result', decide('result'));
+  app.post('/runs/:runId/resolve', decide('resolve'));
 
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError((err) => {

@@ -33,6 +33,9 @@ export const DecisionBodySchema = z
     resumeData: JsonValueSchema.optional(),
     result: JsonValueSchema.optional(),
     args: JsonValueSchema.optional(),
+    /** `resolve`: retry, skip (with `output`) or fail (with `reason`) a call whose side effect is uncertain. */
+    resolution: z.enum(['retry', 'skip', 'fail']).optional(),
+    output: JsonValueSchema.optional(),
   })
   .strict();
 

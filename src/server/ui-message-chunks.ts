@@ -22,7 +22,19 @@ export interface RunMessageMetadata {
   pendingToolCalls?: unknown[];
 }
 
-export type RunUIMessageChunk = UIMessageChunk<RunMessageMetadata, { 'tool-suspended': ToolSuspendedData }>;
+/** `data-tool-uncertain` parts: an approved call was cut off and waits to be resolved (retry, skip, fail). */
+export interface ToolUncertainData {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  fingerprint: string;
+  reason: string;
+}
+
+export type RunUIMessageChunk = UIMessageChunk<
+  RunMessageMetadata,
+  { 'tool-suspended': ToolSuspendedData; 'tool-uncertain': ToolUncertainData }
+>;
 
 /** Maps one run's chunks in order; it keeps which text parts are open. */
 export class UiChunkMapper {
@@ -74,6 +86,12 @@ export class UiChunkMapper {
             },
           },
         ];
+      case 'tool-call-uncertain': {
+        const { toolCallId, toolName, args, fingerprint, reason } = chunk;
+        return [
+          { type: 'data-tool-uncertain', id: toolCallId, data: { toolCallId, toolName, args, fingerprint, reason } },
+        ];
+      }
       case 'tool-result':
         return [{ type: 'tool-output-available', toolCallId: chunk.toolCallId, output: chunk.output }];
       case 'tool-error':

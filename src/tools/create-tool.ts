@@ -81,6 +81,13 @@ export interface ToolConfig<
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
   /**
+   * The tool may run twice for one call without harm (it keys its side effect by
+   * `context.idempotencyKey`, or has none). An approved call of a tool that is not idempotent runs at
+   * most once: if its worker dies while it runs, the run waits for someone to resolve the call
+   * (retry, skip, fail) instead of running it again.
+   */
+  idempotent?: boolean;
+  /**
    * `error` (default): an output that fails `outputSchema` reaches the model as an error. `warn`: log it
    * and keep the output.
    */
@@ -118,6 +125,7 @@ export interface AnyTool {
   resumeSchema?: z.ZodType;
   execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
+  idempotent?: boolean;
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
   activity?: ToolActivityOptions;

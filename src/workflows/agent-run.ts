@@ -57,8 +57,10 @@ const { verifyDecision } = proxyLocalActivities<AgentActivities>({
   retry: { maximumAttempts: 3 },
 });
 
+/** The model activity heartbeats every 3 s: a worker that dies mid-call is noticed in 15 s, not 5 minutes. */
 const { callModel } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

@@ -15,6 +15,8 @@ export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineTool
 export const resumeToolCallSignal = defineSignal<[DecisionSignal]>('resumeToolCall');
 /** A client tool's result (`result` in the signal), for a run that waits on it. */
 export const submitToolResultSignal = defineSignal<[DecisionSignal]>('submitToolResult');
+/** Resolves a call whose side effect is uncertain: retry, skip with an output, or fail. */
+export const resolveToolCallSignal = defineSignal<[DecisionSignal]>('resolveToolCall');
 
 /** What a sub-agent's run sends its parent whenever its waiting calls, its pause or its verdicts change. */
 export const childReportSignal = defineSignal<[ChildReport]>('childReport');
@@ -25,6 +27,7 @@ export const decisionSignals: Record<DecisionKind, SignalDefinition<[DecisionSig
   decline: declineToolCallSignal,
   resume: resumeToolCallSignal,
   result: submitToolResultSignal,
+  resolve: resolveToolCallSignal,
 };
 
 /** The run so far: status, and the result as `generate()` would return it now. */

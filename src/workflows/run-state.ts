@@ -257,10 +257,15 @@ export class RunState {
       args: entry.args,
       fingerprint: entry.fingerprint,
     };
-    if (entry.kind === 'approval') this.publish({ type: 'tool-call-approval', ...ids });
-    else {
-      const payload = entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {};
-      this.publish({ type: 'tool-call-suspended', ...ids, ...payload });
+    switch (entry.kind) {
+      case 'approval':
+        return this.publish({ type: 'tool-call-approval', ...ids });
+      case 'uncertain':
+        return this.publish({ type: 'tool-call-uncertain', ...ids, reason: entry.uncertainty ?? 'cut off' });
+      default: {
+        const payload = entry.suspendPayload !== undefined ? { payload: entry.suspendPayload } : {};
+        return this.publish({ type: 'tool-call-suspended', ...ids, ...payload });
+      }
     }
   }
 

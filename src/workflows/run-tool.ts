@@ -3,7 +3,13 @@
  * then as an activity on the worker (with suspension and resume), a client's result, a sub-agent's
  * run or a workflow. Every way it can go wrong becomes a tool error the model sees.
  */
-import { ActivityFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  CancelledFailure,
+  proxyActivities,
+  TimeoutFailure,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
 import type { Resolution } from '../approvals/ledger-effects.js';
 import { needsApproval } from '../approvals/policy.js';
@@ -16,22 +22,24 @@ import type { RunState } from './run-state.js';
 import { withChangedArguments } from './transcript.js';
 
 /**
- * Tools run at least once (an activity may be retried after a worker dies), so tools get an
- * idempotency key; the default retry gives up after 3 attempts so that a broken tool becomes an
- * error the model sees rather than a run that retries forever.
+ * Tools that may run more than once (not approved, or idempotent) are retried after a worker dies,
+ * with an idempotency key; the default retry gives up after 3 attempts so that a broken tool becomes
+ * an error the model sees rather than a run that retries forever. The worker heartbeats while a tool
+ * runs, so a dead worker is noticed within the heartbeat timeout rather than the start-to-close one.
  */
-const DEFAULT_TOOL_ACTIVITY: ActivityOptions = {
+const DEFAULT_TOOL_ACTIVITY = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
-};
+} satisfies ActivityOptions;
 
-function toolActivityOptions(tool: ToolSpecOf<'tool'>): ActivityOptions {
-  const custom = tool.activity;
-  if (!custom) return DEFAULT_TOOL_ACTIVITY;
+function toolActivityOptions(tool: ToolSpecOf<'tool'>, atMostOnce: boolean): ActivityOptions {
+  const custom = tool.activity ?? {};
+  const retry = { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry };
   return {
     startToCloseTimeout: custom.startToCloseTimeout ?? DEFAULT_TOOL_ACTIVITY.startToCloseTimeout,
-    heartbeatTimeout: custom.heartbeatTimeout,
-    retry: { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry },
+    heartbeatTimeout: custom.heartbeatTimeout ?? DEFAULT_TOOL_ACTIVITY.heartbeatTimeout,
+    retry: atMostOnce ? { ...retry, maximumAttempts: 1 } : retry,
   };
 }
 
@@ -49,15 +57,18 @@ export async function runTool(
     return { type: 'error', error: `Unknown tool "${call.toolName}". Available tools: ${known}.` };
   }
 
-  if (!needsApproval(options, tool)) return runApproved(tool, spec, options, state, call);
-  const waiting = { kind: 'approval' as const, askedAt: new Date().toISOString(), inputSchema: tool.inputSchema };
+  if (!needsApproval(options, tool)) return runApproved(tool, spec, options, state, call, false);
+  const waiting = { kind: 'approval' as const, askedAt: now(), inputSchema: tool.inputSchema };
   const { kind, record } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
-  if (!record.approved) return runApproved(tool, spec, options, state, call);
+  // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
+  const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
+  if (!record.approved) return runApproved(tool, spec, options, state, call, atMostOnce);
   // Approved with changed arguments: the call runs with them, and the model is told.
-  const outcome = await runApproved(tool, spec, options, state, { ...call, args: record.approved.args });
+  const edited = { ...call, args: record.approved.args };
+  const outcome = await runApproved(tool, spec, options, state, edited, atMostOnce);
   return withChangedArguments(outcome, record.approved.args, decidedBy(record));
 }
 
@@ -67,6 +78,7 @@ function runApproved(
   options: RunOptions,
   state: RunState,
   call: ModelToolCall,
+  atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
   switch (tool.kind) {
     case 'client':
@@ -76,29 +88,33 @@ function runApproved(
     case 'workflow':
       return runWorkflowTool(tool, state, call);
     case 'tool':
-      return executeOnWorker(tool, spec, options, state, call);
+      return executeOnWorker(tool, spec, options, state, call, atMostOnce);
   }
 }
 
 /** A client tool: the caller supplies the result. */
 async function clientResult(state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
-  const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: new Date().toISOString() });
-  const output = decision.result ?? null;
-  const modelOutput =
-    typeof output === 'string' ? { type: 'text' as const, value: output } : { type: 'json' as const, value: output };
-  return { type: 'result', output, modelOutput };
+  const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: now() });
+  return operatorOutput(decision.result ?? null);
 }
 
-/** Runs the tool as an activity; a tool that suspends waits for resume data, and runs again with it. */
+/**
+ * Runs the tool as an activity; a tool that suspends waits for resume data, and runs again with it.
+ * An approved tool that is not idempotent runs at most once: if its execution is cut off (its worker
+ * died, it timed out), whether the side effect happened is not known, and the call waits for someone
+ * to resolve it (retry, skip with an output, or fail) rather than being retried blindly.
+ */
 async function executeOnWorker(
   tool: ToolSpecOf<'tool'>,
   spec: AgentSpec,
   options: RunOptions,
   state: RunState,
   call: ModelToolCall,
+  atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
-  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool));
+  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce));
   let resumed: Resolution | undefined;
+  let resumeRecorded = false;
   let suspendPayload: JsonValue | undefined;
   for (;;) {
     let output;
@@ -116,10 +132,26 @@ async function executeOnWorker(
     } catch (err) {
       if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
-      if (resumed) state.recordResume(resumed, undefined);
-      return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
+      if (resumed && !resumeRecorded) state.recordResume(resumed, undefined);
+      resumeRecorded = resumed !== undefined;
+      if (!atMostOnce || !cutOff(err)) {
+        return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
+      }
+      const uncertainty = `${activityFailureMessage(err)}: its worker died or it hung after it started`;
+      const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: now() };
+      const { decision, record } = await state.waitForDecision(call, waiting);
+      if (decision.resolution === 'retry') continue;
+      if (decision.resolution === 'skip') return operatorOutput(decision.result ?? null);
+      const why = record.reason ? `: ${record.reason}` : '';
+      return {
+        type: 'error',
+        error: `The call of tool "${call.toolName}" was marked failed by ${decidedBy(record)}${why}`,
+      };
     }
-    if (resumed) state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
+    if (resumed && !resumeRecorded) {
+      state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
+    }
+    resumeRecorded = false;
     if (output.type === 'result' || output.type === 'error') return output;
 
     // Suspended, or resume data the tool refused (then it did not run and is still suspended).
@@ -128,9 +160,25 @@ async function executeOnWorker(
       kind: 'suspend',
       suspendPayload,
       resumeSchema: tool.resumeSchema,
-      askedAt: new Date().toISOString(),
+      askedAt: now(),
     });
   }
+}
+
+/** An execution cut off from outside (a timeout: its worker died or hung; a cancellation), not a tool's own error. */
+function cutOff(err: ActivityFailure): boolean {
+  return err.cause instanceof TimeoutFailure || err.cause instanceof CancelledFailure;
+}
+
+/** An output someone else supplied (a client tool's result, a skipped call's): text as text, anything else as JSON. */
+function operatorOutput(output: JsonValue): ToolCallOutcome {
+  const modelOutput =
+    typeof output === 'string' ? { type: 'text' as const, value: output } : { type: 'json' as const, value: output };
+  return { type: 'result', output, modelOutput };
+}
+
+function now(): string {
+  return new Date().toISOString();
 }
 
 /** What failed inside an activity, rather than the wrapper's "Activity task failed". */

@@ -162,6 +162,57 @@ describe('durability with real processes', () => {
     expect(records.deletions[0]!.idempotencyKey).toBe(`${paused.runId}:${paused.suspendPayload!.toolCallId}`);
   });
 
+  it('does not run a killed, approved, non-idempotent side effect again: the run waits until it is resolved', async () => {
+    const s = scenario(temporalAddress());
+    const noticeScript = join(dir, `notify-${s.taskQueue}.json`);
+    await writeFile(
+      noticeScript,
+      JSON.stringify([
+        { toolCalls: [{ toolName: 'notifyOwner', args: { id: 'r2', message: 'Your list goes away.' } }] },
+        { text: 'The owner is told.' },
+      ]),
+    );
+    const notices = async () => (await readRecords(s.recordsFile)).notices.length;
+    for (const [how, extra, expected] of [
+      ['--skip', ['--output', '{"notified":"r2"}'], 1],
+      ['--retry', [], 2],
+    ] as const) {
+      const before = await notices();
+      const slow = await s.worker({ RECORDS_SLOW_MS: '60000' });
+      const started = await s.ctl(['start', 'records-agent', '--prompt', 'notify', '--script', noticeScript, '--json']);
+      const paused = JSON.parse(started.stdout) as RunResult;
+      expect((await s.ctl(['--as', 'ops', 'approve', paused.runId, '--latest'])).code).toBe(0);
+      // The notice went out, and the tool is still running: kill the worker now.
+      await waitFor('the notice on disk', async () => ((await notices()) > before ? true : undefined));
+      await killHard(slow);
+      const next = await s.worker();
+
+      // The new worker does not send it again: once the dead one's heartbeat times out, the call waits.
+      const shown = await waitFor('the uncertain call', async () => {
+        const out = await s.ctl(['runs', 'show', paused.runId]);
+        return /notifyOwner\(.*\) {2}uncertain \(/.test(out.stdout) ? out.stdout : undefined;
+      });
+      expect(shown).toMatch(/heartbeat timeout: its worker died or it hung after it started/i);
+      expect(await notices()).toBe(before + 1);
+
+      const resolved = await s.ctl([
+        '--as',
+        'ops',
+        'resolve',
+        paused.runId,
+        '--latest',
+        how,
+        ...extra,
+        '--wait',
+        '--json',
+      ]);
+      expect(resolved.code).toBe(0);
+      expect(JSON.parse(resolved.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop' } });
+      expect(await notices()).toBe(before + expected);
+      await killHard(next);
+    }
+  });
+
   it('keeps a waiting run through a restart of the dev server on its SQLite file', async () => {
     const port = await new Promise<number>((resolve) => {
       const srv = createServer().listen(0, '127.0.0.1', () => {
