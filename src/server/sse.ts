@@ -11,6 +11,8 @@ export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Respo
   const iterator = chunks[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   const event = (id: string, ui: unknown) => `${id}data: ${JSON.stringify(ui)}\n\n`;
+  // Set when the reader goes away: nothing more is written, and that is no error.
+  let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -33,6 +35,7 @@ export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Respo
           return;
         }
       } catch (err) {
+        if (cancelled) return;
         // A typed refusal says what; anything else is for the server's log, not the reader.
         const failure = failureOf(err);
         const errorText =
@@ -45,6 +48,7 @@ export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Respo
       }
     },
     async cancel() {
+      cancelled = true;
       await iterator.return?.();
     },
   });

@@ -183,6 +183,34 @@ describe('the HTTP server', () => {
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
   });
 
+  it('resolves an uncertain call on /runs/:runId/resolve, and shows it waiting as a data part', async () => {
+    const paused = await w.client.generate('toolbox-agent', 'charge', {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'charge', args: { amount: 4 } }] }, { text: 'Charged.' }],
+    });
+    const call = paused.pendingToolCalls[0]!;
+    const approved = await readMessage(await post(`/runs/${paused.runId}/approve`, { fingerprint: call.fingerprint }));
+    const uncertain = approved.chunks.find((c) => c.type === 'data-tool-uncertain') as { data: { reason: string } };
+    expect(uncertain.data.reason).toMatch(/StartToClose timeout/);
+    expect(await post(`/runs/${paused.runId}/resolve`, { fingerprint: call.fingerprint })).toMatchObject({
+      status: 400,
+    });
+    const { chunks } = await readMessage(
+      await post(`/runs/${paused.runId}/resolve`, {
+        fingerprint: call.fingerprint,
+        resolution: 'skip',
+        output: { charged: 4 },
+      }),
+      {
+        id: paused.runId,
+        role: 'assistant',
+        parts: [{ type: 'tool-charge', toolCallId: 'call-0-0', state: 'input-available', input: { amount: 4 } }],
+      },
+    );
+    expect(chunks).toContainEqual({ type: 'tool-output-available', toolCallId: 'call-0-0', output: { charged: 4 } });
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+  });
+
   it('takes useChat UI messages and answers /generate with the run result', async () => {
     const res = await post('/agents/toolbox-agent/generate', {
       messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Add 2 and 3' }] }],
