@@ -2,7 +2,7 @@
  * Waiting on a run: for its result, or for its next pause (the `nextPause` update: no polling),
  * with every way a wait can end turned into a typed error.
  */
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decisionRefused } from '../errors.js';
 import { RefusalTypeSchema } from '../schemas/decisions.js';
@@ -47,9 +47,12 @@ export async function nextResult(ctx: ClientContext, runId: string, after: NextP
       const type = RefusalTypeSchema.safeParse(cause.type);
       if (type.success) throw decisionRefused(runId, type.data, cause.message);
     }
-    // A run that finished before the update completed: its result says how it ended.
+    // A run that finished before the update completed: its result says how it ended. The server may
+    // also answer "not found" for a run that closed as the update arrived; the result tells which.
     const finished =
-      isFinishedError(err) || (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
+      isFinishedError(err) ||
+      err instanceof WorkflowNotFoundError ||
+      (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
     if (!finished) throw runError(ctx, runId, err);
     if (after.decisionId) {
       const verdict = (await getRun(ctx, runId)).decisions.find((d) => d.decisionId === after.decisionId);
