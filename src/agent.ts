@@ -1,5 +1,6 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
+import { rejectUnknownKeys } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
@@ -66,10 +67,31 @@ export interface WorkflowTool {
  */
 export function defineWorkflowTool(config: Omit<WorkflowTool, 'kind'>): WorkflowTool {
   if (!config.workflowType) throw new TypeError('defineWorkflowTool: `workflowType` is required');
+  rejectUnknownKeys(`defineWorkflowTool("${config.workflowType}")`, config, WORKFLOW_TOOL_OPTIONS);
   return { ...config, kind: 'workflow-tool' };
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Every option {@link defineAgent} takes; any other is refused, naming the nearest. */
+const AGENT_OPTIONS = [
+  'id',
+  'name',
+  'description',
+  'instructions',
+  'model',
+  'tools',
+  'agents',
+  'workflows',
+  'defaultOptions',
+  'access',
+  'overridable',
+] as const satisfies ReadonlyArray<keyof AgentConfig>;
+// Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
+const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
+void everyAgentOption;
+
+const WORKFLOW_TOOL_OPTIONS = ['workflowType', 'description', 'inputSchema', 'outputSchema', 'taskQueue'] as const;
 
 /**
  * Defines an agent. Agents live on the worker; a run's workflow sees only their serialisable
@@ -77,6 +99,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export function defineAgent(config: AgentConfig): Agent {
   if (!config.id) throw new TypeError('defineAgent: `id` is required');
+  // `kind` and the rest come along when an agent is defined from another (`{ ...agent, model }`).
+  const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
+  rejectUnknownKeys(`defineAgent("${config.id}")`, options, AGENT_OPTIONS);
   const tools = config.tools ?? {};
   for (const [name, tool] of Object.entries(tools)) {
     if (!TOOL_NAME.test(name)) {

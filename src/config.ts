@@ -18,6 +18,11 @@ export interface ConnectionSettings {
   taskQueue?: string;
 }
 
+/** The keys of {@link ConnectionSettings}, for options objects that take them. */
+export const CONNECTION_SETTINGS = ['address', 'namespace', 'profile', 'taskQueue'] as const satisfies ReadonlyArray<
+  keyof ConnectionSettings
+>;
+
 export interface ResolvedConnection {
   connectionOptions: NativeConnectionOptions;
   namespace: string;

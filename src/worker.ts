@@ -5,7 +5,8 @@ import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
 import type { DecisionKeys } from './activities/verify-decision.js';
 import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
-import { decisionKeysFromEnv, resolveConnection, type ConnectionSettings } from './config.js';
+import { CONNECTION_SETTINGS, decisionKeysFromEnv, resolveConnection, type ConnectionSettings } from './config.js';
+import { rejectUnknownKeys } from './options.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 
@@ -58,8 +59,21 @@ export interface AgentWorker {
   run(): Promise<void>;
 }
 
+const WORKER_OPTIONS = [
+  'agents',
+  'models',
+  'enableScriptedModel',
+  'decisionKeys',
+  'codec',
+  'connection',
+  'workflowBundle',
+  'workerOptions',
+  ...CONNECTION_SETTINGS,
+] as const satisfies ReadonlyArray<keyof CreateWorkerOptions>;
+
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
+  rejectUnknownKeys('createWorker', options, WORKER_OPTIONS);
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
   // Before connecting: bad codec keys fail here without a connection to close.
   const codec = options.codec ?? (await loadPayloadCodec());

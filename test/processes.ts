@@ -11,9 +11,12 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `examples/worker.ts` (what `npm run worker` runs) and resolves once it serves. */
-export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/worker.ts'], {
+/**
+ * Starts a worker process, `examples/worker.ts` (what `npm run worker` runs) unless told another
+ * entry, and resolves once it serves.
+ */
+export async function spawnWorker(env: Record<string, string>, entry = 'examples/worker.ts'): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     env: { ...process.env, TEMPORAL_NAMESPACE: 'default', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

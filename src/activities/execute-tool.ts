@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
+import { toolModelMessageSchema } from 'ai';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue } from '../schemas/json.js';
+import { truncate, type JsonValue } from '../schemas/json.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
@@ -51,6 +52,16 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   }
 
   const activity = Context.current();
+  // The first suspend() wins. It rejects, to unwind `execute`; a tool that does not await it must not
+  // leave an unhandled rejection behind (that would kill the worker process), so the rejection is
+  // marked handled here, and the suspension is taken when `execute` settles.
+  let suspension: { payload: unknown } | undefined;
+  const suspend = (payload: unknown): Promise<never> => {
+    suspension ??= { payload };
+    const unwind = Promise.reject(new ToolSuspension(payload));
+    unwind.catch(() => undefined);
+    return unwind;
+  };
   const context: ToolExecutionContext<unknown, unknown> = {
     runId: input.runId,
     agentId: input.agentId,
@@ -62,8 +73,10 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     attempt: activity.info.attempt,
     abortSignal: activity.cancellationSignal,
     logger: activity.log,
-    suspend: (payload) => Promise.reject(new ToolSuspension(payload)),
+    suspend,
     resumeData,
+    // Mastra's tools read these from `context.agent`.
+    agent: { toolCallId: input.toolCallId, suspend, resumeData },
   };
   const execute = tool.execute as (input: unknown, context: ToolExecutionContext<unknown, unknown>) => unknown;
 
@@ -80,6 +93,8 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   } finally {
     clearInterval(heartbeats);
   }
+  // suspend() called without await: what `execute` returned after it does not count.
+  if (suspension) return suspended(tool, input.toolName, suspension.payload);
 
   if (tool.outputSchema) {
     const parsedOutput = tool.outputSchema.safeParse(output);
@@ -114,19 +129,35 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   const json = toJson(output);
   let modelOutput: ToolModelOutput;
   try {
-    const shape = tool.toModelOutput as ((output: unknown) => ToolModelOutput) | undefined;
+    const shape = tool.toModelOutput as ((output: unknown) => unknown) | undefined;
     modelOutput = shape
-      ? shape(output)
+      ? checkedModelOutput(await shape(output), input)
       : typeof json === 'string'
         ? { type: 'text', value: json }
         : { type: 'json', value: json };
   } catch (err) {
-    return {
-      type: 'error',
-      error: `toModelOutput of tool "${input.toolName}" threw: ${errorMessage(err)}`,
-    };
+    return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
   }
   return { type: 'result', output: json, modelOutput };
+}
+
+/**
+ * What `toModelOutput` returned, if the model can be shown it: any of the AI SDK's tool result outputs,
+ * multimodal `content` included, checked as the AI SDK checks a tool message.
+ */
+function checkedModelOutput(shaped: unknown, input: ExecuteToolInput): ToolModelOutput {
+  const output = toJson(shaped);
+  const message = {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: input.toolCallId, toolName: input.toolName, output }],
+  };
+  const parsed = toolModelMessageSchema.safeParse(message);
+  if (!parsed.success) {
+    throw new Error(
+      `it returned ${truncate(JSON.stringify(output), 200)}, which is no tool result output of the AI SDK`,
+    );
+  }
+  return output as ToolModelOutput;
 }
 
 function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteToolOutput {

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
-import { resolveConnection, type ConnectionSettings } from '../config.js';
+import { CONNECTION_SETTINGS, resolveConnection, type ConnectionSettings } from '../config.js';
+import { rejectUnknownKeys } from '../options.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
@@ -85,6 +86,13 @@ export class AgentClient {
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
+    rejectUnknownKeys('AgentClient.connect', options, [
+      ...CONNECTION_SETTINGS,
+      'codec',
+      'warn',
+      'principal',
+      'signingKey',
+    ] satisfies Array<keyof AgentClientOptions>);
     const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
     const codec = options.codec ?? (await loadPayloadCodec());
     const connection = await Connection.connect({

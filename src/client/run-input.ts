@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { storableApprovalPolicy } from '../approvals/policy.js';
 import { InvalidRunOptionsError } from '../errors.js';
+import { unknownKeyMessage } from '../options.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { PrincipalInput } from './identity.js';
@@ -44,6 +45,9 @@ export function buildRunInput(
 ): RunInput {
   if (!agentId) throw new InvalidRunOptionsError('agentId must be a non-empty string');
   const { requireToolApproval, ...rest } = options;
+  const known = Object.keys(RunOptionsSchema.shape);
+  const unknown = Object.keys(options).filter((key) => !known.includes(key));
+  if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
   const approval = storableApprovalPolicy(requireToolApproval, warn);
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,

@@ -1,9 +1,17 @@
 /** What the model is shown of a tool's outcome. Sandbox-safe. */
 import type { JsonValue } from './json.js';
 
-/** What the model is shown for a tool result (a subset of the AI SDK's `ToolResultOutput`). */
+/** One part of a multimodal tool result: text, or a file (image, document) by data or URL. */
+export type ToolContentPart = { type: 'text'; text: string } | { type: string; [key: string]: JsonValue };
+
+/**
+ * What the model is shown for a tool result: the AI SDK's `ToolResultOutput` as plain data (what a
+ * tool's `toModelOutput` returns is checked against the AI SDK's own schema).
+ */
 export type ToolModelOutput =
   | { type: 'text'; value: string }
   | { type: 'json'; value: JsonValue }
   | { type: 'error-text'; value: string }
-  | { type: 'execution-denied'; reason?: string };
+  | { type: 'error-json'; value: JsonValue }
+  | { type: 'execution-denied'; reason?: string }
+  | { type: 'content'; value: ToolContentPart[] };

@@ -15,6 +15,7 @@ import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
 import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../errors.js';
+import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { RunOptions } from '../schemas/run-options.js';
@@ -53,12 +54,23 @@ export interface ServerOptions {
   maxBodyBytes?: number;
 }
 
+/** Every option of {@link ServerOptions}; any other is refused, naming the nearest. */
+export const SERVER_OPTIONS = [
+  'authenticate',
+  'agents',
+  'allowedHosts',
+  'allowedOrigins',
+  'requestOptions',
+  'maxBodyBytes',
+] as const satisfies ReadonlyArray<keyof ServerOptions>;
+
 function allowOrDeny(check: AccessCheck): void {
   if (!check.allowed) throw new AccessDeniedError(check.message);
 }
 
 /** The Hono app; serve it with `startServer` (or `@hono/node-server`, or any fetch-style runtime). */
 export function createServerApp(client: AgentClient, options: ServerOptions = {}): Hono<ServerEnv> {
+  rejectUnknownKeys('createServerApp', options, SERVER_OPTIONS);
   const app = new Hono<ServerEnv>();
   const policies = new Map<string, AccessPolicy | undefined>();
   const addPolicies = (agent: Agent): void => {

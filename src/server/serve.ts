@@ -1,7 +1,8 @@
 /** Serving the HTTP app on a port, safely: no authentication means loopback only. */
 import { serve, type ServerType } from '@hono/node-server';
 import type { AgentClient } from '../client/agent-client.js';
-import { createServerApp, type ServerOptions } from './app.js';
+import { rejectUnknownKeys } from '../options.js';
+import { createServerApp, SERVER_OPTIONS, type ServerOptions } from './app.js';
 import { isLoopback } from './guards.js';
 
 export interface StartServerOptions extends ServerOptions {
@@ -17,6 +18,7 @@ export interface StartServerOptions extends ServerOptions {
  */
 export async function startServer(client: AgentClient, options: StartServerOptions = {}): Promise<ServerType> {
   const { hostname = '127.0.0.1', port = 3000, ...app } = options;
+  rejectUnknownKeys('startServer', app, SERVER_OPTIONS);
   if (!app.authenticate && !isLoopback(hostname)) {
     throw new Error(
       `refusing to serve on ${hostname} without authentication: anyone who reaches it could start runs and approve ` +

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { rejectUnknownKeys } from '../options.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ToolActivityOptions } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -34,11 +35,15 @@ export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue>
   /**
    * Pauses the run until someone resumes this call: `return await context.suspend(payload)`. The
    * payload is checked against `suspendSchema`. On resume the tool runs again from the start, with
-   * `resumeData` set.
+   * `resumeData` set. `await suspend()` throws to unwind `execute`, so code after it does not run;
+   * a `suspend()` that is not awaited suspends the call all the same once `execute` settles, and what
+   * `execute` returned is dropped. The first call of `suspend()` counts.
    */
   suspend: (payload: TSuspend) => Promise<never>;
   /** The data this call was resumed with (checked against `resumeSchema`); undefined on a first run. */
   resumeData: TResume | undefined;
+  /** The same, where Mastra's tools look for them: `const { suspend, resumeData } = context.agent`. */
+  agent: { toolCallId: string; suspend: (payload: TSuspend) => Promise<never>; resumeData: TResume | undefined };
 }
 
 /**
@@ -135,6 +140,32 @@ export interface AnyTool {
   onOutput?: (context: never) => void | Promise<void>;
 }
 
+/** Every option {@link createTool} takes; any other is refused, naming the nearest. */
+const TOOL_OPTIONS = [
+  'id',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'suspendSchema',
+  'resumeSchema',
+  'execute',
+  'requireApproval',
+  'idempotent',
+  'outputValidation',
+  'toModelOutput',
+  'activity',
+  'onInputStart',
+  'onInputDelta',
+  'onInputAvailable',
+  'onOutput',
+] as const satisfies ReadonlyArray<keyof ToolConfig<z.ZodType, z.ZodType>>;
+// Fails to compile when ToolConfig gains an option that TOOL_OPTIONS does not list.
+const everyToolOption: Record<
+  Exclude<keyof ToolConfig<z.ZodType, z.ZodType>, (typeof TOOL_OPTIONS)[number]>,
+  never
+> = {};
+void everyToolOption;
+
 /**
  * Defines a tool, in the shape of Mastra's `createTool`: zod schemas in, `execute(input, context)`
  * run on the worker as a Temporal activity.
@@ -154,6 +185,7 @@ export function createTool<
   TResume extends z.ZodType = z.ZodType<JsonValue>,
 >(config: ToolConfig<TInput, TOutput, TSuspend, TResume>): Tool<TInput, TOutput, TSuspend, TResume> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
+  rejectUnknownKeys(`createTool("${config.id}")`, config, TOOL_OPTIONS);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
   }

@@ -37,4 +37,26 @@ describe('the worker process', () => {
       }
     },
   );
+
+  it('survives a tool that calls suspend() without awaiting it: the call suspends, the process lives on', async () => {
+    const taskQueue = `e2e-${randomUUID()}`;
+    const env = { TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue };
+    const worker = await spawnWorker(env, 'test/fixtures/toolbox-worker.ts');
+    const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
+    try {
+      const paused = await client.generate('toolbox-agent', 'go', {
+        model: 'scripted',
+        script: [{ toolCalls: [{ toolName: 'carelessSuspend', args: {} }] }, { text: 'Done.' }],
+      });
+      expect(paused.finishReason).toBe('suspended');
+      expect(worker.child.exitCode).toBeNull();
+      const done = await client.resumeGenerate({ answer: 'yes' }, { runId: paused.runId });
+      expect(done.toolResults[0]).toMatchObject({ isError: false, output: { answer: 'yes' } });
+      expect(worker.child.exitCode).toBeNull();
+      expect(worker.output()).not.toMatch(/unhandled/i);
+    } finally {
+      await client.close();
+      worker.child.kill('SIGKILL');
+    }
+  });
 });

@@ -147,6 +147,7 @@ type FetchOutput = Record<string, unknown>;
 
 /** Runs a web_fetch tool's execute as the worker would, outside Temporal. */
 async function fetchWith(tool: typeof webFetchTool, url: string): Promise<FetchOutput> {
+  const suspend = () => Promise.reject(new Error('web_fetch does not suspend'));
   const context = {
     runId: 'run-test',
     agentId: 'test',
@@ -158,8 +159,9 @@ async function fetchWith(tool: typeof webFetchTool, url: string): Promise<FetchO
     attempt: 1,
     abortSignal: new AbortController().signal,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
-    suspend: () => Promise.reject(new Error('web_fetch does not suspend')),
+    suspend,
     resumeData: undefined,
+    agent: { toolCallId: 'call-0', suspend, resumeData: undefined },
   } satisfies ToolExecutionContext;
   const output = await tool.execute!({ url }, context);
   // What the worker does with it: the output must fit the tool's schema.

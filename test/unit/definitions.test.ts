@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { describeAgent } from '../../src/activities/describe-agent.js';
-import { createTool, defineAgent, defineWorkflowTool } from '../../src/index.js';
+import { createTool, createWorker, defineAgent, defineWorkflowTool } from '../../src/index.js';
 import { AgentRegistry } from '../../src/registry.js';
 
 const echo = createTool({
@@ -127,5 +127,45 @@ describe('defineAgent and createTool', () => {
     const other = defineAgent({ id: 'a', name: 'Another A', instructions: '', model: 'scripted' });
     expect(() => new AgentRegistry([one, other])).toThrow('Two agents have the id "a"');
     expect(new AgentRegistry([one, one]).ids()).toEqual(['a']);
+  });
+});
+
+describe('loud configuration', () => {
+  const input = z.object({});
+  it('refuses an option createTool does not know, naming the nearest known one', () => {
+    expect(() =>
+      createTool({ id: 't', description: 'd', inputSchema: input, requireAproval: true } as Parameters<
+        typeof createTool
+      >[0]),
+    ).toThrow('createTool("t"): unknown option "requireAproval" (did you mean "requireApproval"?)');
+    expect(() =>
+      createTool({ id: 't', description: 'd', inputSchema: input, colour: 'red' } as Parameters<typeof createTool>[0]),
+    ).toThrow(/unknown option "colour" \(known: id, description, inputSchema, /);
+  });
+
+  it('refuses an option defineAgent or defineWorkflowTool does not know', () => {
+    const config = { id: 'a', name: 'A', instruction: 'x', model: 'scripted' };
+    expect(() => defineAgent(config as unknown as Parameters<typeof defineAgent>[0])).toThrow(
+      'defineAgent("a"): unknown option "instruction" (did you mean "instructions"?)',
+    );
+    const tool = { workflowType: 'w', description: 'd', inputSchema: input, taskQue: 'q' };
+    expect(() => defineWorkflowTool(tool as Parameters<typeof defineWorkflowTool>[0])).toThrow(
+      'defineWorkflowTool("w"): unknown option "taskQue" (did you mean "taskQueue"?)',
+    );
+  });
+
+  it('refuses options of a worker, a server and run options it does not know', async () => {
+    await expect(createWorker({ agent: [] } as unknown as Parameters<typeof createWorker>[0])).rejects.toThrow(
+      'createWorker: unknown option "agent" (did you mean "agents"?)',
+    );
+    const { createServerApp } = await import('../../src/index.js');
+    const client = {} as Parameters<typeof createServerApp>[0];
+    expect(() => createServerApp(client, { allowedHost: ['x'] } as Parameters<typeof createServerApp>[1])).toThrow(
+      'createServerApp: unknown option "allowedHost" (did you mean "allowedHosts"?)',
+    );
+    const { buildRunInput } = await import('../../src/client/run-input.js');
+    expect(() => buildRunInput('a', 'hi', { maxStep: 3 } as Parameters<typeof buildRunInput>[2], () => {})).toThrow(
+      'Invalid run options: unknown option "maxStep" (did you mean "maxSteps"?)',
+    );
   });
 });
