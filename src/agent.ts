@@ -1,9 +1,10 @@
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import { rejectUnknownKeys } from './options.js';
+import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
+import type { AgentHooks } from './tools/hooks.js';
 
 /** The options of {@link defineAgent}. */
 export interface AgentConfig {
@@ -37,6 +38,8 @@ export interface AgentConfig {
    * comparison of models). Default: none.
    */
   overridable?: Array<'model' | 'instructions'>;
+  /** Code around every tool call of the agent: `beforeToolCall` may skip a call, `afterToolCall` observes. */
+  hooks?: AgentHooks;
 }
 
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
@@ -86,6 +89,7 @@ const AGENT_OPTIONS = [
   'defaultOptions',
   'access',
   'overridable',
+  'hooks',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 // Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
 const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
@@ -148,6 +152,15 @@ export function defineAgent(config: AgentConfig): Agent {
         `defineAgent("${config.id}"): access.tools names ${unknown.join(', ')}, which the agent does not have`,
       );
     }
+  }
+  for (const [name, hook] of Object.entries(config.hooks ?? {})) {
+    if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
+      throw new TypeError(
+        `defineAgent("${config.id}"): hooks: ${unknownKeyMessage(name, ['beforeToolCall', 'afterToolCall'])}`,
+      );
+    }
+    if (typeof hook !== 'function')
+      throw new TypeError(`defineAgent("${config.id}"): hooks.${name} must be a function`);
   }
   const badOverride = (config.overridable ?? []).find((o) => o !== 'model' && o !== 'instructions');
   if (badOverride) {

@@ -10,6 +10,7 @@ export type {
 } from './tools/create-tool.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
 export { defineAgent, defineWorkflowTool } from './agent.js';
+export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext } from './tools/hooks.js';
 export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';

@@ -87,7 +87,24 @@ export interface AgentActivities {
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
   verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
+  toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
 }
+
+/** An agent hook to run around a tool call; `end` is how the call ended (for `afterToolCall`). */
+export interface ToolCallHookInput {
+  hook: 'beforeToolCall' | 'afterToolCall';
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+  end?: { output: JsonValue } | { error: string };
+}
+
+/** Go on, skip the call with this output, or the hook failed (the call does not run). */
+export type ToolCallHookOutput = { proceed: true } | { proceed: false; output: JsonValue } | { failed: string };
 
 /** A decision to check against the approvers' keys, as the run received it, at workflow time `at`. */
 export interface VerifyDecisionInput {

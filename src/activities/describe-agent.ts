@@ -66,5 +66,8 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     defaultOptions: agent.defaultOptions,
     ...(agent.access ? { access: agent.access } : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
+    ...(agent.hooks
+      ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
+      : {}),
   };
 }

@@ -4,6 +4,7 @@ import { callModel } from './call-model.js';
 import type { AgentActivities } from './contracts.js';
 import { describeAgent } from './describe-agent.js';
 import { executeTool } from './execute-tool.js';
+import { toolCallHook } from './tool-call-hook.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 
 /**
@@ -19,6 +20,7 @@ export function createActivities(
   return {
     describeAgent: async (input) => ({ ...describeAgent(registry, input), ...(keys ? { signedDecisions: true } : {}) }),
     callModel: (input) => callModel(registry, models, input),
+    toolCallHook: (input) => toolCallHook(registry, input),
     executeTool: (input) => executeTool(registry, input),
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>

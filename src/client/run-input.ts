@@ -5,6 +5,7 @@ import { InvalidRunOptionsError } from '../errors.js';
 import { unknownKeyMessage } from '../options.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
+import type { AgentHooks } from '../tools/hooks.js';
 import type { PrincipalInput } from './identity.js';
 import { RunOptionsSchema, type RunOptions } from '../schemas/run-options.js';
 
@@ -22,6 +23,12 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
    * requires approval for every call (fail safe), and the client logs a warning saying so.
    */
   requireToolApproval?: boolean | ((...args: never[]) => unknown);
+  /**
+   * Per-call hooks. Functions cannot be stored with a durable run (put hooks on the agent, where they
+   * run on the worker): a run given them requires approval for every call instead (fail safe), and the
+   * client warns.
+   */
+  hooks?: AgentHooks;
 }
 
 /** Options of `AgentClient.stream`. */
@@ -32,6 +39,11 @@ export interface StreamOptions extends StartOptions {
    */
   streamGraceMs?: number;
 }
+
+/** The warning given when a run is started with per-call hooks. */
+export const PER_CALL_HOOKS_WARNING =
+  'hooks: functions cannot be stored with a durable run, so this run requires approval for every tool call ' +
+  'instead. Put the hooks on the agent (defineAgent({ hooks })), where they run on the worker.';
 
 /** The default of {@link StreamOptions.streamGraceMs}. */
 export const DEFAULT_STREAM_GRACE_MS = 10_000;
@@ -44,11 +56,12 @@ export function buildRunInput(
   warn: (message: string) => void,
 ): RunInput {
   if (!agentId) throw new InvalidRunOptionsError('agentId must be a non-empty string');
-  const { requireToolApproval, ...rest } = options;
-  const known = Object.keys(RunOptionsSchema.shape);
+  const { requireToolApproval, hooks, ...rest } = options;
+  const known = [...Object.keys(RunOptionsSchema.shape), 'hooks'];
   const unknown = Object.keys(options).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
-  const approval = storableApprovalPolicy(requireToolApproval, warn);
+  const approval = hooks ? true : storableApprovalPolicy(requireToolApproval, warn);
+  if (hooks) warn(PER_CALL_HOOKS_WARNING);
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,
     ...(approval !== undefined ? { requireToolApproval: approval } : {}),

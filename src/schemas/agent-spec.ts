@@ -93,6 +93,8 @@ export const AgentSpecSchema = z.object({
   overridable: z.array(z.enum(['model', 'instructions'])).optional(),
   /** Set when the worker has decision keys: every decision must carry a valid signature. */
   signedDecisions: z.boolean().optional(),
+  /** Which of the agent's hooks exist (the code is on the worker): the run calls them around every tool call. */
+  hooks: z.object({ beforeToolCall: z.boolean(), afterToolCall: z.boolean() }).optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 

@@ -7,6 +7,7 @@ import {
   ActivityFailure,
   CancelledFailure,
   proxyActivities,
+  proxyLocalActivities,
   TimeoutFailure,
   type ActivityOptions,
 } from '@temporalio/workflow';
@@ -43,6 +44,12 @@ function toolActivityOptions(tool: ToolSpecOf<'tool'>, atMostOnce: boolean): Act
   };
 }
 
+/** Agent hooks are the agent's own code around a call: quick, on the worker, recorded as markers. */
+const { toolCallHook } = proxyLocalActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3 },
+});
+
 /** Runs one tool call, after approval if it needs one. */
 export async function runTool(
   spec: AgentSpec,
@@ -57,7 +64,8 @@ export async function runTool(
     return { type: 'error', error: `Unknown tool "${call.toolName}". Available tools: ${known}.` };
   }
 
-  if (!needsApproval(options, tool)) return runApproved(tool, spec, options, state, call, false);
+  if (!needsApproval(options, tool))
+    return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, false));
   const waiting = { kind: 'approval' as const, askedAt: now(), inputSchema: tool.inputSchema };
   const { kind, record } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
@@ -65,11 +73,50 @@ export async function runTool(
   }
   // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
   const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
-  if (!record.approved) return runApproved(tool, spec, options, state, call, atMostOnce);
+  if (!record.approved) {
+    return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, atMostOnce));
+  }
   // Approved with changed arguments: the call runs with them, and the model is told.
   const edited = { ...call, args: record.approved.args };
-  const outcome = await runApproved(tool, spec, options, state, edited, atMostOnce);
+  const outcome = await withHooks(spec, options, state, edited, () =>
+    runApproved(tool, spec, options, state, edited, atMostOnce),
+  );
   return withChangedArguments(outcome, record.approved.args, decidedBy(record));
+}
+
+/** The agent's hooks around a call that runs: `beforeToolCall` may skip it, `afterToolCall` sees how it ended. */
+async function withHooks(
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+  run: () => Promise<ToolCallOutcome>,
+): Promise<ToolCallOutcome> {
+  if (!spec.hooks) return run();
+  const { toolCallId, toolName, args } = call;
+  const context = { runId: state.runId, agentId: spec.id, toolCallId, toolName, args };
+  const where = { ...context, threadId: options.threadId, resourceId: options.resourceId };
+  let outcome: ToolCallOutcome | undefined;
+  if (spec.hooks.beforeToolCall) {
+    const before = await toolCallHook({ hook: 'beforeToolCall', ...where });
+    if ('failed' in before) {
+      return {
+        type: 'error',
+        error: `beforeToolCall of agent "${spec.id}" failed, so the call did not run: ${before.failed}`,
+      };
+    }
+    if (!before.proceed) outcome = operatorOutput(before.output);
+  }
+  outcome ??= await run();
+  if (spec.hooks.afterToolCall) {
+    const end = outcome.type === 'result' ? { output: outcome.output } : { error: outcomeError(outcome) };
+    await toolCallHook({ hook: 'afterToolCall', ...where, end });
+  }
+  return outcome;
+}
+
+function outcomeError(outcome: Exclude<ToolCallOutcome, { type: 'result' }>): string {
+  return outcome.type === 'declined' ? outcome.message : outcome.error;
 }
 
 function runApproved(

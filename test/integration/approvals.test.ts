@@ -166,6 +166,16 @@ describe('approval before execution', () => {
         ),
       ]);
       await client.declineToolCallGenerate({ runId: pausedToo.runId });
+
+      // Per-call hooks cannot be stored either: the same fail-safe.
+      const pausedAgain = await client.generate('toolbox-agent', 'add', {
+        model: 'scripted',
+        script: addScript,
+        hooks: { beforeToolCall: () => ({ proceed: false, output: 0 }) },
+      });
+      expect(pausedAgain.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
+      expect(warnings[1]).toMatch(/^hooks: functions cannot be stored with a durable run/);
+      await client.declineToolCallGenerate({ runId: pausedAgain.runId });
     } finally {
       await client.close();
     }

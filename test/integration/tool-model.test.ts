@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/index.js';
-import { toolboxAgent } from '../fixtures/agents.js';
+import { hookedAgent, hookLog, recorded, toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
@@ -55,4 +55,58 @@ it('shows the model multimodal content from toModelOutput, and makes an output i
     error: expect.stringMatching(/^toModelOutput of tool "picture" failed: it returned \{"type":"picture-of-a-cat"\}/),
   });
   expect(await historyEventTypes(w.client, refused.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+});
+
+it('runs the agent hooks around every call, whatever runs it: a skipped one, a tool, an error, a client tool, a sub-agent', async () => {
+  const hooked = await startWorker([hookedAgent]);
+  try {
+    hookLog.length = 0;
+    const before = recorded.length;
+    const paused = await hooked.client.generate('hooked-agent', 'go', {
+      model: 'scripted',
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'record', args: { note: 'forbidden' } },
+            { toolName: 'record', args: { note: 'fine' } },
+            { toolName: 'explode', args: {} },
+            { toolName: 'agent-helper', args: { prompt: 'add' } },
+            { toolName: 'pick', args: { options: ['a', 'b'] } },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+      subAgentOptions: {
+        helper: {
+          model: 'scripted',
+          script: [{ toolCalls: [{ toolName: 'add', args: { a: 1, b: 2 } }] }, { text: '3' }],
+        },
+      },
+    });
+    const done = await hooked.client.submitToolResultGenerate({ runId: paused.runId, result: 'b' });
+    expect(done.toolResults.map((r) => (r.isError ? `error` : JSON.stringify(r.output)))).toEqual([
+      '"blocked by policy"',
+      '"recorded fine"',
+      'error',
+      expect.stringContaining('"text":"3"'),
+      '"b"',
+    ]);
+    expect(recorded.slice(before).map((r) => r.input)).toEqual(['fine']); // the forbidden one never ran
+    expect(hookLog).toEqual(
+      expect.arrayContaining([
+        'before record {"note":"forbidden"}',
+        'after record "blocked by policy"',
+        'before record {"note":"fine"}',
+        'after record "recorded fine"',
+        'before explode {}',
+        expect.stringMatching(/^after explode error Tool "explode" failed: boom/),
+        'before agent-helper {"prompt":"add"}',
+        expect.stringMatching(/^after agent-helper \{"text":"3"/),
+        'before pick {"options":["a","b"]}',
+        'after pick "b"',
+      ]),
+    );
+  } finally {
+    await hooked.stop();
+  }
 });
