@@ -5,6 +5,7 @@ import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
 import type { AgentHooks } from './tools/hooks.js';
+import { checkTransforms, type ToolTransforms } from './tools/transforms.js';
 
 /** The options of {@link defineAgent}. */
 export interface AgentConfig {
@@ -40,6 +41,11 @@ export interface AgentConfig {
   overridable?: Array<'model' | 'instructions'>;
   /** Code around every tool call of the agent: `beforeToolCall` may skip a call, `afterToolCall` observes. */
   hooks?: AgentHooks;
+  /**
+   * Transforms for every call of the agent, whatever its tool (own tools, sub-agents, workflows, client
+   * tools): they apply after the tool's own transform of the same stage. See the README's "Transforms".
+   */
+  transform?: ToolTransforms;
 }
 
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
@@ -90,6 +96,7 @@ const AGENT_OPTIONS = [
   'access',
   'overridable',
   'hooks',
+  'transform',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 // Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
 const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
@@ -162,6 +169,7 @@ export function defineAgent(config: AgentConfig): Agent {
     if (typeof hook !== 'function')
       throw new TypeError(`defineAgent("${config.id}"): hooks.${name} must be a function`);
   }
+  checkTransforms(`defineAgent("${config.id}")`, config.transform);
   const badOverride = (config.overridable ?? []).find((o) => o !== 'model' && o !== 'instructions');
   if (badOverride) {
     throw new TypeError(

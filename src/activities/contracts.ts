@@ -10,6 +10,7 @@ import type { ModelSettings, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
+import type { DisplayStage } from '../tools/transforms.js';
 
 export interface DescribeAgentInput {
   agentId: string;
@@ -70,7 +71,8 @@ export interface ExecuteToolInput {
 }
 
 export type ExecuteToolOutput =
-  | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput }
+  /** `shaped`: the model's view came from the tool's transcript transform and `toModelOutput` already. */
+  | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput; shaped?: boolean }
   | { type: 'error'; error: string }
   /** The tool called `suspend(payload)`; it runs again when resumed. */
   | { type: 'suspended'; payload: JsonValue }
@@ -88,7 +90,31 @@ export interface AgentActivities {
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
   verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
   toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
+  transformPayload(input: TransformPayloadInput): Promise<{ value: JsonValue }>;
+  shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;
 }
+
+/** One stage of one call to transform for the stream (`display`) or the transcript. */
+export interface TransformPayloadInput {
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  target: 'display' | 'transcript';
+  stage: DisplayStage;
+  value: JsonValue;
+}
+
+/** An output that did not come from the tool's `execute`, to shape for the model. */
+export interface ShapeOutputInput {
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  output: JsonValue;
+}
+
+export type ShapeOutputOutput = { modelOutput: ToolModelOutput } | { error: string };
 
 /** An agent hook to run around a tool call; `end` is how the call ended (for `afterToolCall`). */
 export interface ToolCallHookInput {

@@ -2,20 +2,30 @@ import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpec } from '../schemas/agent-spec.js';
 import type { JsonSchema } from '../schemas/json.js';
+import type { Agent } from '../agent.js';
 import type { AnyTool } from '../tools/create-tool.js';
+import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
 
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 }
 
-function toolSpec(name: string, tool: AnyTool): ToolSpec {
+/** Which stages of a tool's calls are transformed, by the tool or by its agent. */
+function transformed(agent: Agent, tool: AnyTool | undefined): Pick<ToolSpec, 'transform'> {
+  const stages = transformStages(tool?.transform, agent.transform);
+  return stages ? { transform: stages } : {};
+}
+
+function toolSpec(agent: Agent, name: string, tool: AnyTool): ToolSpec {
   const base = {
     name,
     id: tool.id,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.inputSchema),
     requireApproval: tool.requireApproval ?? false,
+    ...transformed(agent, tool),
+    ...(tool.toModelOutput ? { modelOutput: true } : {}),
   };
   if (!tool.execute) return { ...base, kind: 'client' };
   return {
@@ -40,7 +50,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     instructions: agent.instructions,
     model: typeof agent.model === 'string' ? agent.model : undefined,
     tools: [
-      ...Object.entries(agent.tools).map(([name, tool]) => toolSpec(name, tool)),
+      ...Object.entries(agent.tools).map(([name, tool]) => toolSpec(agent, name, tool)),
       ...Object.entries(agent.agents).map(([key, sub]): ToolSpec => ({
         name: `agent-${key}`,
         id: sub.id,
@@ -51,6 +61,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
         inputSchema: jsonSchemaOf(SubAgentInputSchema),
         subAgent: { id: sub.id, key },
         requireApproval: false,
+        ...transformed(agent, undefined),
       })),
       ...Object.entries(agent.workflows).map(([key, wf]): ToolSpec => ({
         name: `workflow-${key}`,
@@ -61,6 +72,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
         ...(wf.outputSchema ? { outputSchema: jsonSchemaOf(wf.outputSchema, 'output') } : {}),
         workflow: { type: wf.workflowType, ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}) },
         requireApproval: false,
+        ...transformed(agent, undefined),
       })),
     ],
     defaultOptions: agent.defaultOptions,

@@ -1,13 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { toolModelMessageSchema } from 'ai';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
-import { truncate, type JsonValue } from '../schemas/json.js';
+import type { JsonValue } from '../schemas/json.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
-import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
+import { modelOutputOf } from './transform-payload.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -127,37 +126,17 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   }
 
   const json = toJson(output);
-  let modelOutput: ToolModelOutput;
   try {
-    const shape = tool.toModelOutput as ((output: unknown) => unknown) | undefined;
-    modelOutput = shape
-      ? checkedModelOutput(await shape(output), input)
-      : typeof json === 'string'
-        ? { type: 'text', value: json }
-        : { type: 'json', value: json };
+    const context = {
+      runId: input.runId,
+      agentId: input.agentId,
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+    };
+    return { type: 'result', output: json, modelOutput: await modelOutputOf(agent, context, json), shaped: true };
   } catch (err) {
     return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
   }
-  return { type: 'result', output: json, modelOutput };
-}
-
-/**
- * What `toModelOutput` returned, if the model can be shown it: any of the AI SDK's tool result outputs,
- * multimodal `content` included, checked as the AI SDK checks a tool message.
- */
-function checkedModelOutput(shaped: unknown, input: ExecuteToolInput): ToolModelOutput {
-  const output = toJson(shaped);
-  const message = {
-    role: 'tool',
-    content: [{ type: 'tool-result', toolCallId: input.toolCallId, toolName: input.toolName, output }],
-  };
-  const parsed = toolModelMessageSchema.safeParse(message);
-  if (!parsed.success) {
-    throw new Error(
-      `it returned ${truncate(JSON.stringify(output), 200)}, which is no tool result output of the AI SDK`,
-    );
-  }
-  return output as ToolModelOutput;
 }
 
 function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteToolOutput {

@@ -5,6 +5,7 @@ import type { AgentActivities } from './contracts.js';
 import { describeAgent } from './describe-agent.js';
 import { executeTool } from './execute-tool.js';
 import { toolCallHook } from './tool-call-hook.js';
+import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 
 /**
@@ -22,6 +23,8 @@ export function createActivities(
     callModel: (input) => callModel(registry, models, input),
     toolCallHook: (input) => toolCallHook(registry, input),
     executeTool: (input) => executeTool(registry, input),
+    transformPayload: (input) => transformPayload(registry, input),
+    shapeOutput: (input) => shapeOutput(registry, input),
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },

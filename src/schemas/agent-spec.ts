@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
+import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from '../tools/transforms.js';
 import { RunOptionsSchema } from './run-options.js';
 
 const Duration = z.union([z.string(), z.number()]);
@@ -40,6 +41,12 @@ const toolBase = {
   description: z.string(),
   inputSchema: JsonSchemaObject,
   requireApproval: z.boolean(),
+  /** The stages of a call that the tool's or the agent's transforms change (the code is on the worker). */
+  transform: z
+    .object({ display: z.array(z.enum(DISPLAY_STAGES)), transcript: z.array(z.enum(TRANSCRIPT_STAGES)) })
+    .optional(),
+  /** The tool has a `toModelOutput`: outputs that did not come from its `execute` are shaped on the worker. */
+  modelOutput: z.boolean().optional(),
 };
 
 /**

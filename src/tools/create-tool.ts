@@ -3,6 +3,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ToolActivityOptions } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
+import { checkTransforms, type ToolTransforms } from './transforms.js';
 
 /** A logger for tool code; messages go to the worker's Temporal activity logger with the run's context. */
 export interface ToolLogger {
@@ -97,8 +98,17 @@ export interface ToolConfig<
    * and keep the output.
    */
   outputValidation?: 'error' | 'warn';
-  /** Shapes what the model is shown of the output; the run's result keeps the full output. */
+  /**
+   * Shapes what the model is shown of the output (after `transform.transcript.output`, when there is
+   * one); the run's result keeps the full output. It runs for client tools' results too.
+   */
   toModelOutput?: (output: z.output<TOutput>) => ToolModelOutput;
+  /**
+   * What the run's stream shows of this tool's calls (`display`) and what the stored transcript keeps
+   * (`transcript`), stage by stage; the run's result keeps the raw values. A transform that throws
+   * hides the payload. See the README's "Transforms".
+   */
+  transform?: ToolTransforms;
   /** Temporal activity settings for this tool's executions. */
   activity?: ToolActivityOptions;
   /** The model started a call of this tool (its input is about to stream). */
@@ -133,6 +143,7 @@ export interface AnyTool {
   idempotent?: boolean;
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
+  transform?: ToolTransforms;
   activity?: ToolActivityOptions;
   onInputStart?: (context: ToolHookContext) => void | Promise<void>;
   onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
@@ -153,6 +164,7 @@ const TOOL_OPTIONS = [
   'idempotent',
   'outputValidation',
   'toModelOutput',
+  'transform',
   'activity',
   'onInputStart',
   'onInputDelta',
@@ -186,6 +198,7 @@ export function createTool<
 >(config: ToolConfig<TInput, TOutput, TSuspend, TResume>): Tool<TInput, TOutput, TSuspend, TResume> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
   rejectUnknownKeys(`createTool("${config.id}")`, config, TOOL_OPTIONS);
+  checkTransforms(`createTool("${config.id}")`, config.transform);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
   }

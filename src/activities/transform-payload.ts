@@ -1,0 +1,90 @@
+/**
+ * Transforms and output shaping on the worker: local activities for the workflow, and the same
+ * functions in-process for the model and tool activities.
+ */
+import { Context } from '@temporalio/activity';
+import { toolModelMessageSchema } from 'ai';
+import type { Agent } from '../agent.js';
+import { errorMessage } from '../errors.js';
+import type { AgentRegistry } from '../registry.js';
+import { truncate, type JsonValue } from '../schemas/json.js';
+import type { ToolModelOutput } from '../schemas/tool-output.js';
+import type { AnyTool } from '../tools/create-tool.js';
+import { applyTransforms, type ToolTransforms, type TransformContext } from '../tools/transforms.js';
+import { toJson } from './call-model.js';
+import type { ShapeOutputInput, ShapeOutputOutput, TransformPayloadInput } from './contracts.js';
+
+/** The tool of an agent by its name on the agent, when it is one of the agent's own tools. */
+export function ownTool(agent: Agent, toolName: string): AnyTool | undefined {
+  return Object.hasOwn(agent.tools, toolName) ? agent.tools[toolName] : undefined;
+}
+
+/** The transforms that apply to a call, in order: the tool's own, then the agent's. */
+export function transformsOf(agent: Agent, toolName: string): Array<ToolTransforms | undefined> {
+  return [ownTool(agent, toolName)?.transform, agent.transform];
+}
+
+/** Applies the transforms of one stage; a transform that throws hides the value, and the worker logs why. */
+export async function transformed(agent: Agent, context: TransformContext, value: JsonValue): Promise<JsonValue> {
+  const result = await applyTransforms(transformsOf(agent, context.toolName), context, value);
+  if ('hidden' in result) {
+    Context.current().log.warn(
+      `the ${context.target} transform of stage "${context.stage}" of tool "${context.toolName}" threw; ` +
+        'the payload is hidden',
+      { toolCallId: context.toolCallId, error: result.hidden },
+    );
+  }
+  return result.value;
+}
+
+/** The local activity: one stage of one call, transformed. */
+export async function transformPayload(
+  registry: AgentRegistry,
+  { value, ...context }: TransformPayloadInput,
+): Promise<{ value: JsonValue }> {
+  return { value: await transformed(registry.get(context.agentId), context, value) };
+}
+
+/**
+ * What the model is shown of an output: the transcript's form of it, shaped by the tool's
+ * `toModelOutput` when it has one; text as text, anything else as JSON otherwise.
+ */
+export async function modelOutputOf(
+  agent: Agent,
+  context: Omit<TransformContext, 'target' | 'stage'>,
+  output: JsonValue,
+): Promise<ToolModelOutput> {
+  const kept = await transformed(agent, { ...context, target: 'transcript', stage: 'output' }, output);
+  const shape = ownTool(agent, context.toolName)?.toModelOutput as ((output: unknown) => unknown) | undefined;
+  if (shape) return checkedModelOutput(await shape(kept), context);
+  return typeof kept === 'string' ? { type: 'text', value: kept } : { type: 'json', value: kept };
+}
+
+/** The local activity: an output that did not come from the tool's `execute` (a client's, a skip's), shaped. */
+export async function shapeOutput(registry: AgentRegistry, input: ShapeOutputInput): Promise<ShapeOutputOutput> {
+  const { output, ...context } = input;
+  try {
+    return { modelOutput: await modelOutputOf(registry.get(context.agentId), context, output) };
+  } catch (err) {
+    return { error: `toModelOutput of tool "${context.toolName}" failed: ${errorMessage(err)}` };
+  }
+}
+
+/**
+ * What `toModelOutput` returned, if the model can be shown it: any of the AI SDK's tool result outputs,
+ * multimodal `content` included, checked as the AI SDK checks a tool message.
+ */
+function checkedModelOutput(shaped: unknown, context: { toolCallId: string; toolName: string }): ToolModelOutput {
+  const output = toJson(shaped);
+  const message = {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: context.toolCallId, toolName: context.toolName, output }],
+  };
+  const parsed = toolModelMessageSchema.safeParse(message);
+  if (!parsed.success) {
+    throw new Error(
+      `it returned ${truncate(JSON.stringify(output), 200)}, which is no tool result output of the AI SDK`,
+    );
+  }
+  return output as ToolModelOutput;
+}
