@@ -8,7 +8,7 @@
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
-import type { RunResult, RunStatus } from '../schemas/run-result.js';
+import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
@@ -31,7 +31,7 @@ export const decisionSignals: Record<DecisionKind, SignalDefinition<[DecisionSig
 export interface RunSnapshot {
   status: RunStatus;
   version: number;
-  result: RunResult;
+  result: StoredRunResult;
 }
 
 export const runStateQuery = defineQuery<RunSnapshot>('runState');

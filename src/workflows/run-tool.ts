@@ -51,14 +51,14 @@ export async function runTool(
 
   if (!needsApproval(options, tool)) return runApproved(tool, spec, options, state, call);
   const waiting = { kind: 'approval' as const, askedAt: new Date().toISOString(), inputSchema: tool.inputSchema };
-  const { kind, record } = await state.waitForDecision(call, waiting);
+  const { kind, record, decision } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
-  if (!record.approved) return runApproved(tool, spec, options, state, call);
-  // Approved with changed arguments: the call runs with them, and the model is told.
-  const outcome = await runApproved(tool, spec, options, state, { ...call, args: record.approved.args });
-  return withChangedArguments(outcome, record.approved.args, decidedBy(record));
+  if (!record.approved || decision.args === undefined) return runApproved(tool, spec, options, state, call);
+  // Approved with changed arguments (the trail may only mention large ones): they run, and the model is told.
+  const outcome = await runApproved(tool, spec, options, state, { ...call, args: decision.args });
+  return withChangedArguments(outcome, decision.args, decidedBy(record));
 }
 
 function runApproved(
