@@ -6,13 +6,12 @@
 import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
-import { errorMessage, RequestRefusedError } from '../errors.js';
+import { RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
-import type { JsonValue } from '../schemas/json.js';
 import { RunStatusSchema, type RunResult } from '../schemas/run-result.js';
-import { ScriptSchema } from '../schemas/script.js';
 import { AgentClient } from './agent-client.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
+import { jsonOption, limitOption, scriptOption, stepsOption } from './agentctl-input.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
 import type { SigningKey } from './signing.js';
@@ -48,14 +47,6 @@ async function signingKeyOption(file: string, keyId: string | undefined): Promis
     throw new Refusal(`cannot read --signing-key ${file}: ${e.message}`);
   });
   return { keyId: id, privateKey };
-}
-
-function parseJsonOption(text: string, what: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (err) {
-    throw new Refusal(`${what} is not valid JSON (${errorMessage(err)}): ${text}`);
-  }
 }
 
 /** Runs agentctl with these arguments; returns the exit code. */
@@ -121,7 +112,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           agentId: o.agent,
           threadId: o.thread,
           resourceId: o.resource,
-          limit: Number(o.limit),
+          limit: limitOption(o.limit),
         });
         const rows = list.map((r) => [
           r.runId,
@@ -190,9 +181,9 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         fingerprint: o.fingerprint as string | undefined,
         by: o.note as string | undefined,
         reason: o.reason as string | undefined,
-        ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
-        ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
-        ...(typeof o.args === 'string' ? { args: parseJsonOption(o.args, '--args') } : {}),
+        ...(kind === 'resume' ? { resumeData: jsonOption(o.data as string, '--data') } : {}),
+        ...(kind === 'result' ? { result: jsonOption(o.result as string, '--result') } : {}),
+        ...(typeof o.args === 'string' ? { args: jsonOption(o.args, '--args') } : {}),
       };
       const sent = await c.sendDecision(kind, target);
       const verb = { approve: 'approved', decline: 'declined', resume: 'resumed', result: 'submitted the result of' }[
@@ -250,7 +241,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--max-steps <n>', 'most model calls')
     .option('--require-approval', 'pause every tool call for approval')
     .option('--run-id <id>', 'the run id to use')
-    .option('--no-wait', 'print the run id and return at once')
+    .option('--no-wait', 'print the run id once a worker has taken the run (at most 3 s), without waiting for it')
     .option('--json', 'machine-readable output')
     .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
       const c = await connect(cmd);
@@ -258,27 +249,20 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         ...(o.model ? { model: o.model as string } : {}),
         ...(o.thread ? { threadId: o.thread as string } : {}),
         ...(o.resource ? { resourceId: o.resource as string } : {}),
-        ...(o.maxSteps ? { maxSteps: Number(o.maxSteps) } : {}),
+        ...(o.maxSteps ? { maxSteps: stepsOption(o.maxSteps as string) } : {}),
         ...(o.requireApproval ? { requireToolApproval: true } : {}),
         ...(o.runId ? { runId: o.runId as string } : {}),
       };
       if (o.script) {
-        const file = o.script as string;
-        const text = await readFile(file, 'utf8').catch((e: Error) => {
-          throw new Refusal(`cannot read --script ${file}: ${e.message}`);
-        });
-        const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
-        if (!parsed.success)
-          throw new Refusal(
-            `--script ${file} is not a script: ` +
-              parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-          );
-        options.script = parsed.data;
+        options.script = await scriptOption(o.script as string);
         options.model ??= 'scripted';
       }
       const { runId } = await c.start(agentId, o.prompt as string, options);
       if (o.wait === false) {
-        print(!!o.json, { runId }, [runId]);
+        // A run that fails at once (an unknown agent) is reported, not left for someone to find.
+        const state = await c.confirmStart(runId);
+        if (state === 'queued') io.err(`agentctl: run ${runId} started; no worker has taken it yet`);
+        print(!!o.json, { runId, state }, [runId]);
         return;
       }
       const result = await c.next(runId);
