@@ -231,7 +231,7 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
     return {
       ...call,
       invalid:
-        `Tool call id ${clip(call.toolCallId)} was used twice in one step; this call did not run. ` +
+        `Tool call id "${clip(call.toolCallId)}" was used twice in one step; this call did not run. ` +
         'Give each call its own id.',
     };
   });

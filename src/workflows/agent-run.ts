@@ -26,7 +26,7 @@ import { errorMessage } from '../errors.js';
 import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
 import { safeParse } from '../schemas/json.js';
-import { kib, MAX_CONVERSATION_BYTES } from '../schemas/limits.js';
+import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
@@ -87,7 +87,9 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
     validator: (request) => {
       if (safeParse(NextPauseRequestSchema, request).success) return;
-      throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string }, not ${JSON.stringify(request)}`);
+      // The reason quotes a little of the request, whatever its size or depth.
+      const shown = measureJson(request).ok ? clip(JSON.stringify(request) ?? 'nothing', 100) : 'that';
+      throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string (<= 256) }, not ${shown}`);
     },
   });
 

@@ -65,9 +65,21 @@ export function pendingAttribute(pending: PendingToolCall[]): string[] {
  */
 export function fitResult(result: StoredRunResult): StoredRunResult {
   if (jsonBytes(result) <= MAX_RESULT_BYTES) return result;
+  const { suspendPayload } = result;
   return {
     ...result,
     pendingToolCalls: result.pendingToolCalls.map(compactPending),
+    ...(suspendPayload
+      ? {
+          suspendPayload: {
+            ...suspendPayload,
+            args: elided(suspendPayload.args, COMPACT_VALUE_BYTES),
+            ...(suspendPayload.payload !== undefined
+              ? { payload: elided(suspendPayload.payload, COMPACT_VALUE_BYTES) }
+              : {}),
+          },
+        }
+      : {}),
     decisions: result.decisions.slice(-COMPACT_DECISIONS),
   };
 }

@@ -398,6 +398,10 @@ describe('clear errors', () => {
       ctlRefusal(['start', 'no-such-agent', '--prompt', 'x', '--no-wait'], 1, /Unknown agent "no-such-agent"/),
     );
     await probe('HTTP', async () => {
+      const res = await http('GET', `/agents/edge-agent/suspended-runs?threadId=${'t'.repeat(5000)}`);
+      await httpRefusal(res, 400, /threadId: Too big/);
+    });
+    await probe('HTTP', async () => {
       const res = await http('POST', '/agents/no-such-agent/generate', { prompt: 'x' });
       await httpRefusal(res, 422, /Unknown agent "no-such-agent"/);
     });
