@@ -99,7 +99,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
     .option('--resource <id>', 'only runs of this resource')
-    .option('--limit <n>', 'at most this many runs', '50')
+    .option('--limit <n>', 'at most this many runs (1-10000)', '50')
     .option('--json', 'machine-readable output')
     .action(
       async (
