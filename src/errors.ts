@@ -61,6 +61,29 @@ export class InvalidRunOptionsError extends Error {
   }
 }
 
+/**
+ * Input that does not fit its schema or is over its limit: which field, and why (a value it quotes is
+ * truncated). `tooLarge` says the value was over a size limit (HTTP 413).
+ */
+export class InvalidInputError extends Error {
+  override readonly name = 'InvalidInputError';
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+    readonly tooLarge = false,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+/** A run id that a run in the namespace has already (running, or finished within its retention). */
+export class RunAlreadyExistsError extends Error {
+  override readonly name = 'RunAlreadyExistsError';
+  constructor(readonly runId: string) {
+    super(`A run "${runId}" exists already; choose another run id, or leave it out for a new one.`);
+  }
+}
+
 /** A run id that no run in the namespace has. */
 export class RunNotFoundError extends Error {
   override readonly name = 'RunNotFoundError';

@@ -19,6 +19,7 @@ import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
@@ -215,13 +216,22 @@ function lifecycleHooks(registered: AnyTool, toolName: string, input: CallModelI
 }
 
 /**
- * Marks every call after the first with the same id invalid. Pending calls and decisions are keyed
- * by tool-call id, so a model (or server) that repeats an id in one step must not get one approval
- * for two calls.
+ * Marks the calls that cannot run invalid: every call after the first with the same id (pending calls
+ * and decisions are keyed by tool-call id, so a model or server that repeats an id in one step must
+ * not get one approval for two calls), an id too long to key a call, or arguments too large to carry.
  */
 export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
   const seen = new Set<string>();
   return calls.map((call) => {
+    if (call.toolCallId.length > MAX_ID) {
+      const invalid = `The tool call id has ${call.toolCallId.length} characters, over ${MAX_ID}; it did not run.`;
+      return { ...call, invalid };
+    }
+    const bytes = jsonBytes(call.args);
+    if (bytes > MAX_DATA_BYTES) {
+      const invalid = `The arguments are ${kib(bytes)} of JSON, over ${kib(MAX_DATA_BYTES)}; this call did not run.`;
+      return { ...call, invalid };
+    }
     if (!seen.has(call.toolCallId)) {
       seen.add(call.toolCallId);
       return call;
@@ -229,7 +239,7 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
     return {
       ...call,
       invalid:
-        `Tool call id "${call.toolCallId}" was used twice in one step; this call did not run. ` +
+        `Tool call id "${clip(call.toolCallId)}" was used twice in one step; this call did not run. ` +
         'Give each call its own id.',
     };
   });

@@ -10,7 +10,7 @@ import type { ModelSettings, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
-import type { DisplayStage } from '../tools/transforms.js';
+import type { DisplayStage } from '../schemas/transform-stages.js';
 
 export interface DescribeAgentInput {
   agentId: string;

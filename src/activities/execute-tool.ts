@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
-import type { JsonValue } from '../schemas/json.js';
+import { oneLine, type JsonValue } from '../schemas/json.js';
+import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { toJson } from './call-model.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
@@ -43,8 +44,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     if (!parsed.success) {
       return {
         type: 'resume-rejected',
-        error:
-          `resume data does not fit the resumeSchema of tool "${input.toolName}": ` + z.prettifyError(parsed.error),
+        error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${oneLine(parsed.error.issues)}`,
       };
     }
     resumeData = parsed.data;
@@ -126,6 +126,9 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   }
 
   const json = toJson(output);
+  const tooLarge = oversize(input.toolName, 'output', json);
+  if (tooLarge) return { type: 'error', error: tooLarge };
+  let modelOutput;
   try {
     const context = {
       runId: input.runId,
@@ -133,10 +136,37 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
       toolCallId: input.toolCallId,
       toolName: input.toolName,
     };
-    return { type: 'result', output: json, modelOutput: await modelOutputOf(agent, context, json), shaped: true };
+    modelOutput = await modelOutputOf(agent, context, json);
   } catch (err) {
     return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
   }
+  return (
+    oversizeResult(input.toolName, 'what toModelOutput shows the model', modelOutput) ?? {
+      type: 'result',
+      output: json,
+      modelOutput,
+      shaped: true,
+    }
+  );
+}
+
+/**
+ * Why a tool's data is refused, when it is not JSON that can be checked or is over {@link MAX_DATA_BYTES}:
+ * the run carries it in payloads that Temporal limits, so it becomes a tool error the model sees.
+ */
+function oversize(toolName: string, what: string, value: unknown): string | undefined {
+  const measured = measureJson(value);
+  if (!measured.ok) return `Tool "${toolName}" returned ${what} that is not JSON data: ${measured.problem}.`;
+  if (measured.bytes <= MAX_DATA_BYTES) return undefined;
+  return (
+    `Tool "${toolName}" returned ${what} of ${kib(measured.bytes)} of JSON; at most ${kib(MAX_DATA_BYTES)} ` +
+    'fits in a run. Return less, or keep large data outside the run and return a reference to it.'
+  );
+}
+
+function oversizeResult(toolName: string, what: string, value: unknown): ExecuteToolOutput | undefined {
+  const error = oversize(toolName, what, value);
+  return error ? { type: 'error', error } : undefined;
 }
 
 function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteToolOutput {
@@ -152,5 +182,5 @@ function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteTo
     }
   }
   const json: JsonValue = toJson(payload);
-  return { type: 'suspended', payload: json };
+  return oversizeResult(toolName, 'a suspend payload', json) ?? { type: 'suspended', payload: json };
 }

@@ -18,7 +18,7 @@ import { safeParse, truncate } from '../schemas/json.js';
 import { callAccess } from './access.js';
 import { toolCallFingerprint } from './fingerprint.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
-import { decisionRecord, judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
+import { decisionRecord, judgeDecision, salvage, type DecisionCheck, type RunAccess } from './rules.js';
 
 /** What a parent knows of one running sub-agent: the calls it waits on, as the parent lists them. */
 interface ChildState {
@@ -126,16 +126,12 @@ export class ApprovalLedger {
   decide(kind: DecisionKind, raw: unknown, at: string): LedgerEffect[] {
     const parsed = safeParse(DecisionSignalSchema, raw);
     if (!parsed.success) {
-      const id =
-        typeof raw === 'object' && raw && 'decisionId' in raw && typeof raw.decisionId === 'string'
-          ? raw.decisionId
-          : 'invalid';
       const check: DecisionCheck = {
         accepted: false,
         type: 'InvalidDecision',
-        message: `the ${kind} signal does not fit its schema: ${parsed.error}`,
+        message: `the ${kind} signal does not fit its schema (README, "Signals and updates"): ${parsed.error}`,
       };
-      return this.record(decisionRecord(kind, { decisionId: truncate(id, 100) }, at, check));
+      return this.record(decisionRecord(kind, salvage(raw), at, check));
     }
     const decision = parsed.data;
     if (this.verdict(decision.decisionId)) {

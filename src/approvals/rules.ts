@@ -12,6 +12,7 @@ import type {
   RefusalType,
 } from '../schemas/decisions.js';
 import { safeParse, truncate, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { clip, elided, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from '../schemas/limits.js';
 import { canDecide } from './access.js';
 
 export type DecisionCheck =
@@ -72,25 +73,20 @@ export function checkDecision(
     call = pending.find((c) => c.toolCallId === decision.toolCallId);
     if (!call) {
       const earlier = decided.get(decision.toolCallId);
-      if (earlier) {
-        return {
-          accepted: false,
-          type: 'AlreadyDecided',
-          message:
-            `tool call ${decision.toolCallId} was already decided ` +
-            `(${earlier.kind} by ${earlier.by ?? 'unknown'} at ${earlier.at}); a decision is used once`,
-        };
-      }
+      if (earlier) return alreadyDecided(earlier, `tool call ${clip(decision.toolCallId)}`);
       return {
         accepted: false,
         type: 'UnknownToolCall',
-        message: `the run waits on no tool call ${decision.toolCallId}; pending: ${pendingList(pending)}`,
+        message: `the run waits on no tool call ${clip(decision.toolCallId)}; pending: ${pendingList(pending)}`,
       };
     }
   } else {
     const fitting = pending.filter((c) => fits(kind, c));
     call = fitting[fitting.length - 1];
     if (!call) {
+      // One of two deciders racing for the same call ("the latest") must hear that it was decided.
+      const last = [...decided.values()].at(-1);
+      if (pending.length === 0 && last) return alreadyDecided(last, 'the run waits on no tool call; its last one');
       if (pending.length === 0)
         return { accepted: false, type: 'NothingPending', message: 'the run waits on no tool call' };
       return {
@@ -115,12 +111,22 @@ export function checkDecision(
       type: 'FingerprintMismatch',
       call,
       message:
-        `fingerprint ${decision.fingerprint} does not match tool call ${call.toolCallId} ` +
-        `(${call.toolName} ${JSON.stringify(call.args)}, fingerprint ${call.fingerprint}); ` +
+        `fingerprint ${clip(decision.fingerprint)} does not match tool call ${call.toolCallId} ` +
+        `(${call.toolName} ${truncate(JSON.stringify(call.args), 200)}, fingerprint ${call.fingerprint}); ` +
         'the call you decided on is not the one waiting',
     };
   }
   return { accepted: true, call };
+}
+
+function alreadyDecided(earlier: DecisionRecord, what: string): DecisionCheck {
+  const how = `${earlier.kind} by ${decidedBy(earlier) ?? 'no principal'} at ${earlier.at}`;
+  const call = earlier.toolCallId && !what.includes(earlier.toolCallId) ? `, ${earlier.toolCallId},` : '';
+  return {
+    accepted: false,
+    type: 'AlreadyDecided',
+    message: `${what}${call} was already decided (${how}); a decision is used once`,
+  };
 }
 
 /** The run a decision is about, as the access rules need it: its tenant and who started it. */
@@ -168,28 +174,46 @@ export function judgeDecision(
   };
 }
 
-/** The trail entry for a decision; `approved` is set for an approval with changed arguments. */
+/**
+ * The trail entry for a decision; `approved` is set for an approval with changed arguments. Every
+ * field is bounded (the trail is mirrored into the memo): the principal keeps who it is, not its
+ * roles, and large changed arguments are only mentioned (the signal in the history has them).
+ */
 export function decisionRecord(
   kind: DecisionKind,
-  decision: DecisionSignal,
+  decision: Pick<DecisionSignal, 'decisionId'> & Partial<DecisionSignal>,
   at: string,
   check: DecisionCheck,
   approved?: { args: JsonValue; fingerprint: string },
 ): DecisionRecord {
   const call = check.call;
+  const principal = decision.principal;
   return {
     decisionId: decision.decisionId,
     kind,
     toolCallId: call?.toolCallId ?? decision.toolCallId ?? null,
     toolName: call?.toolName ?? null,
-    ...(decision.principal ? { principal: decision.principal } : {}),
+    ...(principal ? { principal: whoDecided(principal) } : {}),
     by: decision.by ?? null,
     reason: decision.reason ?? null,
     at,
+    ...(decision.sentAt ? { sentAt: decision.sentAt } : {}),
     accepted: check.accepted,
-    ...(check.accepted ? {} : { refusal: { type: check.type, message: truncate(check.message, MAX_REFUSAL_MESSAGE) } }),
-    ...(check.accepted && approved ? { approved } : {}),
+    ...(check.accepted ? {} : { refusal: { type: check.type, message: oneLineMessage(check.message) } }),
+    ...(check.accepted && approved ? { approved: { ...approved, args: elided(approved.args, MAX_RECORD_ARGS) } } : {}),
   };
+}
+
+/** Changed arguments larger than this are only mentioned in the trail. */
+const MAX_RECORD_ARGS = 2048;
+
+function whoDecided({ id, name, tenant, via }: Principal): Principal {
+  return { id, ...(name ? { name } : {}), ...(tenant ? { tenant } : {}), ...(via ? { via } : {}) };
+}
+
+/** A refusal as the trail keeps it: one line, bounded. */
+function oneLineMessage(message: string): string {
+  return truncate(message.replace(/\s*\n\s*/g, '; '), MAX_REFUSAL_MESSAGE);
 }
 
 /** Refusal messages are kept in the memo; a huge bad payload must not make them huge. */
@@ -210,4 +234,20 @@ export function declineMessage(toolName: string, by: string | null, reason: stri
   const who = by ? ` by ${by}` : '';
   const why = reason ? `: ${reason}` : '';
   return `The call of tool "${toolName}" was declined${who}${why}. It did not run.`;
+}
+
+/** What the trail can keep of a signal that does not fit its schema: the fields that are short strings. */
+export function salvage(raw: unknown): Pick<DecisionSignal, 'decisionId' | 'toolCallId' | 'by'> {
+  const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const short = (key: string, max: number) => {
+    const value = fields[key];
+    return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+  };
+  const toolCallId = short('toolCallId', MAX_QUALIFIED_ID);
+  const by = short('by', MAX_TEXT);
+  return {
+    decisionId: short('decisionId', MAX_ID) ?? 'invalid',
+    ...(toolCallId ? { toolCallId } : {}),
+    ...(by ? { by } : {}),
+  };
 }

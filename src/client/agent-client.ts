@@ -4,10 +4,11 @@
  * (memo, search attributes, visibility), so a brand-new process can pick up any run.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { CONNECTION_SETTINGS, resolveConnection, type ConnectionSettings } from '../config.js';
+import { RunAlreadyExistsError } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -17,6 +18,7 @@ import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { agentRun } from '../workflows/agent-run.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
 import type { Principal } from '../schemas/access.js';
+import { newRunId } from './checks.js';
 import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
 import { signingKeyFromEnv, type SigningKey } from './signing.js';
@@ -29,6 +31,7 @@ import {
   type StreamOptions,
 } from './run-input.js';
 import { RunStream, streamOffset, subscribe } from './run-stream.js';
+import { confirmStart } from './started.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
@@ -239,6 +242,15 @@ export class AgentClient {
     return new RunStream(this.ctx, decision.runId, offset);
   }
 
+  /**
+   * Waits up to `timeoutMs` (default 3 s) until a worker has taken a new run (described its agent),
+   * for callers that do not wait for the run itself: a run that failed at once (an unknown agent,
+   * options its agent does not allow) throws `RunFailedError`. `queued`: no worker took it yet.
+   */
+  async confirmStart(runId: string, timeoutMs = 3000): Promise<'started' | 'queued'> {
+    return confirmStart(this.ctx, runId, timeoutMs);
+  }
+
   /** A run's status, pending calls and decision trail, from Temporal (no worker needed). */
   async getRun(runId: string): Promise<RunInfo> {
     return getRun(this.ctx, runId);
@@ -271,20 +283,28 @@ export class AgentClient {
     stream: RunInput['stream'],
   ): Promise<{ runId: string }> {
     const { runId = `run-${randomUUID()}`, principal: who, ...runOptions } = options;
+    newRunId(runId);
     const startedBy = principalOf(who ?? this.principal, this.temporal.options.identity);
     const input: RunInput = {
       ...buildRunInput(agentId, prompt, runOptions, this.warn),
       ...(stream ? { stream } : {}),
       ...(startedBy ? { startedBy } : {}),
     };
-    await this.temporal.workflow.start<typeof agentRun>('agentRun', {
-      workflowId: runId,
-      taskQueue: this.taskQueue,
-      args: [input],
-      typedSearchAttributes: startSearchAttributes(agentId, input.options),
-      // Until the run writes its own memo, other processes see who started it (who may read it).
-      ...(startedBy ? { memo: { [RUN_MEMO_KEY]: startMemo(startedBy) } } : {}),
-    });
+    try {
+      await this.temporal.workflow.start<typeof agentRun>('agentRun', {
+        workflowId: runId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        typedSearchAttributes: startSearchAttributes(agentId, input.options),
+        // A run id names one run for good: a finished run's id is not given to another.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Until the run writes its own memo, other processes see who started it (who may read it).
+        ...(startedBy ? { memo: { [RUN_MEMO_KEY]: startMemo(startedBy) } } : {}),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new RunAlreadyExistsError(runId);
+      throw err;
+    }
     return { runId };
   }
 }

@@ -1,7 +1,5 @@
 /** What the parts of agentctl share: its output, its refusals, and what a command gets. */
 import type { Command } from 'commander';
-import { errorMessage } from '../errors.js';
-import type { JsonValue } from '../schemas/json.js';
 import type { AgentClient } from './agent-client.js';
 
 export interface AgentctlIo {
@@ -32,12 +30,4 @@ export interface GlobalOptions {
 export interface CommandContext {
   connect: (cmd: Command) => Promise<AgentClient>;
   print: (json: boolean, value: unknown, lines: string[]) => void;
-}
-
-export function parseJsonOption(text: string, what: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch (err) {
-    throw new Refusal(`${what} is not valid JSON (${errorMessage(err)}): ${text}`);
-  }
 }

@@ -2,7 +2,8 @@
 import type { Command } from 'commander';
 import { RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
-import { parseJsonOption, type CommandContext, type GlobalOptions } from './agentctl-common.js';
+import { type CommandContext, type GlobalOptions } from './agentctl-common.js';
+import { jsonOption } from './agentctl-input.js';
 import { resultLines } from './agentctl-format.js';
 
 const VERBS: Record<DecisionKind, string> = {
@@ -49,11 +50,11 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
       fingerprint: o.fingerprint as string | undefined,
       by: o.note as string | undefined,
       reason: o.reason as string | undefined,
-      ...(kind === 'resume' ? { resumeData: parseJsonOption(o.data as string, '--data') } : {}),
-      ...(kind === 'result' ? { result: parseJsonOption(o.result as string, '--result') } : {}),
-      ...(typeof o.args === 'string' ? { args: parseJsonOption(o.args, '--args') } : {}),
+      ...(kind === 'resume' ? { resumeData: jsonOption(o.data as string, '--data') } : {}),
+      ...(kind === 'result' ? { result: jsonOption(o.result as string, '--result') } : {}),
+      ...(typeof o.args === 'string' ? { args: jsonOption(o.args, '--args') } : {}),
       ...(how ? { resolution: how } : {}),
-      ...(typeof o.output === 'string' ? { result: parseJsonOption(o.output, '--output') } : {}),
+      ...(typeof o.output === 'string' ? { result: jsonOption(o.output, '--output') } : {}),
     };
     const sent = await c.sendDecision(kind, target);
     const { toolName, toolCallId, fingerprint } = sent.call;

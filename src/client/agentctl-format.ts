@@ -46,15 +46,17 @@ export function principalLine(p: Principal): string {
   return `${p.name ? `${p.name} <${p.id}>` : p.id}${p.via ? ` via ${p.via}` : ''}`;
 }
 
-/** One decision of the trail, on one line. */
+/** One decision of the trail, on one line, whatever its fields hold. */
 export function decisionLine(d: DecisionRecord): string {
   const verdict = d.accepted ? 'accepted' : `REFUSED (${d.refusal?.type}): ${d.refusal?.message}`;
-  const who = d.principal ? principalLine(d.principal) : 'unknown';
-  const note = d.by ? ` note "${d.by}"` : '';
-  const why = d.reason ? ` reason "${d.reason}"` : '';
+  // A raw signal that names no principal says only what its note claims.
+  const who = d.principal ? principalLine(d.principal) : 'no principal';
+  const note = d.by ? ` note ${JSON.stringify(d.by)}` : '';
+  const why = d.reason ? ` reason ${JSON.stringify(d.reason)}` : '';
   const edited = d.approved ? ` with changed arguments ${JSON.stringify(d.approved.args)}` : '';
   const call = `${d.toolCallId ?? '?'}${d.toolName ? ` (${d.toolName})` : ''}`;
-  return `${d.at}  ${d.kind} ${call}${edited} by ${who}${note}${why}: ${verdict}`;
+  const sent = d.sentAt ? ` (sent ${d.sentAt})` : '';
+  return `${d.at}${sent}  ${d.kind} ${call}${edited} by ${who}${note}${why}: ${verdict}`.replace(/\s*\n\s*/g, ' ');
 }
 
 export function table(rows: string[][]): string[] {

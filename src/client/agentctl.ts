@@ -9,16 +9,10 @@ import { RequestRefusedError } from '../errors.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from './agent-client.js';
-import {
-  defaultIo,
-  parseJsonOption,
-  Refusal,
-  type AgentctlIo,
-  type CommandContext,
-  type GlobalOptions,
-} from './agentctl-common.js';
+import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './agentctl-common.js';
 import { addDecisionCommands } from './agentctl-decisions.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
+import { limitOption, scriptOption, stepsOption } from './agentctl-input.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
 import type { SigningKey } from './signing.js';
@@ -87,7 +81,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
     .option('--resource <id>', 'only runs of this resource')
-    .option('--limit <n>', 'at most this many runs', '50')
+    .option('--limit <n>', 'at most this many runs (1-10000)', '50')
     .option('--json', 'machine-readable output')
     .action(
       async (
@@ -100,7 +94,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           agentId: o.agent,
           threadId: o.thread,
           resourceId: o.resource,
-          limit: Number(o.limit),
+          limit: limitOption(o.limit),
         });
         const rows = list.map((r) => [
           r.runId,
@@ -158,7 +152,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--max-steps <n>', 'most model calls')
     .option('--require-approval', 'pause every tool call for approval')
     .option('--run-id <id>', 'the run id to use')
-    .option('--no-wait', 'print the run id and return at once')
+    .option('--no-wait', 'print the run id once a worker has taken the run (at most 3 s), without waiting for it')
     .option('--json', 'machine-readable output')
     .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
       const c = await connect(cmd);
@@ -166,28 +160,20 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         ...(o.model ? { model: o.model as string } : {}),
         ...(o.thread ? { threadId: o.thread as string } : {}),
         ...(o.resource ? { resourceId: o.resource as string } : {}),
-        ...(o.maxSteps ? { maxSteps: Number(o.maxSteps) } : {}),
+        ...(o.maxSteps ? { maxSteps: stepsOption(o.maxSteps as string) } : {}),
         ...(o.requireApproval ? { requireToolApproval: true } : {}),
         ...(o.runId ? { runId: o.runId as string } : {}),
       };
       if (o.script) {
-        const file = o.script as string;
-        const text = await readFile(file, 'utf8').catch((e: Error) => {
-          throw new Refusal(`cannot read --script ${file}: ${e.message}`);
-        });
-        const { ScriptSchema } = await import('../schemas/script.js');
-        const parsed = ScriptSchema.safeParse(parseJsonOption(text, `--script ${file}`));
-        if (!parsed.success)
-          throw new Refusal(
-            `--script ${file} is not a script: ` +
-              parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-          );
-        options.script = parsed.data;
+        options.script = await scriptOption(o.script as string);
         options.model ??= 'scripted';
       }
       const { runId } = await c.start(agentId, o.prompt as string, options);
       if (o.wait === false) {
-        print(!!o.json, { runId }, [runId]);
+        // A run that fails at once (an unknown agent) is reported, not left for someone to find.
+        const state = await c.confirmStart(runId);
+        if (state === 'queued') io.err(`agentctl: run ${runId} started; no worker has taken it yet`);
+        print(!!o.json, { runId, state }, [runId]);
         return;
       }
       const result = await c.next(runId);

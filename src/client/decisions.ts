@@ -5,12 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { z } from 'zod';
 import { judgeDecision } from '../approvals/rules.js';
 import { decisionRefused, RequestRefusedError, RunNotWaitingError } from '../errors.js';
 import type { Principal } from '../schemas/access.js';
-import type { DecisionKind, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
-import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import {
+  DecisionSignalSchema,
+  type DecisionKind,
+  type DecisionSignal,
+  type PendingToolCall,
+} from '../schemas/decisions.js';
+import { oneLine, truncate, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { MAX_TEXT, clip } from '../schemas/limits.js';
+import { checkInput } from './checks.js';
 import { decisionSignals } from '../workflows/messages.js';
 import type { ClientContext } from './context.js';
 import type { PrincipalInput } from './identity.js';
@@ -65,6 +71,8 @@ export async function sendDecision(
   target: Omit<Decision, 'principal'> & { principal: Principal | undefined },
   signingKey?: SigningKey,
 ): Promise<SentDecision> {
+  // What the run would refuse for its form or size is refused here, before anything is sent.
+  checkInput('decision', DecisionSignalSchema, { ...signalFields(target, 'all'), decisionId: 'check' });
   const info = await getRun(ctx, target.runId);
   // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
   if (info.closeTime || info.status === 'completed' || info.status === 'failed') {
@@ -80,19 +88,11 @@ export async function sendDecision(
   const fingerprint = target.fingerprint ?? (signingKey && check.accepted ? check.call.fingerprint : undefined);
   const unsigned: DecisionSignal = {
     decisionId: randomUUID(),
-    ...(toolCallId !== undefined ? { toolCallId } : {}),
-    ...(fingerprint !== undefined ? { fingerprint } : {}),
-    ...(target.principal ? { principal: target.principal } : {}),
-    ...(target.by !== undefined ? { by: target.by } : {}),
-    ...(target.reason !== undefined ? { reason: target.reason } : {}),
-    ...(kind === 'resume' && check.accepted ? { resumeData: target.resumeData ?? null } : {}),
-    ...((kind === 'result' || target.resolution === 'skip') && check.accepted ? { result: target.result ?? null } : {}),
-    ...(target.resolution !== undefined ? { resolution: target.resolution } : {}),
-    ...(target.args !== undefined && check.accepted ? { args: target.args } : {}),
-    ...(target.streamGraceMs !== undefined ? { streamGraceMs: target.streamGraceMs } : {}),
+    ...signalFields({ ...target, toolCallId, fingerprint }, check.accepted ? kind : 'none'),
+    sentAt: new Date().toISOString(),
     // A refused decision is sent all the same, so that the run's history records who tried what
     // and why it was refused; marked as refused, the workflow only records it and never applies it.
-    ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: check.message } }),
+    ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: truncate(check.message, MAX_TEXT) } }),
   };
   if (signingKey && check.accepted && !target.principal) {
     throw new RequestRefusedError('IdentityRequired', 'a signed decision names who decides: give a principal');
@@ -112,6 +112,33 @@ export async function sendDecision(
   return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
 }
 
+/**
+ * The fields of a decision signal that the target gives. `carries` says which data goes with it: a
+ * refused decision carries none, an accepted one the data of its kind, and `all` everything given
+ * (to check its form and size before anything is sent).
+ */
+function signalFields(
+  target: Omit<Decision, 'principal' | 'runId'> & { principal: Principal | undefined },
+  carries: DecisionKind | 'all' | 'none',
+): Omit<DecisionSignal, 'decisionId'> {
+  const { toolCallId, fingerprint, principal, by, reason, streamGraceMs, resumeData, result, args, resolution } =
+    target;
+  const all = carries === 'all';
+  const carriesResult = carries === 'result' || (carries === 'resolve' && resolution === 'skip');
+  return {
+    ...(toolCallId !== undefined ? { toolCallId } : {}),
+    ...(fingerprint !== undefined ? { fingerprint } : {}),
+    ...(principal ? { principal } : {}),
+    ...(by !== undefined ? { by } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(streamGraceMs !== undefined ? { streamGraceMs } : {}),
+    ...(carries === 'resume' || (all && resumeData !== undefined) ? { resumeData: resumeData ?? null } : {}),
+    ...(carriesResult || (all && result !== undefined) ? { result: result ?? null } : {}),
+    ...(resolution !== undefined ? { resolution } : {}),
+    ...(args !== undefined && carries !== 'none' ? { args } : {}),
+  };
+}
+
 function checkResumeData(runId: string, call: PendingToolCall, data: JsonValue | undefined): void {
   if (!call.resumeSchema) return;
   const parsed = zodFromJsonSchema(call.resumeSchema).safeParse(data);
@@ -119,7 +146,7 @@ function checkResumeData(runId: string, call: PendingToolCall, data: JsonValue |
   throw decisionRefused(
     runId,
     'InvalidResumeData',
-    `resume data ${JSON.stringify(data)} does not fit the resumeSchema of tool call ${call.toolCallId} ` +
-      `(${call.toolName}): ${z.prettifyError(parsed.error)}`,
+    `resume data ${clip(JSON.stringify(data) ?? 'undefined', 200)} does not fit the resumeSchema of tool call ` +
+      `${call.toolCallId} (${call.toolName}): ${oneLine(parsed.error.issues)}`,
   );
 }

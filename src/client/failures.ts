@@ -6,8 +6,10 @@ import {
   AccessDeniedError,
   DecisionRefusedError,
   errorMessage,
+  InvalidInputError,
   InvalidRunOptionsError,
   RequestRefusedError,
+  RunAlreadyExistsError,
   RunFailedError,
   RunNotFoundError,
   RunNotWaitingError,
@@ -49,6 +51,9 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   },
   { matches: (e) => e instanceof RequestRefusedError, httpStatus: 400, exitCode: USAGE },
   { matches: (e) => e instanceof InvalidRunOptionsError, httpStatus: 400, exitCode: REFUSED },
+  { matches: (e) => e instanceof InvalidInputError && e.tooLarge, httpStatus: 413, exitCode: USAGE },
+  { matches: (e) => e instanceof InvalidInputError, httpStatus: 400, exitCode: USAGE },
+  { matches: (e) => e instanceof RunAlreadyExistsError, httpStatus: 409, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
 ];
 
@@ -61,9 +66,18 @@ export function failureOf(err: unknown): Failure {
   }
   const { httpStatus, exitCode } = row;
   if (err instanceof DecisionRefusedError) {
-    const line = `refused (${err.type}): ${err.reason}`;
-    return { type: err.type, message: err.message, line, exitCode, httpStatus, expected: true };
+    const line = `refused (${err.type}): ${err.reason}`.replace(/\s*\n\s*/g, '; ');
+    return {
+      type: err.type,
+      message: err.message.replace(/\s*\n\s*/g, '; '),
+      line,
+      exitCode,
+      httpStatus,
+      expected: true,
+    };
   }
   const type = err instanceof RequestRefusedError ? err.type : (row.type ?? err.name);
-  return { type, message: err.message, line: err.message, exitCode, httpStatus, expected: true };
+  // A caller sees one line, whatever the message quotes.
+  const message = err.message.replace(/\s*\n\s*/g, '; ');
+  return { type, message, line: message, exitCode, httpStatus, expected: true };
 }

@@ -1,8 +1,11 @@
 /** The input of a run as the client starts it: options checked, stored as plain data. */
 import { z } from 'zod';
 import { storableApprovalPolicy } from '../approvals/policy.js';
-import { InvalidRunOptionsError } from '../errors.js';
+import { InvalidInputError, InvalidRunOptionsError } from '../errors.js';
 import { unknownKeyMessage } from '../options.js';
+import { oneLine } from '../schemas/json.js';
+import { IdSchema, jsonBytes, kib, MAX_INPUT_BYTES, measureJson } from '../schemas/limits.js';
+import { checkInput } from './checks.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { AgentHooks } from '../tools/hooks.js';
@@ -55,20 +58,30 @@ export function buildRunInput(
   options: Omit<StartOptions, 'runId' | 'principal'>,
   warn: (message: string) => void,
 ): RunInput {
-  if (!agentId) throw new InvalidRunOptionsError('agentId must be a non-empty string');
+  checkInput('agentId', IdSchema, agentId);
   const { requireToolApproval, hooks, ...rest } = options;
   const known = [...Object.keys(RunOptionsSchema.shape), 'hooks'];
   const unknown = Object.keys(options).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
+  // Input nested too deep to check or to serialise is refused before a schema recurses into it.
+  const walked = measureJson({ prompt, options: rest });
+  if (!walked.ok) throw new InvalidInputError('the run input', `not JSON data that can be sent: ${walked.problem}`);
   const approval = hooks ? true : storableApprovalPolicy(requireToolApproval, warn);
   if (hooks) warn(PER_CALL_HOOKS_WARNING);
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,
     ...(approval !== undefined ? { requireToolApproval: approval } : {}),
   });
-  if (!parsedOptions.success) throw new InvalidRunOptionsError(z.prettifyError(parsedOptions.error));
+  if (!parsedOptions.success) throw new InvalidRunOptionsError(oneLine(parsedOptions.error.issues));
   const messages = typeof prompt === 'string' ? [{ role: 'user' as const, content: prompt }] : prompt;
   const parsedMessages = z.array(MessageSchema).min(1).safeParse(messages);
-  if (!parsedMessages.success) throw new InvalidRunOptionsError(`messages: ${z.prettifyError(parsedMessages.error)}`);
-  return { agentId, messages: parsedMessages.data, options: parsedOptions.data };
+  if (!parsedMessages.success) throw new InvalidRunOptionsError(`messages: ${oneLine(parsedMessages.error.issues)}`);
+  const input = { agentId, messages: parsedMessages.data, options: parsedOptions.data };
+  // Larger input would leave the run's conversation no room.
+  const bytes = jsonBytes(input);
+  if (bytes > MAX_INPUT_BYTES) {
+    const problem = `${kib(bytes)} of JSON (prompt, messages and options); at most ${kib(MAX_INPUT_BYTES)}`;
+    throw new InvalidInputError('the run input', problem, true);
+  }
+  return input;
 }

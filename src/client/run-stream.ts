@@ -11,6 +11,7 @@ import {
   type RunChunk,
   type RunStreamChunk,
 } from '../schemas/stream-chunks.js';
+import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
 import { runError } from './runs.js';
 import { runResult } from './waiting.js';
@@ -43,6 +44,7 @@ export async function* subscribe(
   runId: string,
   fromOffset: number,
 ): AsyncGenerator<RunStreamChunk, void, undefined> {
+  runRef(runId);
   const streamClient = WorkflowStreamClient.create(ctx.temporal, runId);
   try {
     for await (const item of streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC).subscribe(fromOffset)) {

@@ -15,6 +15,7 @@ import type { AccessRule, Principal } from '../schemas/access.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import { RUN_MEMO_KEY, RunMemoSchema, type RunMemo, type RunStatus } from '../schemas/run-result.js';
 import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
+import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
 
 /** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
@@ -86,6 +87,7 @@ function runInfo(
 
 /** A run's status, pending calls and decision trail, from Temporal (no worker needed). */
 export async function getRun(ctx: ClientContext, runId: string): Promise<RunInfo> {
+  runRef(runId);
   let description: WorkflowExecutionDescription;
   try {
     description = await ctx.temporal.workflow.getHandle(runId).describe();

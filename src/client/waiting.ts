@@ -9,11 +9,13 @@ import { RefusalTypeSchema } from '../schemas/decisions.js';
 import { RunResultSchema, type RunResult } from '../schemas/run-result.js';
 import type { agentRun } from '../workflows/agent-run.js';
 import { nextPauseUpdate } from '../workflows/messages.js';
+import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
 import { getRun, runError } from './runs.js';
 
 /** Waits until the run finishes and returns its result; throws `RunFailedError` if it failed. */
 export async function runResult(ctx: ClientContext, runId: string): Promise<RunResult> {
+  runRef(runId);
   const handle: WorkflowHandle<typeof agentRun> = ctx.temporal.workflow.getHandle(runId);
   try {
     return RunResultSchema.parse(await handle.result());
@@ -33,6 +35,7 @@ export interface NextPauseAfter {
  * decision (`decisionId`) throws its typed refusal.
  */
 export async function nextResult(ctx: ClientContext, runId: string, after: NextPauseAfter = {}): Promise<RunResult> {
+  runRef(runId);
   const handle = ctx.temporal.workflow.getHandle(runId);
   try {
     let snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
@@ -51,8 +54,8 @@ export async function nextResult(ctx: ClientContext, runId: string, after: NextP
     // also answer "not found" for a run that closed as the update arrived; the result tells which.
     const finished =
       isFinishedError(err) ||
-      err instanceof WorkflowNotFoundError ||
-      (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow');
+      (cause instanceof ApplicationFailure && cause.type === 'AcceptedUpdateCompletedWorkflow') ||
+      (err instanceof WorkflowNotFoundError && (await exists(ctx, runId)));
     if (!finished) throw runError(ctx, runId, err);
     if (after.decisionId) {
       const verdict = (await getRun(ctx, runId)).decisions.find((d) => d.decisionId === after.decisionId);
@@ -60,6 +63,17 @@ export async function nextResult(ctx: ClientContext, runId: string, after: NextP
     }
   }
   return runResult(ctx, runId);
+}
+
+/**
+ * Whether the run exists. An update that reaches a run as it closes can fail with "not found" (the
+ * update, not the run): a decision that lost a race must hear that the run finished, not that it is gone.
+ */
+async function exists(ctx: ClientContext, runId: string): Promise<boolean> {
+  return getRun(ctx, runId).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** The server's answer to an update for a workflow that has already closed. */

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
-import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from '../tools/transforms.js';
 import { RunOptionsSchema } from './run-options.js';
+import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from './transform-stages.js';
 
 const Duration = z.union([z.string(), z.number()]);
 

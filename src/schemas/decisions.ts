@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
+import { boundedJson, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from './limits.js';
 
 /** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
 export const PathHopSchema = z.object({ runId: z.string(), agentId: z.string(), viaToolCallId: z.string() });
@@ -66,31 +67,43 @@ export const RefusalTypeSchema = z.enum([
 ]);
 export type RefusalType = z.infer<typeof RefusalTypeSchema>;
 
-/** What an approve, decline, resume or result signal carries. */
+/** The longest stream grace period a decision may ask for: a finished run stays open that long. */
+export const MAX_STREAM_GRACE_MS = 60 * 60 * 1000;
+
+/**
+ * What an approve, decline, resume or result signal carries; README "Signals and updates" documents
+ * it for other clients. Every field is bounded, so that no decision can make the trail or the memo
+ * outgrow a payload.
+ */
 export const DecisionSignalSchema = z
   .object({
     /** Chosen by the sender, so it can find the verdict in the run's decision trail. */
-    decisionId: z.string().min(1).max(256),
+    decisionId: z
+      .string({ error: 'required: an id of your choosing (1-256 characters), to find the verdict in the trail' })
+      .min(1, 'an id of 1-256 characters')
+      .max(MAX_ID, `at most ${MAX_ID} characters`),
     /** Default: the most recent pending call of the fitting kind. Qualified ids of deep calls are longer. */
-    toolCallId: z.string().min(1).max(2048).optional(),
+    toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID).optional(),
     /** When set, the call's fingerprint must equal it (an empty one matches nothing). */
     fingerprint: z.string().max(128).optional(),
     /** Who decides: the principal the server authenticated, or the identity the operator configured. */
     principal: PrincipalSchema.optional(),
     /** A free-text note for the trail (who the caller says they are, a ticket, ...); not an identity. */
-    by: z.string().max(200).optional(),
+    by: z.string().max(MAX_TEXT).optional(),
     /** Why (a decline's reason reaches the model). */
-    reason: z.string().max(2000).optional(),
-    resumeData: JsonValueSchema.optional(),
+    reason: z.string().max(MAX_TEXT).optional(),
+    resumeData: boundedJson().optional(),
     /** A client tool's result (`result` decisions), or the output of a skipped uncertain call (`resolve`). */
-    result: JsonValueSchema.optional(),
+    result: boundedJson().optional(),
     /**
      * How an uncertain call is resolved (`resolve` decisions): `retry` runs it again, `skip` takes
      * `result` as its output (the side effect happened), `fail` makes it a tool error (with `reason`).
      */
     resolution: z.enum(['retry', 'skip', 'fail']).optional(),
     /** Approve with changed arguments: they must fit the tool's input schema, and the model is told. */
-    args: JsonValueSchema.optional(),
+    args: boundedJson().optional(),
+    /** When the sender sent it (ISO 8601, the sender's clock); the trail keeps it beside `at`, when it was applied. */
+    sentAt: z.iso.datetime().optional(),
     /**
      * An approver's Ed25519 signature, required where the worker has decision keys: over the run and
      * call it was made for (`runId`, `toolCallId`), the fingerprint, the kind, the principal, `expiresAt`,
@@ -100,7 +113,7 @@ export const DecisionSignalSchema = z
       .object({
         keyId: z.string().min(1).max(128),
         runId: z.string().min(1).max(1024),
-        toolCallId: z.string().min(1).max(2048),
+        toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID),
         expiresAt: z.iso.datetime(),
         value: z.string().min(1).max(256),
       })
@@ -110,12 +123,15 @@ export const DecisionSignalSchema = z
      * Set when the sender streams the run from here: keep the finished run readable this long. It
      * holds for the run the signal is sent to, and is not passed down to a sub-agent.
      */
-    streamGraceMs: z.number().int().nonnegative().optional(),
+    streamGraceMs: z.number().int().nonnegative().max(MAX_STREAM_GRACE_MS).optional(),
     /**
      * Set by a client that refused the decision itself: the workflow only records it, so that the
      * history has every decision, and never applies it.
      */
-    clientRefusal: z.object({ type: RefusalTypeSchema, message: z.string() }).strict().optional(),
+    clientRefusal: z
+      .object({ type: RefusalTypeSchema, message: z.string().max(MAX_TEXT) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type DecisionSignal = z.infer<typeof DecisionSignalSchema>;
@@ -131,7 +147,10 @@ export const DecisionRecordSchema = z.object({
   /** The free-text note that came with the decision. */
   by: z.string().nullable(),
   reason: z.string().nullable(),
+  /** When the workflow applied it (workflow time). */
   at: z.string(),
+  /** When the sender says it sent it, if it said. */
+  sentAt: z.string().optional(),
   accepted: z.boolean(),
   refusal: z.object({ type: RefusalTypeSchema, message: z.string() }).optional(),
   /** An approval with changed arguments: what was approved, and its fingerprint (the model's call is in the step). */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema } from './decisions.js';
+import { IdSchema } from './limits.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
@@ -22,7 +23,7 @@ export type RunCarry = z.infer<typeof RunCarrySchema>;
 
 export const RunInputSchema = z
   .object({
-    agentId: z.string().min(1),
+    agentId: IdSchema,
     messages: z.array(MessageSchema).min(1, 'a run needs at least one message'),
     options: RunOptionsSchema,
     /**

@@ -1,10 +1,11 @@
 /** The options of one run: what the model is given and how the run behaves. Sandbox-safe. */
 import { z } from 'zod';
+import { IdSchema, MAX_ID } from './limits.js';
 import { ScriptSchema } from './script.js';
 
 export const ToolChoiceSchema = z.union([
   z.enum(['auto', 'none', 'required']),
-  z.object({ type: z.literal('tool'), toolName: z.string().min(1) }).strict(),
+  z.object({ type: z.literal('tool'), toolName: IdSchema }).strict(),
 ]);
 export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
@@ -17,7 +18,7 @@ export const ModelSettingsSchema = z
     topK: z.number().optional(),
     presencePenalty: z.number().optional(),
     frequencyPenalty: z.number().optional(),
-    stopSequences: z.array(z.string()).optional(),
+    stopSequences: z.array(z.string().max(MAX_ID)).max(16).optional(),
     seed: z.number().int().optional(),
   })
   .strict();
@@ -32,18 +33,19 @@ export const DEFAULT_MAX_STEPS = 10;
 export const RunOptionsSchema = z
   .object({
     /** Model name for this run (`scripted`, `openai/<model>`, ...); defaults to the agent's model. */
-    model: z.string().min(1).optional(),
+    model: IdSchema.optional(),
     /** The script for the `scripted` model. */
     script: ScriptSchema.optional(),
     /** Most model calls in the run (default 10). */
     maxSteps: z.number().int().positive().optional(),
     toolChoice: ToolChoiceSchema.optional(),
     /** Names of the tools the model may call in this run; defaults to all of the agent's tools. */
-    activeTools: z.array(z.string()).optional(),
+    activeTools: z.array(IdSchema).max(256).optional(),
     /** Replaces the agent's instructions for this run. */
     instructions: z.string().optional(),
-    threadId: z.string().min(1).optional(),
-    resourceId: z.string().min(1).optional(),
+    /** Search attributes carry them (`AgentThreadId`, `AgentResourceId`): ids of at most 256 characters. */
+    threadId: IdSchema.optional(),
+    resourceId: IdSchema.optional(),
     modelSettings: ModelSettingsSchema.optional(),
     /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
     requireToolApproval: z.boolean().optional(),

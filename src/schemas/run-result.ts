@@ -60,14 +60,19 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export const RunFinishReasonSchema = z.union([ModelFinishReasonSchema, z.literal('suspended')]);
 export type RunFinishReason = z.infer<typeof RunFinishReasonSchema>;
 
-/** What a run returns when it finishes or pauses. */
-export const RunResultSchema = z.object({
+/**
+ * What a run's workflow returns when it finishes or pauses. The tool calls and results are in
+ * `steps` only (results written before this held them twice more, in `toolCalls` and `toolResults`):
+ * a large output counts once less against Temporal's payload limit.
+ */
+export const StoredRunResultSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
   text: z.string(),
   steps: z.array(StepRecordSchema),
-  toolCalls: z.array(ToolCallRecordSchema),
-  toolResults: z.array(ToolResultRecordSchema),
+  /** Set in results written before they were derived from `steps`. */
+  toolCalls: z.array(ToolCallRecordSchema).optional(),
+  toolResults: z.array(ToolResultRecordSchema).optional(),
   usage: UsageSchema,
   /** `suspended` while the run waits on a tool call. */
   finishReason: RunFinishReasonSchema,
@@ -86,10 +91,18 @@ export const RunResultSchema = z.object({
     .optional(),
   /** The whole conversation, ending with this run's messages. */
   messages: z.array(MessageSchema),
-  /** The run's decision trail: every approve, decline, resume and result, accepted or refused. */
+  /** The run's most recent decisions (`MEMO_DECISIONS`): approvals, declines, resumes, results, accepted or refused. */
   decisions: z.array(DecisionRecordSchema).default([]),
 });
-export type RunResult = z.infer<typeof RunResultSchema>;
+export type StoredRunResult = z.output<typeof StoredRunResultSchema>;
+
+/** What a run returns when it finishes or pauses, as the client gives it: every tool call and result of its steps. */
+export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, toolResults, ...result }) => ({
+  ...result,
+  toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
+  toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
+}));
+export type RunResult = z.output<typeof RunResultSchema>;
 
 /**
  * The run's state as its memo shows it, kept by the workflow on every change. Read with
@@ -105,6 +118,8 @@ export const RunMemoSchema = z.object({
   startedBy: PrincipalSchema.optional(),
   /** Who may read the run (the agent's rule; unset: anyone who may act on it). */
   read: AccessRuleSchema.optional(),
+  /** How many more calls the run waits on than the memo could list (see `fitMemo`); the run's result lists all. */
+  omittedPendingToolCalls: z.number().int().optional(),
 });
 export type RunMemo = z.infer<typeof RunMemoSchema>;
 export const RUN_MEMO_KEY = 'agentRun';

@@ -1,17 +1,18 @@
 /** The script of the offline `scripted` model. Sandbox-safe. */
 import { z } from 'zod';
 import { JsonValueSchema } from './json.js';
+import { IdSchema } from './limits.js';
 
 /** One tool call in a scripted model step. */
 export const ScriptedToolCallSchema = z
   .object({
-    toolName: z.string().min(1),
+    toolName: IdSchema,
     /** Arguments, sent to the runner as JSON. */
     args: JsonValueSchema.optional(),
     /** Raw argument text, sent as is (to script malformed arguments). Takes precedence over `args`. */
     rawArgs: z.string().optional(),
     /** Defaults to `call-<step>-<index>`. */
-    toolCallId: z.string().min(1).optional(),
+    toolCallId: IdSchema.optional(),
   })
   .strict();
 

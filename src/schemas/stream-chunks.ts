@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { PendingToolCallSchema, type PendingToolCall } from './decisions.js';
 import { JsonValueSchema } from './json.js';
-import { RunFinishReasonSchema, UsageSchema, type RunResult } from './run-result.js';
+import { RunFinishReasonSchema, UsageSchema, type StoredRunResult } from './run-result.js';
 
 const step = { stepNumber: z.number() };
 /** Which attempt of the model activity produced a delta; see `model-retry`. */
@@ -70,7 +70,10 @@ export function endsSegment(chunk: RunChunk): boolean {
 }
 
 /** The `finish` chunk that ends a segment: the run as it stands, and what it waits on (nothing once it finished). */
-export function finishChunk(result: RunResult, pending: PendingToolCall[]): Extract<RunChunk, { type: 'finish' }> {
+export function finishChunk(
+  result: StoredRunResult,
+  pending: PendingToolCall[],
+): Extract<RunChunk, { type: 'finish' }> {
   return {
     type: 'finish',
     finishReason: result.finishReason,

@@ -11,6 +11,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Agent } from '../agent.js';
 import { canRead, canStart, readers, tenantCheck, type AccessCheck } from '../approvals/access.js';
 import type { AgentClient } from '../client/agent-client.js';
+import { checkInput } from '../client/checks.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
@@ -18,6 +19,7 @@ import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../error
 import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
+import { IdSchema } from '../schemas/limits.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
@@ -150,10 +152,10 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
     const principal = c.get('principal');
-    const resourceId = c.req.query('resourceId') || principal?.tenant;
+    const resourceId = checkInput('resourceId', IdSchema.optional(), c.req.query('resourceId') || principal?.tenant);
     allowOrDeny(tenantCheck(principal, resourceId));
-    const agentId = c.req.param('agentId');
-    const threadId = c.req.query('threadId') || undefined;
+    const agentId = checkInput('agentId', IdSchema, c.req.param('agentId'));
+    const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
     const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
     const read = readers(policies.get(agentId));
     const visible = runs.filter((run) => canRead(run.read ?? read, run, principal).allowed).map(suspendedRun);

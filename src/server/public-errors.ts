@@ -11,6 +11,7 @@ const OWN_FAILURES = new Set([
   'UnknownAgentError',
   'UnknownModelError',
   'ScriptExhaustedError',
+  'ConversationTooLarge',
 ]);
 
 /** The reason a run failed, as a caller over HTTP sees it. */

@@ -4,7 +4,16 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
-import { JsonValueSchema } from '../schemas/json.js';
+import { oneLine, truncate } from '../schemas/json.js';
+import {
+  boundedJson,
+  isTooLarge,
+  MAX_ID,
+  MAX_QUALIFIED_ID,
+  MAX_TEXT,
+  measureJson,
+  RunIdSchema,
+} from '../schemas/limits.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import { RunOptionsSchema } from '../schemas/run-options.js';
 import { errorBody } from './guards.js';
@@ -15,7 +24,7 @@ export const StartBodySchema = z
     prompt: z.string().min(1).optional(),
     messages: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
     options: RunOptionsSchema.optional(),
-    runId: z.string().min(1).optional(),
+    runId: RunIdSchema.optional(),
   })
   .loose()
   .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), {
@@ -25,43 +34,62 @@ export const StartBodySchema = z
 /** What the decision routes take. Who decides is the authenticated principal; `by` is a free-text note. */
 export const DecisionBodySchema = z
   .object({
-    toolCallId: z.string().min(1).optional(),
+    toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID).optional(),
     /** Required: a decision over HTTP names the exact call it is about. */
-    fingerprint: z.string().min(1, 'send the fingerprint of the call you decide on'),
-    by: z.string().optional(),
-    reason: z.string().optional(),
-    resumeData: JsonValueSchema.optional(),
-    result: JsonValueSchema.optional(),
-    args: JsonValueSchema.optional(),
+    fingerprint: z.string().min(1, 'send the fingerprint of the call you decide on').max(128),
+    by: z.string().max(MAX_TEXT).optional(),
+    reason: z.string().max(MAX_TEXT).optional(),
+    resumeData: boundedJson().optional(),
+    result: boundedJson().optional(),
+    args: boundedJson().optional(),
     /** `resolve`: retry, skip (with `output`) or fail (with `reason`) a call whose side effect is uncertain. */
     resolution: z.enum(['retry', 'skip', 'fail']).optional(),
-    output: JsonValueSchema.optional(),
+    output: boundedJson().optional(),
   })
   .strict();
 
-function badRequest(type: string, message: string): HTTPException {
-  return new HTTPException(400, { res: Response.json(errorBody(type, message), { status: 400 }) });
+/** A `useChat` UI message, as far as the server relies on it: its parts are objects with a type. */
+const UiMessageSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant']),
+    parts: z.array(z.looseObject({ type: z.string().min(1).max(MAX_ID) })),
+  })
+  .loose();
+
+function refused(status: 400 | 413, type: string, message: string): HTTPException {
+  return new HTTPException(status, { res: Response.json(errorBody(type, message), { status }) });
 }
 
+/** The body, checked: 400 for what is not JSON or does not fit, 413 for data over its size limit; one line each. */
 export async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   const text = await c.req.text();
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw badRequest('InvalidJson', `the request body is not JSON: ${errorMessage(err)}`);
+    throw refused(400, 'InvalidJson', `the request body is not JSON: ${errorMessage(err)}`);
   }
+  // Nesting too deep to walk is refused before a schema recurses into it.
+  const measured = measureJson(raw);
+  if (!measured.ok) throw refused(400, 'InvalidJson', `the request body cannot be checked: ${measured.problem}`);
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw badRequest('InvalidRequest', z.prettifyError(parsed.error));
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const tooLarge = parsed.error.issues.some(isTooLarge);
+  throw refused(tooLarge ? 413 : 400, tooLarge ? 'PayloadTooLarge' : 'InvalidRequest', oneLine(parsed.error.issues));
 }
 
 /** useChat sends UI messages (with `parts`); anything else must already be model messages. */
 export async function toModelMessages(messages: Array<Record<string, unknown>>): Promise<Message[]> {
   if (messages.some((m) => Array.isArray(m.parts))) {
-    return (await convertToModelMessages(messages as unknown as UIMessage[])) as Message[];
+    const ui = z.array(UiMessageSchema).safeParse(messages);
+    if (!ui.success) throw refused(400, 'InvalidRequest', `messages: ${oneLine(ui.error.issues)}`);
+    try {
+      return (await convertToModelMessages(messages as unknown as UIMessage[])) as Message[];
+    } catch (err) {
+      throw refused(400, 'InvalidRequest', `messages: ${truncate(errorMessage(err).replace(/\s+/g, ' '), 300)}`);
+    }
   }
   const parsed = z.array(MessageSchema).safeParse(messages);
-  if (!parsed.success) throw badRequest('InvalidRequest', `messages: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw refused(400, 'InvalidRequest', `messages: ${oneLine(parsed.error.issues)}`);
   return parsed.data;
 }

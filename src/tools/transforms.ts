@@ -7,16 +7,14 @@
 import { unknownKeyMessage } from '../options.js';
 import type { JsonValue } from '../schemas/json.js';
 
-/** The stages of a call the stream shows. */
-export const DISPLAY_STAGES = ['input', 'inputDelta', 'output', 'error', 'approval', 'suspend', 'resume'] as const;
-export type DisplayStage = (typeof DISPLAY_STAGES)[number];
+import {
+  DISPLAY_STAGES,
+  TRANSCRIPT_STAGES,
+  type DisplayStage,
+  type TranscriptStage,
+} from '../schemas/transform-stages.js';
 
-/**
- * The stages of a call the transcript keeps: the call's input, its output (before `toModelOutput`)
- * and its error. Approvals, suspensions and resumes are not part of the conversation the model reads.
- */
-export const TRANSCRIPT_STAGES = ['input', 'output', 'error'] as const;
-export type TranscriptStage = (typeof TRANSCRIPT_STAGES)[number];
+export { DISPLAY_STAGES, TRANSCRIPT_STAGES, type DisplayStage, type TranscriptStage };
 
 /** What a transform is told besides the value. */
 export interface TransformContext {

@@ -26,9 +26,10 @@ import { errorMessage } from '../errors.js';
 import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
 import { safeParse } from '../schemas/json.js';
+import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
-import type { RunResult } from '../schemas/run-result.js';
+import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
 import {
@@ -70,7 +71,7 @@ const { callModel } = proxyActivities<AgentActivities>({
 });
 
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
-export async function agentRun(rawInput: RunInput): Promise<RunResult> {
+export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   const runId = workflowInfo().workflowId;
   const parsed = safeParse(RunInputSchema, rawInput);
   const input = parsed.success ? parsed.data : undefined;
@@ -88,12 +89,14 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
     validator: (request) => {
       if (safeParse(NextPauseRequestSchema, request).success) return;
-      throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string }, not ${JSON.stringify(request)}`);
+      // The reason quotes a little of the request, whatever its size or depth.
+      const shown = measureJson(request).ok ? clip(JSON.stringify(request) ?? 'nothing', 100) : 'that';
+      throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string (<= 256) }, not ${shown}`);
     },
   });
 
   state.graceMs = input?.stream?.graceMs ?? 0;
-  let outcome: { result: RunResult } | { failure: unknown };
+  let outcome: { result: StoredRunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
     const result = await run(parsed.data, state);
@@ -170,7 +173,7 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 }
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
-async function run(input: RunInput, state: RunState): Promise<RunResult | { continueWith: AgentSpec }> {
+async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
   const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
@@ -197,6 +200,7 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
     if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (every !== undefined && stepsHere >= every))) {
       return { continueWith: spec };
     }
+    checkConversationSize(state);
     state.publish({ type: 'start-step', stepNumber });
     const model = await callModel({
       stepNumber,
@@ -223,7 +227,7 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
     state.callsStart(model.toolCalls.length);
     const outcomes = await Promise.all(
       model.toolCalls.map(async (call): Promise<ToolOutcome> => {
-        const outcome = { call, result: await runTool(spec, options, state, call) };
+        const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
         state.conversation.recordOutcome(outcome);
         state.publish(outcomeChunk(outcome));
         state.callFinished();
@@ -237,6 +241,18 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
     if (model.toolCalls.length === 0) break;
   }
   return state.snapshot().result;
+}
+
+/**
+ * Each model call carries the conversation: a run whose conversation outgrew its budget (tool outputs
+ * are kept within it; a model's text or a raw start's input is not) fails with a reason rather than
+ * exceed Temporal's payload limit with its next command.
+ */
+function checkConversationSize(state: RunState): void {
+  const bytes = state.conversation.bytes();
+  if (bytes <= MAX_CONVERSATION_BYTES) return;
+  const message = `The run's conversation holds ${kib(bytes)}, over the ${kib(MAX_CONVERSATION_BYTES)} a run carries`;
+  throw ApplicationFailure.nonRetryable(`${message}; start a new run with less.`, 'ConversationTooLarge');
 }
 
 /** Turns whatever stopped the run into a workflow failure that names the cause. */

@@ -4,6 +4,7 @@
 import type { CallModelOutput } from '../activities/contracts.js';
 import type { Message } from '../schemas/message.js';
 import type { StepRecord } from '../schemas/run-result.js';
+import { jsonBytes, kib, MAX_CONVERSATION_BYTES, MAX_DATA_BYTES } from '../schemas/limits.js';
 import { stepRecord, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 export class Conversation {
@@ -20,6 +21,40 @@ export class Conversation {
   startStep(stepNumber: number, model: CallModelOutput): void {
     this.messages.push(...model.assistantMessages);
     this.current = { stepNumber, model, outcomes: new Map() };
+  }
+
+  /**
+   * Bytes of JSON the run carries for its conversation: the messages, the steps (the one under way
+   * included), and the tool message its finished calls will add.
+   */
+  bytes(): number {
+    const answered = [...(this.current?.outcomes.values() ?? [])].map((o) => o.result);
+    const toCome = answered.reduce((n, r) => n + (r.type === 'result' ? jsonBytes(r.modelOutput) : 0), 0);
+    return jsonBytes(this.messages) + jsonBytes(this.stepsSoFar()) + toCome;
+  }
+
+  /**
+   * The outcome as the run keeps it: a tool's output over {@link MAX_DATA_BYTES}, or one that would
+   * take the conversation over its budget, becomes a tool error the model sees (the run's result,
+   * each model call and a continuation carry the conversation, within Temporal's payload limit).
+   */
+  admit(outcome: ToolOutcome): ToolOutcome {
+    const { call, result } = outcome;
+    if (result.type !== 'result') return outcome;
+    const output = jsonBytes(result.output);
+    const adds = output + jsonBytes(result.modelOutput);
+    const used = this.bytes();
+    let error: string | undefined;
+    if (output > MAX_DATA_BYTES) {
+      error = `is ${kib(output)} of JSON; a tool's output may have at most ${kib(MAX_DATA_BYTES)}`;
+    } else if (used + adds > MAX_CONVERSATION_BYTES) {
+      error =
+        `(${kib(adds)} with what the model is shown) does not fit: the run's conversation holds ${kib(used)} ` +
+        `of at most ${kib(MAX_CONVERSATION_BYTES)}`;
+    }
+    if (error === undefined) return outcome;
+    const hint = 'Return less, or keep large data outside the run and return a reference to it.';
+    return { call, result: { type: 'error', error: `The output of tool "${call.toolName}" ${error}. ${hint}` } };
   }
 
   recordOutcome(outcome: ToolOutcome): void {

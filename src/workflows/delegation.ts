@@ -10,7 +10,7 @@ import { SubAgentInputSchema, type ToolSpecOf } from '../schemas/agent-spec.js';
 import { safeParse, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
-import type { RunResult } from '../schemas/run-result.js';
+import type { StoredRunResult } from '../schemas/run-result.js';
 import type { agentRun } from './agent-run.js';
 import type { RunState } from './run-state.js';
 import { startSearchAttributes } from './search-attributes.js';
@@ -43,7 +43,7 @@ export async function runSubAgent(
     parent: { runId: state.runId, toolCallId: call.toolCallId },
   };
   state.childStarted(call.toolCallId);
-  let trail: RunResult['decisions'] = [];
+  let trail: StoredRunResult['decisions'] = [];
   try {
     const result = await executeChild<typeof agentRun>('agentRun', {
       workflowId: `${state.runId}::${call.toolCallId}`,

@@ -8,7 +8,8 @@
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
-import type { RunResult, RunStatus } from '../schemas/run-result.js';
+import { MAX_ID } from '../schemas/limits.js';
+import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
@@ -34,7 +35,7 @@ export const decisionSignals: Record<DecisionKind, SignalDefinition<[DecisionSig
 export interface RunSnapshot {
   status: RunStatus;
   version: number;
-  result: RunResult;
+  result: StoredRunResult;
 }
 
 export const runStateQuery = defineQuery<RunSnapshot>('runState');
@@ -45,7 +46,7 @@ export const NextPauseRequestSchema = z
     /** Wait for a state newer than this version (default: any pause or the end). */
     afterVersion: z.number().optional(),
     /** First wait for the verdict on this decision; a refusal fails the update with its reason. */
-    decisionId: z.string().min(1).optional(),
+    decisionId: z.string().min(1).max(MAX_ID).optional(),
   })
   .strict();
 export type NextPauseRequest = z.infer<typeof NextPauseRequestSchema>;

@@ -7,9 +7,10 @@ import { getExternalWorkflowHandle, upsertMemo, upsertSearchAttributes } from '@
 import type { ChildReport, DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import { RUN_MEMO_KEY, type RunMemo, type RunStatus } from '../schemas/run-result.js';
 import { childReportSignal } from './messages.js';
+import { fitMemo, pendingAttribute } from './payload-bounds.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
 
-/** The trail kept in the memo is the most recent decisions; the full trail is in the history. */
+/** The memo and the result keep the most recent decisions; every decision is a signal in the history. */
 export const MEMO_DECISIONS = 50;
 
 export class RunMirror {
@@ -29,13 +30,13 @@ export class RunMirror {
   }
 
   writeMemo(memo: RunMemo): void {
-    upsertMemo({ [RUN_MEMO_KEY]: memo });
+    upsertMemo({ [RUN_MEMO_KEY]: fitMemo(memo) });
   }
 
   writeSearchAttributes(status: RunStatus, pending: PendingToolCall[]): void {
     upsertSearchAttributes([
       { key: AgentStatusKey, value: status },
-      { key: AgentPendingToolCallsKey, value: pending.map((p) => p.toolCallId) },
+      { key: AgentPendingToolCallsKey, value: pendingAttribute(pending) },
     ]);
   }
 

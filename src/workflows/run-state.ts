@@ -27,7 +27,8 @@ import type { RunMemo, RunStatus } from '../schemas/run-result.js';
 import { finishChunk, RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
-import { RunMirror } from './run-mirror.js';
+import { fitResult } from './payload-bounds.js';
+import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { StreamSegments } from './stream-segments.js';
 import { runResult } from './transcript.js';
 
@@ -97,7 +98,7 @@ export class RunState {
   handOver(): HandOver {
     return {
       steps: [...this.conversation.steps],
-      decisions: this.ledger.trail(),
+      decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
       version: this.version,
       stream: { ...this.stream.getState() },
     };
@@ -136,14 +137,16 @@ export class RunState {
     return {
       status: this.status,
       version: this.version,
-      result: runResult({
-        runId: this.runId,
-        agentId: this.agentId,
-        steps: this.conversation.stepsSoFar(),
-        messages: this.conversation.messages,
-        pending: this.pending(),
-        decisions: this.ledger.trail(),
-      }),
+      result: fitResult(
+        runResult({
+          runId: this.runId,
+          agentId: this.agentId,
+          steps: this.conversation.stepsSoFar(),
+          messages: this.conversation.messages,
+          pending: this.pending(),
+          decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
+        }),
+      ),
     };
   }
 

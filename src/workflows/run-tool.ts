@@ -67,21 +67,21 @@ export async function runTool(
   if (!needsApproval(options, tool))
     return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, false));
   const waiting = { kind: 'approval' as const, askedAt: now(), inputSchema: tool.inputSchema };
-  const { kind, record } = await state.waitForDecision(call, waiting);
+  const { kind, record, decision } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
   // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
   const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
-  if (!record.approved) {
+  if (!record.approved || decision.args === undefined) {
     return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, atMostOnce));
   }
-  // Approved with changed arguments: the call runs with them, and the model is told.
-  const edited = { ...call, args: record.approved.args };
+  // Approved with changed arguments (the trail may only mention large ones): they run, and the model is told.
+  const edited = { ...call, args: decision.args };
   const outcome = await withHooks(spec, options, state, edited, () =>
     runApproved(tool, spec, options, state, edited, atMostOnce),
   );
-  return withChangedArguments(outcome, record.approved.args, decidedBy(record));
+  return withChangedArguments(outcome, decision.args, decidedBy(record));
 }
 
 /** The agent's hooks around a call that runs: `beforeToolCall` may skip it, `afterToolCall` sees how it ended. */

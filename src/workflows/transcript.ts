@@ -8,7 +8,7 @@ import type { AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
-import type { RunResult, StepRecord, ToolCallRecord, ToolResultRecord, Usage } from '../schemas/run-result.js';
+import type { StepRecord, StoredRunResult, ToolCallRecord, ToolResultRecord, Usage } from '../schemas/run-result.js';
 import type { RunChunk } from '../schemas/stream-chunks.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 
@@ -105,7 +105,7 @@ export function runResult(args: {
   messages: Message[];
   pending: PendingToolCall[];
   decisions: DecisionRecord[];
-}): RunResult {
+}): StoredRunResult {
   const { steps, pending } = args;
   const last = steps[steps.length - 1];
   const waitingOn = mostRecentPending(pending);
@@ -114,8 +114,6 @@ export function runResult(args: {
     agentId: args.agentId,
     text: last?.text ?? '',
     steps,
-    toolCalls: steps.flatMap((s) => s.toolCalls),
-    toolResults: steps.flatMap((s) => s.toolResults),
     usage: steps.reduce((u, s) => addUsage(u, s.usage), ZERO_USAGE),
     // A run that waits only on client tools stopped for the caller's results, as the AI SDK says it.
     finishReason: waitingOn

@@ -79,13 +79,18 @@ it('starts a run that waits on a client tool, and submits its result', async () 
   });
 });
 
-it('refuses a script file that is not a script, in one line', async () => {
+it('refuses a script file that is not a script, in one line that quotes nothing of the file', async () => {
   const bad = join(dir, 'bad.json');
-  await writeFile(bad, JSON.stringify([{ nope: true }]));
-  const result = await ctl(['start', 'toolbox-agent', '--prompt', 'x', '--script', bad]);
-  expect(result.code).toBe(1);
-  expect(result.stderr.trim().split('\n')).toHaveLength(1);
-  expect(result.stderr).toMatch(/^agentctl: --script .* is not a script: /);
+  await writeFile(bad, JSON.stringify([{ secretField: 'hunter2' }]));
+  const notJson = join(dir, 'key.pem');
+  await writeFile(notJson, '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIhunter2\n-----END PRIVATE KEY-----\n');
+  for (const file of [bad, notJson]) {
+    const result = await ctl(['start', 'toolbox-agent', '--prompt', 'x', '--script', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^agentctl: --script .* is not a script: /);
+    expect(result.stderr).not.toMatch(/hunter2|secretField|BEGIN/);
+  }
 });
 
 it('--help exits 0 and lists the commands', async () => {

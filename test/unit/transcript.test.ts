@@ -3,6 +3,7 @@ import type { CallModelOutput } from '../../src/activities/contracts.js';
 import { effectiveRunOptions } from '../../src/approvals/policy.js';
 import { withToolKinds, type AgentSpec } from '../../src/schemas/agent-spec.js';
 import type { RunOptions } from '../../src/schemas/run-options.js';
+import { RunResultSchema } from '../../src/schemas/run-result.js';
 import {
   addUsage,
   offeredTools,
@@ -125,12 +126,15 @@ describe('runResult', () => {
     assistantMessages: [],
   });
 
-  it('takes text and finish reason from the last step and adds up usage, calls and results', () => {
+  it('takes text and finish reason from the last step, adds up usage, and keeps calls and results once', () => {
     const steps = [
       stepRecord(0, { ...model('', 'tool-calls', 10), toolCalls: [ok.call, failed.call] }, [ok, failed]),
       stepRecord(1, model('done', 'stop', 20), []),
     ];
-    const result = runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [], decisions: [] });
+    const stored = runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [], decisions: [] });
+    // The workflow's result holds each call and result once, in its steps; the client derives the lists.
+    expect(stored).not.toHaveProperty('toolCalls');
+    const result = RunResultSchema.parse(stored);
     expect(result.text).toBe('done');
     expect(result.finishReason).toBe('stop');
     expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 2, totalTokens: 32 });

@@ -1,0 +1,71 @@
+/**
+ * agentctl's flags that carry numbers, JSON and files: checked and bounded before anything is sent,
+ * refused in one line that quotes at most a little of what was given (never a file's content).
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { errorMessage, InvalidInputError } from '../errors.js';
+import { oneLine, type JsonValue } from '../schemas/json.js';
+import { kib, MAX_INPUT_BYTES, clip } from '../schemas/limits.js';
+import { ScriptSchema, type Script } from '../schemas/script.js';
+
+/** The most runs `runs list --limit` lists. */
+export const MAX_LIST_LIMIT = 10_000;
+
+/** `--limit N`: a whole number from 1 to {@link MAX_LIST_LIMIT}. */
+export function limitOption(text: string): number {
+  const n = Number(text);
+  if (/^\d+$/.test(text) && n >= 1 && n <= MAX_LIST_LIMIT) return n;
+  throw new InvalidInputError('--limit', `"${clip(text, 40)}" is not a whole number from 1 to ${MAX_LIST_LIMIT}`);
+}
+
+/** `--max-steps N`: a whole number of at least 1. */
+export function stepsOption(text: string): number {
+  const n = Number(text);
+  if (/^\d+$/.test(text) && n >= 1 && Number.isSafeInteger(n)) return n;
+  throw new InvalidInputError('--max-steps', `"${clip(text, 40)}" is not a whole number of at least 1`);
+}
+
+/** A flag's JSON value (`--data`, `--result`, `--args`). */
+export function jsonOption(text: string, flag: string): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new InvalidInputError(flag, `"${clip(text, 60)}" is not valid JSON`);
+  }
+}
+
+/**
+ * `--script FILE`: the script of the scripted model. A file that is not one is refused without its
+ * content in the message (it may be anything: a key, a log).
+ */
+export async function scriptOption(file: string): Promise<Script> {
+  const flag = `--script ${file}`;
+  const size = await stat(file).then(
+    (s) => s.size,
+    (e: Error) => {
+      throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
+    },
+  );
+  if (size > MAX_INPUT_BYTES) {
+    throw new InvalidInputError(flag, `is ${kib(size)}; a script has at most ${kib(MAX_INPUT_BYTES)}`, true);
+  }
+  const text = await readFile(file, 'utf8').catch((e: Error) => {
+    throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new InvalidInputError(flag, 'is not a script: it is not JSON (a script is a JSON list of steps)');
+  }
+  const parsed = ScriptSchema.safeParse(json);
+  if (!parsed.success) {
+    // Where and what, but nothing of the file: paths name steps and fields, messages the expected types.
+    const problems = parsed.error.issues.map((i) => ({
+      path: i.path,
+      message: i.code === 'unrecognized_keys' ? 'has fields a script step does not take' : i.message.slice(0, 120),
+    }));
+    throw new InvalidInputError(flag, `is not a script: ${oneLine(problems).slice(0, 400)}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,463 @@
+/**
+ * The bad-input catalogue: each class of bad or oversized input, through each surface (the HTTP
+ * server, agentctl as a process, the client, raw signals and updates from the official Temporal CLI
+ * and the SDK). Each must get a clear refusal (status or exit code, one line), leave the run as it
+ * was and decidable, and fail no workflow task. The counts are printed at the end.
+ */
+import type { ServerType } from '@hono/node-server';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  bearerTokens,
+  createTool,
+  DEFAULT_REQUEST_OPTIONS,
+  defineAgent,
+  InvalidInputError,
+  InvalidRunOptionsError,
+  RunAlreadyExistsError,
+  startServer,
+  type RunResult,
+  type Script,
+} from '../../src/index.js';
+import { submitToolResultSignal } from '../../src/workflows/messages.js';
+import { askTool, guardedTool, pickTool } from '../fixtures/agents.js';
+import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+import { agentctl } from '../processes.js';
+
+const run = promisify(execFile);
+
+const bigTool = createTool({
+  id: 'big',
+  description: 'Returns as many KiB of text as asked for',
+  inputSchema: z.object({ kib: z.number() }),
+  execute: ({ kib }) => 'x'.repeat(kib * 1024),
+});
+
+const edgeAgent = defineAgent({
+  id: 'edge-agent',
+  name: 'Edge',
+  instructions: 'You use tools.',
+  model: 'scripted',
+  tools: { guarded: guardedTool, pick: pickTool, ask: askTool, big: bigTool },
+});
+
+const guardedScript: Script = [{ toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] }, { text: 'Done.' }];
+const pickScript: Script = [{ toolCalls: [{ toolName: 'pick', args: { options: ['a', 'b'] } }] }, { text: 'Done.' }];
+const askScript: Script = [{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'Done.' }];
+
+type Surface = 'HTTP' | 'agentctl' | 'client' | 'raw signals and updates';
+const tally: Record<Surface, { tried: number; refused: number }> = {
+  HTTP: { tried: 0, refused: 0 },
+  agentctl: { tried: 0, refused: 0 },
+  client: { tried: 0, refused: 0 },
+  'raw signals and updates': { tried: 0, refused: 0 },
+};
+/** Every run the catalogue touched: none may have a failed workflow task. */
+const touched = new Set<string>();
+
+/** One input tried on a surface; it counts as refused cleanly once every assertion in `attempt` held. */
+async function probe(surface: Surface, attempt: () => Promise<void>): Promise<void> {
+  tally[surface].tried++;
+  await attempt();
+  tally[surface].refused++;
+}
+
+const TOKEN = 'catalogue-token-0123456789';
+let w: TestWorker;
+let server: ServerType;
+let base: string;
+let dir: string;
+let cli: string;
+
+beforeAll(async () => {
+  w = await startWorker([edgeAgent]);
+  server = await startServer(w.client, {
+    port: 0,
+    authenticate: bearerTokens({ [TOKEN]: { id: 'tester' } }),
+    agents: [edgeAgent],
+    requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'model', 'script'],
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dir = await mkdtemp(join(tmpdir(), 'bad-input-'));
+  cli = (await run('bash', ['temporal-dev.sh', 'cli'])).stdout.trim().split('\n').at(-1)!;
+});
+
+afterAll(async () => {
+  let wedged = 0;
+  for (const runId of touched) {
+    if ((await historyEventTypes(w.client, runId)).includes('EVENT_TYPE_WORKFLOW_TASK_FAILED')) wedged++;
+  }
+  const rows = Object.entries(tally).map(([s, t]) => `  ${s}: ${t.tried} inputs tried, ${t.refused} refused cleanly`);
+  const total = Object.values(tally).reduce((n, t) => n + t.tried, 0);
+  console.log(
+    `bad-input catalogue (${total} inputs, ${touched.size} runs):\n${rows.join('\n')}\n  runs wedged: ${wedged}`,
+  );
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await w?.stop();
+  await rm(dir, { recursive: true, force: true });
+  expect(wedged).toBe(0);
+});
+
+async function paused(script: Script): Promise<RunResult> {
+  const result = await w.client.generate('edge-agent', 'go', { model: 'scripted', script });
+  expect(result.pendingToolCalls).toHaveLength(1);
+  touched.add(result.runId);
+  return result;
+}
+
+function expectOneLine(message: string): void {
+  expect(message).not.toMatch(/\n/);
+  expect(message.length).toBeLessThan(1500);
+}
+
+/** The run waits on the same call as before, its memo stays small, and no workflow task failed. */
+async function unchanged(before: RunResult): Promise<void> {
+  const info = await w.client.getRun(before.runId);
+  expect(info.status).toBe('suspended');
+  expect(info.pendingToolCalls.map((p) => [p.toolCallId, p.fingerprint])).toEqual(
+    before.pendingToolCalls.map((p) => [p.toolCallId, p.fingerprint]),
+  );
+  expect(JSON.stringify(info).length).toBeLessThan(100_000);
+  expect(await historyEventTypes(w.client, before.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+}
+
+async function refusedWith(promise: Promise<unknown>, type: new (...args: never[]) => Error, pattern: RegExp) {
+  const err = await promise.then(
+    () => new Error('not refused'),
+    (e: unknown) => e as Error,
+  );
+  expect(err).toBeInstanceOf(type);
+  expect(err.message).toMatch(pattern);
+  expectOneLine(err.message);
+}
+
+function http(method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+}
+
+async function httpRefusal(res: Response, status: number, pattern: RegExp): Promise<void> {
+  expect(res.status).toBe(status);
+  const { error } = (await res.json()) as { error: { type: string; message: string } };
+  expect(`${error.type}: ${error.message}`).toMatch(pattern);
+  expectOneLine(error.message);
+}
+
+const ctl = (args: string[]) =>
+  agentctl(['--address', temporalAddress(), '--namespace', 'default', '--task-queue', w.taskQueue, ...args]);
+
+async function ctlRefusal(args: string[], code: number, pattern: RegExp): Promise<void> {
+  const result = await ctl(args);
+  expect(result.code).toBe(code);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(pattern);
+  expectOneLine(result.stderr.trim());
+}
+
+/** A signal from the official Temporal CLI, its payload from a file (an argument is limited to 128 KiB). */
+async function cliSignal(runId: string, name: string, payload: unknown): Promise<void> {
+  const file = join(dir, `signal-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(file, typeof payload === 'string' ? payload : JSON.stringify(payload));
+  const args = ['workflow', 'signal', '--address', temporalAddress(), '--namespace', 'default'];
+  await run(cli, [...args, '--workflow-id', runId, '--name', name, '--input-file', file]);
+}
+
+async function verdict(runId: string, decisionId: string) {
+  return waitFor(`the verdict on ${decisionId}`, async () =>
+    (await w.client.getRun(runId)).decisions.find((d) => d.decisionId === decisionId),
+  );
+}
+
+describe('caller-sized fields', () => {
+  it('refuses ids, notes and data over their bounds on every surface, and the run stays decidable', async () => {
+    const approval = await paused(guardedScript);
+    const { runId } = approval;
+    const longId = 'c'.repeat(600_000);
+    const longText = 'r'.repeat(3000);
+
+    await probe('client', () =>
+      refusedWith(w.client.sendDecision('approve', { runId, toolCallId: longId }), InvalidInputError, /toolCallId/),
+    );
+    await probe('client', () =>
+      refusedWith(w.client.sendDecision('decline', { runId, reason: longText }), InvalidInputError, /reason/),
+    );
+    await probe('client', () =>
+      refusedWith(w.client.sendDecision('approve', { runId, by: longText }), InvalidInputError, /by/),
+    );
+    await probe('client', () =>
+      refusedWith(
+        w.client.sendDecision('approve', { runId, args: { target: 'x'.repeat(300_000) } }),
+        InvalidInputError,
+        /args: 293 KiB of JSON; at most 256 KiB/,
+      ),
+    );
+    await probe('HTTP', async () => {
+      const res = await http('POST', `/runs/${runId}/approve`, {
+        toolCallId: longId.slice(0, 500_000),
+        fingerprint: 'f',
+      });
+      await httpRefusal(res, 400, /InvalidRequest: toolCallId: Too big/);
+    });
+    await probe('HTTP', async () => {
+      const { fingerprint } = approval.pendingToolCalls[0]!;
+      const res = await http('POST', `/runs/${runId}/decline`, { fingerprint, reason: longText });
+      await httpRefusal(res, 400, /reason: Too big/);
+    });
+    await probe('agentctl', () =>
+      ctlRefusal(['decline', runId, '--as', 'ops', '--latest', '--reason', longText], 2, /^agentctl: decision: reason/),
+    );
+    await probe('agentctl', () =>
+      ctlRefusal(['approve', runId, '--as', 'ops', '--latest', '--note', longText], 2, /^agentctl: decision: by/),
+    );
+    await probe('agentctl', () =>
+      ctlRefusal(['approve', runId, '--as', 'ops', '--latest', '--tool-call', 'c'.repeat(3000)], 2, /toolCallId/),
+    );
+    await probe('raw signals and updates', async () => {
+      await cliSignal(runId, 'declineToolCall', { decisionId: 'long-reason', reason: longText });
+      const d = await verdict(runId, 'long-reason');
+      expect(d).toMatchObject({ accepted: false, reason: null, refusal: { type: 'InvalidDecision' } });
+      expect(d.refusal!.message).toMatch(/reason: Too big/);
+    });
+    await probe('raw signals and updates', async () => {
+      await cliSignal(runId, 'approveToolCall', { decisionId: 'long-id', toolCallId: 'c'.repeat(100_000) });
+      const d = await verdict(runId, 'long-id');
+      expect(d).toMatchObject({ accepted: false, toolCallId: null, refusal: { type: 'InvalidDecision' } });
+    });
+    await probe('raw signals and updates', async () => {
+      // A principal as large as the schema allows: the trail keeps who, not the roles.
+      const roles = Array.from({ length: 64 }, (_, i) => `${i}`.padEnd(256, 'r'));
+      const principal = { id: 'fat', roles, groups: roles };
+      await cliSignal(runId, 'approveToolCall', { decisionId: 'fat', fingerprint: 'stale', principal });
+      expect(await verdict(runId, 'fat')).toMatchObject({ principal: { id: 'fat' }, accepted: false });
+      expect((await verdict(runId, 'fat')).principal).not.toHaveProperty('roles');
+    });
+    await unchanged(approval);
+    const done = await w.client.approveToolCallGenerate({ runId, principal: 'ops' });
+    expect(done.finishReason).toBe('stop');
+  });
+
+  it('refuses a client result over 256 KiB at the client, over HTTP, and in the workflow', async () => {
+    const waiting = await paused(pickScript);
+    const { runId } = waiting;
+    const { fingerprint } = waiting.pendingToolCalls[0]!;
+    const huge = 'x'.repeat(700_000);
+    await probe('client', () =>
+      refusedWith(w.client.sendDecision('result', { runId, result: huge }), InvalidInputError, /result: 684 KiB/),
+    );
+    await probe('HTTP', async () => {
+      await httpRefusal(await http('POST', `/runs/${runId}/tool-result`, { fingerprint, result: huge }), 413, /result/);
+    });
+    await probe('raw signals and updates', async () => {
+      await w.client.temporal.workflow
+        .getHandle(runId)
+        .signal(submitToolResultSignal, { decisionId: 'sdk-huge', result: huge });
+      const d = await verdict(runId, 'sdk-huge');
+      expect(d.refusal).toMatchObject({ type: 'InvalidDecision', message: expect.stringMatching(/result: 684 KiB/) });
+    });
+    await probe('raw signals and updates', async () => {
+      await cliSignal(runId, 'submitToolResult', { decisionId: 'cli-huge', result: huge });
+      expect((await verdict(runId, 'cli-huge')).refusal?.type).toBe('InvalidDecision');
+    });
+    await unchanged(waiting);
+    // A large result that fits is kept once in the result's steps; the client derives the lists.
+    const done = await w.client.submitToolResultGenerate({ runId, result: 'y'.repeat(200_000), principal: 'ui' });
+    expect(done.finishReason).toBe('stop');
+    expect(done.toolResults[0]).toMatchObject({ isError: false });
+  });
+
+  it('gives the model a tool error for a tool output over 256 KiB, and the run completes', async () => {
+    await probe('client', async () => {
+      const script: Script = [{ toolCalls: [{ toolName: 'big', args: { kib: 800 } }] }, { text: 'Too big.' }];
+      const result = await w.client.generate('edge-agent', 'go', { model: 'scripted', script });
+      touched.add(result.runId);
+      expect(result.finishReason).toBe('stop');
+      expect(result.toolResults[0]).toMatchObject({
+        isError: true,
+        error: expect.stringMatching(/Tool "big" returned output of 801 KiB of JSON; at most 256 KiB/),
+      });
+    });
+  });
+});
+
+describe('clear errors', () => {
+  it('refuses JSON nested too deep, and non-object message parts, with a 400', async () => {
+    const waiting = await paused(askScript);
+    const deep = `${'['.repeat(10_000)}1${']'.repeat(10_000)}`;
+    await probe('HTTP', async () => {
+      const body = `{"fingerprint":"f","resumeData":${deep}}`;
+      await httpRefusal(await http('POST', `/runs/${waiting.runId}/resume`, body), 400, /InvalidJson: .*deeper/);
+    });
+    await probe('HTTP', async () => {
+      const res = await http('POST', '/agents/edge-agent/generate', { messages: [{ role: 'user', parts: ['hi'] }] });
+      await httpRefusal(res, 400, /InvalidRequest: messages: 0\.parts\.0/);
+    });
+    await probe('HTTP', async () => {
+      const res = await http('POST', '/agents/edge-agent/generate', { messages: [{ role: 'user', content: [1] }] });
+      await httpRefusal(res, 400, /InvalidRequest: messages/);
+    });
+    let nested: unknown = 'bottom';
+    for (let i = 0; i < 10_000; i++) nested = [nested];
+    await probe('client', () =>
+      refusedWith(
+        w.client.sendDecision('resume', { runId: waiting.runId, resumeData: nested as never }),
+        InvalidInputError,
+        /deeper than 64 levels/,
+      ),
+    );
+    await probe('client', () =>
+      refusedWith(
+        w.client.start('edge-agent', [{ role: 'user', content: [{ type: 'text', text: nested }] }] as never),
+        InvalidInputError,
+        /deeper than 64 levels/,
+      ),
+    );
+    await probe('raw signals and updates', async () => {
+      // Go's JSON decoder in the CLI takes up to 10,000 levels.
+      const five = `{"decisionId":"deep","resumeData":${'['.repeat(5000)}1${']'.repeat(5000)}}`;
+      await cliSignal(waiting.runId, 'resumeToolCall', five);
+      expect((await verdict(waiting.runId, 'deep')).refusal?.message).toMatch(/deeper than 64 levels/);
+    });
+    await probe('raw signals and updates', async () => {
+      const update = ['workflow', 'update', 'execute', '--address', temporalAddress(), '--namespace', 'default'];
+      const args = [...update, '--workflow-id', waiting.runId, '--name', 'nextPause', '--input', '{"bogus":1}'];
+      const failed = await run(cli, args).then(
+        () => undefined,
+        (e: { stderr: string }) => e.stderr,
+      );
+      expect(failed).toMatch(/nextPause takes/);
+    });
+    await unchanged(waiting);
+    expect((await w.client.resumeGenerate({ answer: 'blue' }, { runId: waiting.runId })).text).toBe('Done.');
+  });
+
+  it('validates run ids before anything starts, and names a run id in use', async () => {
+    const existing = await paused(guardedScript);
+    const start = (runId: string) =>
+      w.client.start('edge-agent', 'x', { model: 'scripted', script: guardedScript, runId });
+    for (const [runId, pattern] of [
+      ['a\nb', /letters, digits/],
+      ['r'.repeat(300), /at most 200 characters/],
+      ['mine::sub', /reserved for the runs of sub-agents/],
+    ] as const) {
+      await probe('client', () => refusedWith(start(runId), InvalidInputError, pattern));
+      await probe('HTTP', async () => {
+        const res = await http('POST', '/agents/edge-agent/generate', { prompt: 'x', runId });
+        await httpRefusal(res, 400, pattern);
+      });
+      await probe('agentctl', () =>
+        ctlRefusal(['start', 'edge-agent', '--prompt', 'x', '--run-id', runId], 2, pattern),
+      );
+    }
+    await probe('client', () => refusedWith(start(existing.runId), RunAlreadyExistsError, /exists already/));
+    await probe('HTTP', async () => {
+      const res = await http('POST', '/agents/edge-agent/generate', { prompt: 'x', runId: existing.runId });
+      await httpRefusal(res, 409, new RegExp(`RunAlreadyExistsError: A run "${existing.runId}" exists already`));
+    });
+    await probe('agentctl', () =>
+      ctlRefusal(['start', 'edge-agent', '--prompt', 'x', '--run-id', existing.runId], 1, /exists already/),
+    );
+    const farAway = 'q'.repeat(2000);
+    await probe('client', () => refusedWith(w.client.getRun(farAway), InvalidInputError, /at most 1000 characters/));
+    await probe('HTTP', async () => {
+      await httpRefusal(await http('GET', `/runs/${farAway}/stream`), 400, /at most 1000 characters/);
+    });
+    await probe('agentctl', () => ctlRefusal(['runs', 'show', farAway], 2, /at most 1000 characters/));
+    await probe('client', () =>
+      refusedWith(
+        w.client.start('edge-agent', 'x', { threadId: 't'.repeat(5000) }),
+        InvalidRunOptionsError,
+        /threadId/,
+      ),
+    );
+    await unchanged(existing);
+    await w.client.declineToolCallGenerate({ runId: existing.runId });
+  });
+
+  it('checks agentctl flags, never echoes a script file, and reports a run that fails at once', async () => {
+    await probe('agentctl', () => ctlRefusal(['runs', 'list', '--limit', 'abc'], 2, /--limit: "abc" is not a whole/));
+    await probe('agentctl', () => ctlRefusal(['runs', 'list', '--limit', '0'], 2, /--limit/));
+    await probe('agentctl', async () => {
+      const secret = join(dir, 'secret.txt');
+      await writeFile(secret, 'password=hunter2\n');
+      await ctlRefusal(['start', 'edge-agent', '--prompt', 'x', '--script', secret], 2, /is not a script/);
+      expect((await ctl(['start', 'edge-agent', '--prompt', 'x', '--script', secret])).stderr).not.toMatch(/hunter2/);
+    });
+    await probe('agentctl', () =>
+      ctlRefusal(['start', 'no-such-agent', '--prompt', 'x', '--no-wait'], 1, /Unknown agent "no-such-agent"/),
+    );
+    await probe('HTTP', async () => {
+      const res = await http('GET', `/agents/edge-agent/suspended-runs?threadId=${'t'.repeat(5000)}`);
+      await httpRefusal(res, 400, /threadId: Too big/);
+    });
+    await probe('HTTP', async () => {
+      const res = await http('POST', '/agents/no-such-agent/generate', { prompt: 'x' });
+      await httpRefusal(res, 422, /Unknown agent "no-such-agent"/);
+    });
+  });
+});
+
+describe('racing approvals', () => {
+  it('tells the loser of two approvals that the call was already decided or the run finished, never that it is gone', async () => {
+    for (let round = 0; round < 2; round++) {
+      const waiting = await paused(guardedScript);
+      const args = ['approve', waiting.runId, '--latest', '--wait'];
+      const results = await Promise.all([ctl([...args, '--as', 'ann']), ctl([...args, '--as', 'bob'])]);
+      await probe('agentctl', async () => {
+        expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+        const loser = results.find((r) => r.code === 1)!;
+        expect(loser.stderr).toMatch(/refused \(AlreadyDecided\)|has finished/);
+        expect(loser.stderr).not.toMatch(/No run/);
+      });
+    }
+    const waiting = await paused(guardedScript);
+    const both = await Promise.allSettled([
+      w.client.approveToolCallGenerate({ runId: waiting.runId, principal: 'ann' }),
+      w.client.approveToolCallGenerate({ runId: waiting.runId, principal: 'bob' }),
+    ]);
+    await probe('client', async () => {
+      expect(both.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const lost = both.find((r) => r.status === 'rejected')!.reason as Error;
+      expect(lost.message).toMatch(/already decided|has finished/);
+    });
+  });
+});
+
+describe('raw signals as documented', () => {
+  it('refuses a decision without decisionId in one readable line, and takes the documented payload', async () => {
+    const waiting = await paused(guardedScript);
+    const { runId } = waiting;
+    const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
+    await probe('raw signals and updates', async () => {
+      await cliSignal(runId, 'approveToolCall', { toolCallId, fingerprint, by: 'INC-7' });
+      const refused = await waitFor('the refusal', async () => (await w.client.getRun(runId)).decisions[0]);
+      expect(refused.refusal?.message).toMatch(/decisionId: required/);
+      const shown = await ctl(['runs', 'show', runId]);
+      const line = shown.stdout.split('\n').find((l) => l.includes('REFUSED'))!;
+      expect(line).toMatch(/approve call-0-0 by no principal note "INC-7": REFUSED \(InvalidDecision\): the approve/);
+    });
+    await unchanged(waiting);
+    // The README's worked example: the same fields with a decision id and a principal.
+    await cliSignal(runId, 'approveToolCall', {
+      decisionId: 'ticket-7',
+      toolCallId,
+      fingerprint,
+      principal: { id: 'alice' },
+      sentAt: new Date().toISOString(),
+    });
+    const accepted = await verdict(runId, 'ticket-7');
+    expect(accepted).toMatchObject({ accepted: true, principal: { id: 'alice' }, sentAt: expect.any(String) });
+    expect((await w.client.next(runId)).finishReason).toBe('stop');
+  });
+});
