@@ -17,14 +17,16 @@ import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
+import type { Agent } from '../agent.js';
 import type { AgentRegistry } from '../registry.js';
-import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { zodFromJsonSchema } from '../schemas/json.js';
 import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
+import { inputDeltaShown, toJson, transcribedCalls } from './transform-payload.js';
 
 /** How often the model activity heartbeats (its heartbeat timeout is 15 s: see agent-run.ts). */
 const HEARTBEAT_EVERY_MS = 3_000;
@@ -86,7 +88,8 @@ export async function callModel(
     if (!input.stream) {
       const result = await generateText(request);
       return output(
-        input.runId,
+        agent,
+        input,
         result.text,
         result.toolCalls,
         result.finishReason,
@@ -103,13 +106,16 @@ export async function callModel(
         { forceFlush: true },
       );
     const result = streamText(request);
+    const inputDelta = inputDeltaShown(agent, input);
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta') chunks.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
-      else if (part.type === 'tool-input-start')
+      else if (part.type === 'tool-input-start') {
+        inputDelta.started(part.id, part.toolName);
         chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
-      else if (part.type === 'tool-input-delta')
-        chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
-      else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
+      } else if (part.type === 'tool-input-delta') {
+        const delta = inputDelta.shown(part.id, part.delta);
+        if (delta !== null) chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
+      } else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
       else if (part.type === 'error') throw part.error;
       activity.heartbeat();
     }
@@ -117,7 +123,8 @@ export async function callModel(
     await streamClient.flush();
     const response = await result.response;
     return output(
-      input.runId,
+      agent,
+      input,
       await result.text,
       await result.toolCalls,
       await result.finishReason,
@@ -145,14 +152,16 @@ interface SdkToolCall {
   error?: unknown;
 }
 
-function output(
-  runId: string,
+async function output(
+  agent: Agent,
+  { runId, agentId }: CallModelInput,
   text: string,
   toolCalls: SdkToolCall[],
   finishReason: CallModelOutput['finishReason'],
   usage: LanguageModelUsage,
   responseMessages: ModelMessage[],
-): CallModelOutput {
+): Promise<CallModelOutput> {
+  const assistant = responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message);
   return {
     text,
     toolCalls: markDuplicateIds(
@@ -166,7 +175,7 @@ function output(
     ),
     finishReason,
     usage: usageOf(usage),
-    assistantMessages: responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message),
+    assistantMessages: await Promise.all(assistant.map((m) => transcribedCalls(agent, runId, agentId, m))),
   };
 }
 
@@ -248,9 +257,4 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
 function invalidCallMessage(toolName: string, error: unknown): string {
   const reason = errorMessage(error);
   return `Invalid call of tool "${toolName}": ${reason}. Call it again with arguments that match its input schema.`;
-}
-
-/** Activity results travel as JSON; this makes that explicit (undefined dropped, dates as strings). */
-export function toJson(value: unknown): JsonValue {
-  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
 }

@@ -81,7 +81,10 @@ export type ExecuteToolOutput =
 
 /** How a tool call ended, as the model and the result see it. */
 export type ToolCallOutcome =
-  Extract<ExecuteToolOutput, { type: 'result' } | { type: 'error' }> | { type: 'declined'; message: string };
+  | Extract<ExecuteToolOutput, { type: 'result' }>
+  /** `transcript`: what the stored transcript (and so the model) keeps of the error, when a transform changed it. */
+  | { type: 'error'; error: string; transcript?: string }
+  | { type: 'declined'; message: string };
 
 /** The activities the run workflow calls. */
 export interface AgentActivities {

@@ -5,7 +5,7 @@ import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonValue } from '../schemas/json.js';
 import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
-import { toJson } from './call-model.js';
+import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { modelOutputOf } from './transform-payload.js';
 

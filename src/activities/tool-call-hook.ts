@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import { truncate } from '../schemas/json.js';
-import { toJson } from './call-model.js';
+import { toJson } from './transform-payload.js';
 import type { ToolCallHookInput, ToolCallHookOutput } from './contracts.js';
 
 const BeforeResultSchema = z.union([

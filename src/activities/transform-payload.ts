@@ -10,9 +10,14 @@ import type { AgentRegistry } from '../registry.js';
 import { truncate, type JsonValue } from '../schemas/json.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { AnyTool } from '../tools/create-tool.js';
-import { applyTransforms, type ToolTransforms, type TransformContext } from '../tools/transforms.js';
-import { toJson } from './call-model.js';
-import type { ShapeOutputInput, ShapeOutputOutput, TransformPayloadInput } from './contracts.js';
+import type { Message } from '../schemas/message.js';
+import {
+  applyTransforms,
+  transformInputDelta,
+  type ToolTransforms,
+  type TransformContext,
+} from '../tools/transforms.js';
+import type { CallModelInput, ShapeOutputInput, ShapeOutputOutput, TransformPayloadInput } from './contracts.js';
 
 /** The tool of an agent by its name on the agent, when it is one of the agent's own tools. */
 export function ownTool(agent: Agent, toolName: string): AnyTool | undefined {
@@ -87,4 +92,52 @@ function checkedModelOutput(shaped: unknown, context: { toolCallId: string; tool
     );
   }
   return output as ToolModelOutput;
+}
+
+/**
+ * The assistant message as the transcript keeps it: the input of each tool call as the transcript's
+ * input transform makes it. The calls themselves run with the model's input.
+ */
+export async function transcribedCalls(
+  agent: Agent,
+  runId: string,
+  agentId: string,
+  message: Message,
+): Promise<Message> {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return message;
+  const content = await Promise.all(
+    message.content.map(async (part) => {
+      if (part.type !== 'tool-call') return part;
+      const call = part as { toolCallId: string; toolName: string; input: unknown };
+      const context = { runId, agentId, toolCallId: call.toolCallId, toolName: call.toolName };
+      const where = { ...context, target: 'transcript' as const, stage: 'input' as const };
+      return { ...part, input: await transformed(agent, where, toJson(call.input)) };
+    }),
+  );
+  return { ...message, content } as Message;
+}
+
+/**
+ * Which pieces of streamed tool input the stream shows: each through the input-delta transforms, none
+ * for a call whose displayed input is transformed without one.
+ */
+export function inputDeltaShown(agent: Agent, input: CallModelInput) {
+  const names = new Map<string, string>();
+  return {
+    started: (id: string, toolName: string) => names.set(id, toolName),
+    shown: (id: string, delta: string): string | null => {
+      const toolName = names.get(id) ?? '';
+      const context = { runId: input.runId, agentId: input.agentId, toolCallId: id, toolName };
+      return transformInputDelta(
+        transformsOf(agent, toolName),
+        { ...context, target: 'display', stage: 'inputDelta' },
+        delta,
+      );
+    },
+  };
+}
+
+/** Activity results travel as JSON; this makes that explicit (undefined dropped, dates as strings). */
+export function toJson(value: unknown): JsonValue {
+  return value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
 }

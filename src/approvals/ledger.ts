@@ -28,7 +28,10 @@ interface ChildState {
 }
 
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
-export type Waiting = Pick<PendingToolCall, 'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema'>;
+export type Waiting = Pick<
+  PendingToolCall,
+  'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display'
+>;
 
 /** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
 export function qualify(

@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import { type CommandContext, type GlobalOptions } from './agentctl-common.js';
-import { jsonOption } from './agentctl-input.js';
 import { resultLines } from './agentctl-format.js';
 
 const VERBS: Record<DecisionKind, string> = {
@@ -42,6 +41,7 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
       );
     }
     const how = kind === 'resolve' ? resolution(o) : undefined;
+    const { jsonOption } = await import('./agentctl-input.js');
     const c = await connect(cmd);
     const target = {
       runId,

@@ -12,7 +12,6 @@ import type { AgentClient } from './agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './agentctl-common.js';
 import { addDecisionCommands } from './agentctl-decisions.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
-import { limitOption, scriptOption, stepsOption } from './agentctl-input.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
 import type { SigningKey } from './signing.js';
@@ -88,13 +87,16 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         o: { status?: 'running'; agent?: string; thread?: string; resource?: string; limit: string; json?: boolean },
         cmd: Command,
       ) => {
+        // Checked before connecting; loaded here, not at the top, like everything --help does not need.
+        const { limitOption } = await import('./agentctl-input.js');
+        const limit = limitOption(o.limit);
         const c = await connect(cmd);
         const list = await c.listRuns({
           status: o.status,
           agentId: o.agent,
           threadId: o.thread,
           resourceId: o.resource,
-          limit: limitOption(o.limit),
+          limit,
         });
         const rows = list.map((r) => [
           r.runId,
@@ -155,7 +157,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--no-wait', 'print the run id once a worker has taken the run (at most 3 s), without waiting for it')
     .option('--json', 'machine-readable output')
     .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
-      const c = await connect(cmd);
+      const { scriptOption, stepsOption } = await import('./agentctl-input.js');
       const options: StartOptions = {
         ...(o.model ? { model: o.model as string } : {}),
         ...(o.thread ? { threadId: o.thread as string } : {}),
@@ -168,6 +170,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         options.script = await scriptOption(o.script as string);
         options.model ??= 'scripted';
       }
+      const c = await connect(cmd);
       const { runId } = await c.start(agentId, o.prompt as string, options);
       if (o.wait === false) {
         // A run that fails at once (an unknown agent) is reported, not left for someone to find.

@@ -46,6 +46,11 @@ export const PendingToolCallSchema = z.object({
   selfApproval: z.boolean().optional(),
   /** When the run started waiting, ISO 8601. */
   askedAt: z.string(),
+  /**
+   * What the run's stream shows of the call, where the agent's display transforms change it: the
+   * arguments, and the suspend payload. The stream never carries the raw values then.
+   */
+  display: z.object({ args: JsonValueSchema, suspendPayload: JsonValueSchema.optional() }).optional(),
 });
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 

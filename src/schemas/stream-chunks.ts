@@ -42,6 +42,8 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
     fingerprint: z.string(),
     reason: z.string(),
   }),
+  /** A suspended call was resumed with this data; it runs again. */
+  z.object({ type: z.literal('tool-call-resumed'), ...call, resumeData: JsonValueSchema }),
   z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema }),
   z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean() }),
   z.object({ type: z.literal('step-finish'), ...step, text: z.string(), finishReason: z.string(), usage: UsageSchema }),
@@ -79,6 +81,18 @@ export function finishChunk(
     finishReason: result.finishReason,
     text: result.text,
     usage: result.usage,
-    pendingToolCalls: pending,
+    pendingToolCalls: pending.map(shownPending),
+  };
+}
+
+/** A pending call as the stream shows it: where display transforms changed its arguments or payload, those. */
+export function shownPending(call: PendingToolCall): PendingToolCall {
+  const { display, ...rest } = call;
+  if (!display) return call;
+  const { suspendPayload: _raw, ...withoutPayload } = rest;
+  return {
+    ...withoutPayload,
+    args: display.args,
+    ...(display.suspendPayload !== undefined ? { suspendPayload: display.suspendPayload } : {}),
   };
 }

@@ -31,9 +31,16 @@ export interface ToolUncertainData {
   reason: string;
 }
 
+/** `data-tool-resumed` parts: a suspended call was resumed with this data and runs again. */
+export interface ToolResumedData {
+  toolCallId: string;
+  toolName: string;
+  resumeData: unknown;
+}
+
 export type RunUIMessageChunk = UIMessageChunk<
   RunMessageMetadata,
-  { 'tool-suspended': ToolSuspendedData; 'tool-uncertain': ToolUncertainData }
+  { 'tool-suspended': ToolSuspendedData; 'tool-uncertain': ToolUncertainData; 'tool-resumed': ToolResumedData }
 >;
 
 /** Maps one run's chunks in order; it keeps which text parts are open. */
@@ -91,6 +98,11 @@ export class UiChunkMapper {
         return [
           { type: 'data-tool-uncertain', id: toolCallId, data: { toolCallId, toolName, args, fingerprint, reason } },
         ];
+      }
+      case 'tool-call-resumed': {
+        const { toolCallId, toolName, resumeData } = chunk;
+        // Its own id: the UI keeps the suspension's part beside the resumption's.
+        return [{ type: 'data-tool-resumed', id: `${toolCallId}-resumed`, data: { toolCallId, toolName, resumeData } }];
       }
       case 'tool-result':
         return [{ type: 'tool-output-available', toolCallId: chunk.toolCallId, output: chunk.output }];

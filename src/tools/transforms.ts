@@ -6,6 +6,7 @@
  */
 import { unknownKeyMessage } from '../options.js';
 import type { JsonValue } from '../schemas/json.js';
+import { MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 
 import {
   DISPLAY_STAGES,
@@ -104,15 +105,22 @@ export async function applyTransforms(
   context: TransformContext,
   value: JsonValue,
 ): Promise<Transformed> {
+  const fns = transforms
+    .map((level) => level?.[context.target]?.[context.stage as TranscriptStage] as PayloadTransform | undefined)
+    .filter((fn) => fn !== undefined);
+  if (fns.length === 0) return { value };
   let current = value;
-  for (const level of transforms) {
-    const fn = level?.[context.target]?.[context.stage as TranscriptStage] as PayloadTransform | undefined;
-    if (!fn) continue;
+  for (const fn of fns) {
     try {
       current = asJson(await fn(current, context));
     } catch (err) {
       return { value: HIDDEN, hidden: err instanceof Error ? err.message : String(err) };
     }
+  }
+  // A transform's answer travels in the run's stream and pending calls: bounded like any data.
+  const measured = measureJson(current);
+  if (!measured.ok || measured.bytes > MAX_DATA_BYTES) {
+    return { value: HIDDEN, hidden: `it returned ${measured.ok ? `${measured.bytes} bytes of JSON` : 'no JSON'}` };
   }
   return { value: current };
 }

@@ -32,6 +32,7 @@ import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
+import { displayed, displayedOutcome, refOf } from './payload-views.js';
 import {
   childReportSignal,
   decisionSignals,
@@ -220,7 +221,10 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     if (!streaming && model.text) {
       state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
     }
-    for (const { toolCallId, toolName, args, fingerprint } of model.toolCalls) {
+    const toolOf = (name: string) => spec.tools.find((t) => t.name === name);
+    for (const call of model.toolCalls) {
+      const { toolCallId, toolName, fingerprint } = call;
+      const args = await displayed(toolOf(toolName), refOf(state.runId, spec.id, call), 'input', call.args);
       state.publish({ type: 'tool-call', stepNumber, toolCallId, toolName, args, fingerprint });
     }
 
@@ -229,7 +233,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       model.toolCalls.map(async (call): Promise<ToolOutcome> => {
         const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
         state.conversation.recordOutcome(outcome);
-        state.publish(outcomeChunk(outcome));
+        state.publish(
+          await displayedOutcome(toolOf(call.toolName), refOf(state.runId, spec.id, call), outcomeChunk(outcome)),
+        );
         state.callFinished();
         return outcome;
       }),

@@ -24,7 +24,7 @@ import type {
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
-import { finishChunk, RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
+import { finishChunk, RUN_CHUNK_TOPIC, shownPending, type RunChunk } from '../schemas/stream-chunks.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
@@ -253,7 +253,9 @@ export class RunState {
     this.graceMs = Math.max(this.graceMs, ms ?? 0);
   }
 
-  private publishWaiting(entry: PendingToolCall): void {
+  private publishWaiting(waiting: PendingToolCall): void {
+    // The stream shows what the display transforms make of the call, never the raw values then.
+    const entry = shownPending(waiting);
     const ids = {
       toolCallId: entry.toolCallId,
       toolName: entry.toolName,

@@ -19,6 +19,7 @@ import type { AgentSpec, ToolSpec, ToolSpecOf } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import { runCancelled, runSubAgent, runWorkflowTool } from './delegation.js';
+import { displayed, refOf, transcribed, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
 import { withChangedArguments } from './transcript.js';
 
@@ -64,24 +65,40 @@ export async function runTool(
     return { type: 'error', error: `Unknown tool "${call.toolName}". Available tools: ${known}.` };
   }
 
-  if (!needsApproval(options, tool))
-    return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, false));
-  const waiting = { kind: 'approval' as const, askedAt: now(), inputSchema: tool.inputSchema };
+  if (!needsApproval(options, tool)) return runCall(tool, spec, options, state, call, false);
+  const ref = refOf(state.runId, spec.id, call);
+  const waiting = {
+    kind: 'approval' as const,
+    askedAt: now(),
+    inputSchema: tool.inputSchema,
+    ...(await waitingDisplay(tool, ref, { kind: 'approval', args: call.args })),
+  };
   const { kind, record, decision } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
   // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
   const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
-  if (!record.approved || decision.args === undefined) {
-    return withHooks(spec, options, state, call, () => runApproved(tool, spec, options, state, call, atMostOnce));
-  }
+  if (!record.approved || decision.args === undefined) return runCall(tool, spec, options, state, call, atMostOnce);
   // Approved with changed arguments (the trail may only mention large ones): they run, and the model is told.
   const edited = { ...call, args: decision.args };
-  const outcome = await withHooks(spec, options, state, edited, () =>
-    runApproved(tool, spec, options, state, edited, atMostOnce),
-  );
+  const outcome = await runCall(tool, spec, options, state, edited, atMostOnce);
   return withChangedArguments(outcome, decision.args, decidedBy(record));
+}
+
+/** A call that runs: inside the agent's hooks, its outcome as the transcript keeps it. */
+async function runCall(
+  tool: ToolSpec,
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+  atMostOnce: boolean,
+): Promise<ToolCallOutcome> {
+  const outcome = await withHooks(spec, options, state, call, () =>
+    runApproved(tool, spec, options, state, call, atMostOnce),
+  );
+  return transcribed(tool, refOf(state.runId, spec.id, call), outcome);
 }
 
 /** The agent's hooks around a call that runs: `beforeToolCall` may skip it, `afterToolCall` sees how it ended. */
@@ -129,7 +146,7 @@ function runApproved(
 ): Promise<ToolCallOutcome> {
   switch (tool.kind) {
     case 'client':
-      return clientResult(state, call);
+      return clientResult(tool, spec, state, call);
     case 'agent':
       return runSubAgent(tool, options, state, call);
     case 'workflow':
@@ -140,8 +157,14 @@ function runApproved(
 }
 
 /** A client tool: the caller supplies the result. */
-async function clientResult(state: RunState, call: ModelToolCall): Promise<ToolCallOutcome> {
-  const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: now() });
+async function clientResult(
+  tool: ToolSpec,
+  spec: AgentSpec,
+  state: RunState,
+  call: ModelToolCall,
+): Promise<ToolCallOutcome> {
+  const display = await waitingDisplay(tool, refOf(state.runId, spec.id, call), { kind: 'client', args: call.args });
+  const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: now(), ...display });
   return operatorOutput(decision.result ?? null);
 }
 
@@ -160,6 +183,7 @@ async function executeOnWorker(
   atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
   const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce));
+  const ref = refOf(state.runId, spec.id, call);
   let resumed: Resolution | undefined;
   let resumeRecorded = false;
   let suspendPayload: JsonValue | undefined;
@@ -185,7 +209,8 @@ async function executeOnWorker(
         return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
       }
       const uncertainty = `${activityFailureMessage(err)}: its worker died or it hung after it started`;
-      const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: now() };
+      const display = await waitingDisplay(tool, ref, { kind: 'uncertain', args: call.args });
+      const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: now(), ...display };
       const { decision, record } = await state.waitForDecision(call, waiting);
       if (decision.resolution === 'retry') continue;
       if (decision.resolution === 'skip') return operatorOutput(decision.result ?? null);
@@ -203,12 +228,16 @@ async function executeOnWorker(
 
     // Suspended, or resume data the tool refused (then it did not run and is still suspended).
     if (output.type === 'suspended') suspendPayload = output.payload;
+    const display = await waitingDisplay(tool, ref, { kind: 'suspend', args: call.args, suspendPayload });
     resumed = await state.waitForDecision(call, {
       kind: 'suspend',
       suspendPayload,
       resumeSchema: tool.resumeSchema,
       askedAt: now(),
+      ...display,
     });
+    const resumeData = await displayed(tool, ref, 'resume', resumed.decision.resumeData ?? null);
+    state.publish({ type: 'tool-call-resumed', toolCallId: call.toolCallId, toolName: call.toolName, resumeData });
   }
 }
 

@@ -32,13 +32,16 @@ export interface ToolOutcome {
 function modelOutput({ result }: ToolOutcome): ToolModelOutput {
   if (result.type === 'result') return result.modelOutput;
   if (result.type === 'declined') return { type: 'execution-denied', reason: result.message };
-  return { type: 'error-text', value: result.error };
+  return { type: 'error-text', value: result.transcript ?? result.error };
 }
 
 /** An outcome of a call that ran with arguments the approver changed: the model is told, and which. */
 export function withChangedArguments(outcome: ToolCallOutcome, args: JsonValue, by: string | null): ToolCallOutcome {
   const note = `The approver${by ? ` (${by})` : ''} changed the arguments of this call to ${JSON.stringify(args)}.`;
-  if (outcome.type === 'error') return { ...outcome, error: `${note} ${outcome.error}` };
+  if (outcome.type === 'error') {
+    const transcript = outcome.transcript !== undefined ? { transcript: `${note} ${outcome.transcript}` } : {};
+    return { ...outcome, error: `${note} ${outcome.error}`, ...transcript };
+  }
   if (outcome.type !== 'result') return outcome;
   const shown = outcome.modelOutput;
   const modelOutput: ToolModelOutput =

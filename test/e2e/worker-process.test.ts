@@ -17,7 +17,7 @@ describe('the worker process', () => {
       const worker = await spawnWorker({ TEMPORAL_ADDRESS: temporalAddress(), TEMPORAL_TASK_QUEUE: taskQueue });
       try {
         expect(worker.output()).toContain(
-          `worker: serving weather-agent, records-agent, supervisor, ops-agent on task queue "${taskQueue}" in namespace "default"`,
+          `worker: serving weather-agent, records-agent, supervisor, ops-agent, support-agent on task queue "${taskQueue}" in namespace "default"`,
         );
         const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
         try {
