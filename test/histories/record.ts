@@ -16,7 +16,8 @@ import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
 import { resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
-import { toolboxAgent } from '../fixtures/agents.js';
+import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
+import { transformAgent } from '../fixtures/transform-agents.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
@@ -119,13 +120,59 @@ const recordings: Record<string, Recording> = {
       await client.submitToolResultGenerate({ runId, result: 'blue', by: 'ui' });
     },
   },
+  transforms: {
+    agentId: 'transform-agent',
+    prompt: 'Everything secret.',
+    options: {
+      model: 'scripted',
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'lookupCustomer', args: { customerId: 'c-1' } },
+            { toolName: 'openVault', args: { vault: 'main', password: 'hunter2' } },
+            { toolName: 'unlock', args: { door: 'front' } },
+            { toolName: 'charge', args: {} },
+            { toolName: 'leaky', args: {} },
+            { toolName: 'pickCard', args: {} },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    },
+    then: async (client, runId) => {
+      await client.approveToolCallGenerate({ runId, toolCallId: 'call-0-1', by: 'ops' });
+      await client.resumeGenerate({ code: '1234' }, { runId, toolCallId: 'call-0-2', by: 'user' });
+      await client.submitToolResultGenerate({ runId, toolCallId: 'call-0-5', result: { card: '4111 1111' }, by: 'ui' });
+    },
+  },
+  'agent-hooks': {
+    agentId: 'hooked-agent',
+    prompt: 'Go.',
+    options: {
+      model: 'scripted',
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'record', args: { note: 'forbidden' } },
+            { toolName: 'record', args: { note: 'fine' } },
+            { toolName: 'explode', args: {} },
+            { toolName: 'pick', args: { options: ['a', 'b'] } },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    },
+    then: async (client, runId) => {
+      await client.submitToolResultGenerate({ runId, result: 'b', by: 'ui' });
+    },
+  },
 };
 
 const only = process.argv.slice(2);
 const taskQueue = `record-${randomUUID()}`;
 const client = await AgentClient.connect({ taskQueue });
 const { worker, run } = await createWorker({
-  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent],
+  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent, transformAgent, hookedAgent],
   taskQueue,
   enableScriptedModel: true,
 });

@@ -23,6 +23,8 @@ describe('replay of recorded histories', () => {
         'suspend-and-resume.json',
         'supervisor-approve-at-depth.json',
         'client-tool.json',
+        'transforms.json',
+        'agent-hooks.json',
       ]),
     );
   });
