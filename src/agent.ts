@@ -46,6 +46,11 @@ export interface AgentConfig {
    * tools): they apply after the tool's own transform of the same stage. See the README's "Transforms".
    */
   transform?: ToolTransforms;
+  /**
+   * What a run's request context may hold (a zod object schema): a run whose `requestContext` fails
+   * it, or any request context where the agent has no schema, is refused (`RunOptionsNotAllowed`).
+   */
+  requestContextSchema?: z.ZodType;
 }
 
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
@@ -97,6 +102,7 @@ const AGENT_OPTIONS = [
   'overridable',
   'hooks',
   'transform',
+  'requestContextSchema',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 // Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
 const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};

@@ -1,5 +1,6 @@
 /** The public API: define tools and agents, run workers, start and follow runs. */
 export { createTool } from './tools/create-tool.js';
+export { RequestContext } from './tools/request-context.js';
 export type {
   AnyTool,
   Tool,

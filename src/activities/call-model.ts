@@ -154,13 +154,14 @@ interface SdkToolCall {
 
 async function output(
   agent: Agent,
-  { runId, agentId }: CallModelInput,
+  call: CallModelInput,
   text: string,
   toolCalls: SdkToolCall[],
   finishReason: CallModelOutput['finishReason'],
   usage: LanguageModelUsage,
   responseMessages: ModelMessage[],
 ): Promise<CallModelOutput> {
+  const { runId } = call;
   const assistant = responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message);
   return {
     text,
@@ -175,7 +176,7 @@ async function output(
     ),
     finishReason,
     usage: usageOf(usage),
-    assistantMessages: await Promise.all(assistant.map((m) => transcribedCalls(agent, runId, agentId, m))),
+    assistantMessages: await Promise.all(assistant.map((m) => transcribedCalls(agent, call, m))),
   };
 }
 

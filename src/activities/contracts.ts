@@ -6,7 +6,7 @@ import type { AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
-import type { ModelSettings, ToolChoice } from '../schemas/run-options.js';
+import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
@@ -37,6 +37,8 @@ export interface CallModelInput {
   tools: ModelToolDefinition[];
   toolChoice: ToolChoice | undefined;
   settings: ModelSettings | undefined;
+  /** The run's request context, for the transforms that run here. */
+  requestContext?: RequestContextValues;
 }
 
 /** A tool call as the model made it. `invalid` says why it cannot run (unknown tool, bad JSON). */
@@ -68,6 +70,7 @@ export interface ExecuteToolInput {
   resourceId: string | undefined;
   /** Set when a suspended call is resumed: the data for `context.resumeData`. */
   resume?: { data: JsonValue };
+  requestContext?: RequestContextValues;
 }
 
 export type ExecuteToolOutput =
@@ -106,6 +109,7 @@ export interface TransformPayloadInput {
   target: 'display' | 'transcript';
   stage: DisplayStage;
   value: JsonValue;
+  requestContext?: RequestContextValues;
 }
 
 /** An output that did not come from the tool's `execute`, to shape for the model. */
@@ -115,6 +119,7 @@ export interface ShapeOutputInput {
   toolCallId: string;
   toolName: string;
   output: JsonValue;
+  requestContext?: RequestContextValues;
 }
 
 export type ShapeOutputOutput = { modelOutput: ToolModelOutput } | { error: string };
@@ -130,6 +135,7 @@ export interface ToolCallHookInput {
   threadId: string | undefined;
   resourceId: string | undefined;
   end?: { output: JsonValue } | { error: string };
+  requestContext?: RequestContextValues;
 }
 
 /** Go on, skip the call with this output, or the hook failed (the call does not run). */

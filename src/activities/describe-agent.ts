@@ -78,6 +78,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     defaultOptions: agent.defaultOptions,
     ...(agent.access ? { access: agent.access } : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
+    ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
     ...(agent.hooks
       ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
       : {}),

@@ -5,6 +5,7 @@ import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonValue } from '../schemas/json.js';
 import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
+import { RequestContext } from '../tools/request-context.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { modelOutputOf } from './transform-payload.js';
@@ -61,6 +62,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     unwind.catch(() => undefined);
     return unwind;
   };
+  const requestContext = new RequestContext(input.requestContext);
   const context: ToolExecutionContext<unknown, unknown> = {
     runId: input.runId,
     agentId: input.agentId,
@@ -74,6 +76,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     logger: activity.log,
     suspend,
     resumeData,
+    requestContext,
     // Mastra's tools read these from `context.agent`.
     agent: { toolCallId: input.toolCallId, suspend, resumeData },
   };
@@ -135,6 +138,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
       agentId: input.agentId,
       toolCallId: input.toolCallId,
       toolName: input.toolName,
+      requestContext,
     };
     modelOutput = await modelOutputOf(agent, context, json);
   } catch (err) {

@@ -5,6 +5,7 @@ import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import { truncate } from '../schemas/json.js';
 import { toJson } from './transform-payload.js';
+import { RequestContext } from '../tools/request-context.js';
 import type { ToolCallHookInput, ToolCallHookOutput } from './contracts.js';
 
 const BeforeResultSchema = z.union([
@@ -15,7 +16,8 @@ const BeforeResultSchema = z.union([
 
 export async function toolCallHook(registry: AgentRegistry, input: ToolCallHookInput): Promise<ToolCallHookOutput> {
   const hooks = registry.get(input.agentId).hooks ?? {};
-  const { hook, end, ...context } = input;
+  const { hook, end, requestContext, ...ids } = input;
+  const context = { ...ids, requestContext: new RequestContext(requestContext) };
   if (hook === 'beforeToolCall') {
     let answer: unknown;
     try {

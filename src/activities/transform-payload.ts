@@ -10,6 +10,7 @@ import type { AgentRegistry } from '../registry.js';
 import { truncate, type JsonValue } from '../schemas/json.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { AnyTool } from '../tools/create-tool.js';
+import { RequestContext } from '../tools/request-context.js';
 import type { Message } from '../schemas/message.js';
 import {
   applyTransforms,
@@ -45,8 +46,9 @@ export async function transformed(agent: Agent, context: TransformContext, value
 /** The local activity: one stage of one call, transformed. */
 export async function transformPayload(
   registry: AgentRegistry,
-  { value, ...context }: TransformPayloadInput,
+  { value, requestContext, ...ids }: TransformPayloadInput,
 ): Promise<{ value: JsonValue }> {
+  const context = { ...ids, requestContext: new RequestContext(requestContext) };
   return { value: await transformed(registry.get(context.agentId), context, value) };
 }
 
@@ -67,7 +69,8 @@ export async function modelOutputOf(
 
 /** The local activity: an output that did not come from the tool's `execute` (a client's, a skip's), shaped. */
 export async function shapeOutput(registry: AgentRegistry, input: ShapeOutputInput): Promise<ShapeOutputOutput> {
-  const { output, ...context } = input;
+  const { output, requestContext, ...ids } = input;
+  const context = { ...ids, requestContext: new RequestContext(requestContext) };
   try {
     return { modelOutput: await modelOutputOf(registry.get(context.agentId), context, output) };
   } catch (err) {
@@ -98,18 +101,15 @@ function checkedModelOutput(shaped: unknown, context: { toolCallId: string; tool
  * The assistant message as the transcript keeps it: the input of each tool call as the transcript's
  * input transform makes it. The calls themselves run with the model's input.
  */
-export async function transcribedCalls(
-  agent: Agent,
-  runId: string,
-  agentId: string,
-  message: Message,
-): Promise<Message> {
+export async function transcribedCalls(agent: Agent, input: CallModelInput, message: Message): Promise<Message> {
+  const { runId, agentId } = input;
+  const requestContext = new RequestContext(input.requestContext);
   if (message.role !== 'assistant' || typeof message.content === 'string') return message;
   const content = await Promise.all(
     message.content.map(async (part) => {
       if (part.type !== 'tool-call') return part;
       const call = part as { toolCallId: string; toolName: string; input: unknown };
-      const context = { runId, agentId, toolCallId: call.toolCallId, toolName: call.toolName };
+      const context = { runId, agentId, toolCallId: call.toolCallId, toolName: call.toolName, requestContext };
       const where = { ...context, target: 'transcript' as const, stage: 'input' as const };
       return { ...part, input: await transformed(agent, where, toJson(call.input)) };
     }),
@@ -123,11 +123,12 @@ export async function transcribedCalls(
  */
 export function inputDeltaShown(agent: Agent, input: CallModelInput) {
   const names = new Map<string, string>();
+  const requestContext = new RequestContext(input.requestContext);
   return {
     started: (id: string, toolName: string) => names.set(id, toolName),
     shown: (id: string, delta: string): string | null => {
       const toolName = names.get(id) ?? '';
-      const context = { runId: input.runId, agentId: input.agentId, toolCallId: id, toolName };
+      const context = { runId: input.runId, agentId: input.agentId, toolCallId: id, toolName, requestContext };
       return transformInputDelta(
         transformsOf(agent, toolName),
         { ...context, target: 'display', stage: 'inputDelta' },

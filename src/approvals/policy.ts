@@ -3,6 +3,7 @@
  * options a run goes with. Pure; sandbox-safe.
  */
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
+import { oneLine, zodFromJsonSchema } from '../schemas/json.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -48,7 +49,11 @@ export type RunOptionsCheck = { allowed: true; options: RunOptions } | { allowed
  * tools, fewer steps) and set what callers may set (thread, resource, model settings, tool choice),
  * but never loosen them: an option that would is refused, naming it.
  */
-export function effectiveRunOptions(spec: AgentSpec, run: RunOptions): RunOptionsCheck {
+export function effectiveRunOptions(
+  spec: AgentSpec,
+  run: RunOptions,
+  { fromParent = false }: { fromParent?: boolean } = {},
+): RunOptionsCheck {
   const agent = spec.defaultOptions ?? {};
   const may = new Set(spec.overridable ?? []);
   const problems: string[] = [];
@@ -77,6 +82,9 @@ export function effectiveRunOptions(spec: AgentSpec, run: RunOptions): RunOption
         `its tools are: ${agentTools.join(', ') || '(none)'}`,
     );
   }
+  // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
+  if (!fromParent) problems.push(...requestContextProblems(spec, run));
+  const requestContext = { ...agent.requestContext, ...run.requestContext };
   if (problems.length > 0) return { allowed: false, problems };
   return {
     allowed: true,
@@ -86,6 +94,28 @@ export function effectiveRunOptions(spec: AgentSpec, run: RunOptions): RunOption
       ...(agent.requireToolApproval || run.requireToolApproval ? { requireToolApproval: true } : {}),
       maxSteps: run.maxSteps ?? limit,
       ...((run.activeTools ?? agent.activeTools) ? { activeTools: run.activeTools ?? agent.activeTools } : {}),
+      ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
     },
   };
+}
+
+/** What is wrong with a run's request context: the agent takes none, or it does not fit the agent's schema. */
+function requestContextProblems(spec: AgentSpec, run: RunOptions): string[] {
+  const problems = Object.entries(run.subAgentOptions ?? {})
+    .filter(([, sub]) => sub.requestContext !== undefined)
+    .map(([key]) => `subAgentOptions.${key}.requestContext: a sub-agent gets the run's own request context`);
+  if (run.requestContext === undefined) return problems;
+  if (!spec.requestContextSchema) {
+    return [
+      ...problems,
+      `requestContext: agent "${spec.id}" takes no request context (it declares no requestContextSchema)`,
+    ];
+  }
+  const merged = { ...spec.defaultOptions?.requestContext, ...run.requestContext };
+  const parsed = zodFromJsonSchema(spec.requestContextSchema).safeParse(merged);
+  if (parsed.success) return problems;
+  return [
+    ...problems,
+    `requestContext does not fit agent "${spec.id}"'s requestContextSchema: ${oneLine(parsed.error.issues)}`,
+  ];
 }

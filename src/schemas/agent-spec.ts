@@ -100,6 +100,8 @@ export const AgentSpecSchema = z.object({
   overridable: z.array(z.enum(['model', 'instructions'])).optional(),
   /** Set when the worker has decision keys: every decision must carry a valid signature. */
   signedDecisions: z.boolean().optional(),
+  /** JSON schema of what a run's request context may hold; without it, a run may carry none. */
+  requestContextSchema: JsonSchemaObject.optional(),
   /** Which of the agent's hooks exist (the code is on the worker): the run calls them around every tool call. */
   hooks: z.object({ beforeToolCall: z.boolean(), afterToolCall: z.boolean() }).optional(),
 });

@@ -29,6 +29,8 @@ export const MAX_INPUT_BYTES = 512 * 1024;
  * continuation's input carry them, and each must stay under Temporal's 2 MiB with room for the rest.
  */
 export const MAX_CONVERSATION_BYTES = 1024 * 1024;
+/** A run's request context: bytes of its JSON. Every activity of the run carries it. */
+export const MAX_REQUEST_CONTEXT_BYTES = 16 * 1024;
 /** What the memo may take, of Temporal's 2 MiB. */
 export const MAX_MEMO_BYTES = 1024 * 1024;
 

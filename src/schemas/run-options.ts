@@ -1,6 +1,7 @@
 /** The options of one run: what the model is given and how the run behaves. Sandbox-safe. */
 import { z } from 'zod';
-import { IdSchema, MAX_ID } from './limits.js';
+import { boundedJson, IdSchema, MAX_ID, MAX_REQUEST_CONTEXT_BYTES } from './limits.js';
+import { JsonValueSchema, type JsonValue } from './json.js';
 import { ScriptSchema } from './script.js';
 
 export const ToolChoiceSchema = z.union([
@@ -25,6 +26,16 @@ export const ModelSettingsSchema = z
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 export const DEFAULT_MAX_STEPS = 10;
+
+/**
+ * A run's request context: serialisable values (who asks, their tier, a locale) that reach its tools,
+ * hooks, transforms and sub-agents, stored with the run. Keys are ids; the whole is bounded.
+ */
+// Measured first (size and depth, without recursion), then checked as a record of JSON values.
+export const RequestContextSchema = (boundedJson(MAX_REQUEST_CONTEXT_BYTES) as z.ZodType<unknown>).pipe(
+  z.record(IdSchema, JsonValueSchema),
+);
+export type RequestContextValues = Record<string, JsonValue>;
 
 /**
  * Options of one run. They are stored with the run in its Temporal history, so they must be
@@ -54,6 +65,11 @@ export const RunOptionsSchema = z
      * suggests it. The run id stays; its result, trail and stream go on.
      */
     continueAsNewEvery: z.number().int().positive().optional(),
+    /**
+     * Values for the run's tools, hooks and transforms (`context.requestContext`), within what the
+     * agent's `requestContextSchema` allows; sub-agents get the run's own.
+     */
+    requestContext: RequestContextSchema.optional(),
     /** Options for the runs of sub-agents, by their key in `agents` (e.g. a model, or a script). */
     get subAgentOptions(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof RunOptionsSchema>> {
       return z.record(z.string(), RunOptionsSchema).optional();

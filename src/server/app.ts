@@ -20,7 +20,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import { IdSchema } from '../schemas/limits.js';
-import type { RunOptions } from '../schemas/run-options.js';
+import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
 import { publicRunFailure } from './public-errors.js';
@@ -54,6 +54,12 @@ export interface ServerOptions {
   requestOptions?: ReadonlyArray<keyof RunOptions>;
   /** The largest request body, bytes (default 1 MiB): a larger one gets 413. */
   maxBodyBytes?: number;
+  /**
+   * The request context of a run started here, from who is calling (`(principal) => ({ userId:
+   * principal.id })`). Its keys win over any a request sends (which it may only where `requestOptions`
+   * lists `requestContext`); the agent's `requestContextSchema` must allow them.
+   */
+  requestContext?: (principal: Principal | undefined) => RequestContextValues;
 }
 
 /** Every option of {@link ServerOptions}; any other is refused, naming the nearest. */
@@ -64,6 +70,7 @@ export const SERVER_OPTIONS = [
   'allowedOrigins',
   'requestOptions',
   'maxBodyBytes',
+  'requestContext',
 ] as const satisfies ReadonlyArray<keyof ServerOptions>;
 
 function allowOrDeny(check: AccessCheck): void {
@@ -81,6 +88,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   };
   (options.agents ?? []).forEach(addPolicies);
   const requestOptions = new Set(options.requestOptions ?? DEFAULT_REQUEST_OPTIONS);
+  const contextOf = options.requestContext;
   const allowedOrigins = options.allowedOrigins ?? [];
 
   app.use(hostGuard(options.allowedHosts ?? LOOPBACK_HOSTS));
@@ -117,14 +125,16 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       );
     }
     const prompt = body.prompt ?? (await toModelMessages(body.messages!));
-    const options: StartOptions = {
+    const requestContext = { ...body.options?.requestContext, ...contextOf?.(principal) };
+    const runOptions: StartOptions = {
       ...body.options,
+      ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
       // The tenant comes from who is calling, never from the request.
       ...(principal?.tenant ? { resourceId: principal.tenant } : {}),
       ...(body.runId ? { runId: body.runId } : {}),
       ...(principal ? { principal } : {}),
     };
-    return { agentId, prompt, options };
+    return { agentId, prompt, options: runOptions };
   };
 
   app.post('/agents/:agentId/stream', async (c) => {

@@ -3,6 +3,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ToolActivityOptions } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
+import type { RequestContext } from './request-context.js';
 import { checkTransforms, type ToolTransforms } from './transforms.js';
 
 /** A logger for tool code; messages go to the worker's Temporal activity logger with the run's context. */
@@ -43,6 +44,8 @@ export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue>
   suspend: (payload: TSuspend) => Promise<never>;
   /** The data this call was resumed with (checked against `resumeSchema`); undefined on a first run. */
   resumeData: TResume | undefined;
+  /** The run's request context (`requestContext.get('tier')`): what the caller or the server set for the run. */
+  requestContext: RequestContext;
   /** The same, where Mastra's tools look for them: `const { suspend, resumeData } = context.agent`. */
   agent: { toolCallId: string; suspend: (payload: TSuspend) => Promise<never>; resumeData: TResume | undefined };
 }

@@ -3,6 +3,7 @@
  * a client): code on the worker, resolved by the agent's id like its tools.
  */
 import type { JsonValue } from '../schemas/json.js';
+import type { RequestContext } from './request-context.js';
 
 /** What a hook is told of the call. */
 export interface ToolCallHookContext {
@@ -15,6 +16,8 @@ export interface ToolCallHookContext {
   args: JsonValue;
   threadId: string | undefined;
   resourceId: string | undefined;
+  /** The run's request context. */
+  requestContext: RequestContext;
 }
 
 /** What `beforeToolCall` may answer: nothing (go on), or skip the call with an output the model gets. */

@@ -7,6 +7,7 @@
 import { unknownKeyMessage } from '../options.js';
 import type { JsonValue } from '../schemas/json.js';
 import { MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
+import type { RequestContext } from './request-context.js';
 
 import {
   DISPLAY_STAGES,
@@ -25,6 +26,8 @@ export interface TransformContext {
   toolName: string;
   target: 'display' | 'transcript';
   stage: DisplayStage;
+  /** The run's request context. */
+  requestContext: RequestContext;
 }
 
 /** Maps a payload (JSON) to what the target shows instead. */

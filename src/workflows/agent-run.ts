@@ -19,7 +19,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities/contracts.js';
+import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
@@ -179,7 +179,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
-  const checked = effectiveRunOptions(spec, input.options);
+  const checked = effectiveRunOptions(spec, input.options, { fromParent: input.parent !== undefined });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');
     throw ApplicationFailure.nonRetryable(`Run options not allowed: ${problems}`, 'RunOptionsNotAllowed');
@@ -215,6 +215,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       tools,
       toolChoice: options.toolChoice,
       settings: options.modelSettings,
+      ...(options.requestContext ? { requestContext: options.requestContext } : {}),
     });
     state.conversation.startStep(stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
@@ -222,9 +223,10 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
     }
     const toolOf = (name: string) => spec.tools.find((t) => t.name === name);
+    const refTo = (call: ModelToolCall) => refOf(state.runId, spec.id, call, options.requestContext);
     for (const call of model.toolCalls) {
       const { toolCallId, toolName, fingerprint } = call;
-      const args = await displayed(toolOf(toolName), refOf(state.runId, spec.id, call), 'input', call.args);
+      const args = await displayed(toolOf(toolName), refTo(call), 'input', call.args);
       state.publish({ type: 'tool-call', stepNumber, toolCallId, toolName, args, fingerprint });
     }
 
@@ -233,9 +235,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       model.toolCalls.map(async (call): Promise<ToolOutcome> => {
         const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
         state.conversation.recordOutcome(outcome);
-        state.publish(
-          await displayedOutcome(toolOf(call.toolName), refOf(state.runId, spec.id, call), outcomeChunk(outcome)),
-        );
+        state.publish(await displayedOutcome(toolOf(call.toolName), refTo(call), outcomeChunk(outcome)));
         state.callFinished();
         return outcome;
       }),

@@ -33,6 +33,7 @@ export async function runSubAgent(
     ...options.subAgentOptions?.[sub.key],
     ...(options.threadId ? { threadId: options.threadId } : {}),
     ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+    ...(options.requestContext ? { requestContext: options.requestContext } : {}),
     ...inheritedApproval(options),
   };
   const input: RunInput = {

@@ -8,6 +8,7 @@ import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activit
 import type { ToolSpec } from '../schemas/agent-spec.js';
 import type { PendingToolCall } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
+import type { RequestContextValues } from '../schemas/run-options.js';
 import type { RunChunk } from '../schemas/stream-chunks.js';
 import type { DisplayStage, TranscriptStage } from '../schemas/transform-stages.js';
 
@@ -23,6 +24,7 @@ export interface CallRef {
   agentId: string;
   toolCallId: string;
   toolName: string;
+  requestContext?: RequestContextValues;
 }
 
 /** What the stream shows of one stage of a call: the value itself unless the stage is transformed. */
@@ -89,9 +91,20 @@ export async function displayedOutcome(tool: ToolSpec | undefined, ref: CallRef,
   return chunk;
 }
 
-/** The call a model made, as a reference for its transforms. */
-export function refOf(runId: string, agentId: string, call: Pick<ModelToolCall, 'toolCallId' | 'toolName'>): CallRef {
-  return { runId, agentId, toolCallId: call.toolCallId, toolName: call.toolName };
+/** The call a model made, as a reference for its transforms (with the run's request context). */
+export function refOf(
+  runId: string,
+  agentId: string,
+  call: Pick<ModelToolCall, 'toolCallId' | 'toolName'>,
+  requestContext: RequestContextValues | undefined,
+): CallRef {
+  return {
+    runId,
+    agentId,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    ...(requestContext ? { requestContext } : {}),
+  };
 }
 
 function asText(value: JsonValue): string {

@@ -66,7 +66,7 @@ export async function runTool(
   }
 
   if (!needsApproval(options, tool)) return runCall(tool, spec, options, state, call, false);
-  const ref = refOf(state.runId, spec.id, call);
+  const ref = refOf(state.runId, spec.id, call, options.requestContext);
   const waiting = {
     kind: 'approval' as const,
     askedAt: now(),
@@ -98,7 +98,7 @@ async function runCall(
   const outcome = await withHooks(spec, options, state, call, () =>
     runApproved(tool, spec, options, state, call, atMostOnce),
   );
-  return transcribed(tool, refOf(state.runId, spec.id, call), outcome);
+  return transcribed(tool, refOf(state.runId, spec.id, call, options.requestContext), outcome);
 }
 
 /** The agent's hooks around a call that runs: `beforeToolCall` may skip it, `afterToolCall` sees how it ended. */
@@ -112,7 +112,12 @@ async function withHooks(
   if (!spec.hooks) return run();
   const { toolCallId, toolName, args } = call;
   const context = { runId: state.runId, agentId: spec.id, toolCallId, toolName, args };
-  const where = { ...context, threadId: options.threadId, resourceId: options.resourceId };
+  const where = {
+    ...context,
+    threadId: options.threadId,
+    resourceId: options.resourceId,
+    ...(options.requestContext ? { requestContext: options.requestContext } : {}),
+  };
   let outcome: ToolCallOutcome | undefined;
   if (spec.hooks.beforeToolCall) {
     const before = await toolCallHook({ hook: 'beforeToolCall', ...where });
@@ -146,7 +151,7 @@ function runApproved(
 ): Promise<ToolCallOutcome> {
   switch (tool.kind) {
     case 'client':
-      return clientResult(tool, spec, state, call);
+      return clientResult(tool, spec, options, state, call);
     case 'agent':
       return runSubAgent(tool, options, state, call);
     case 'workflow':
@@ -160,10 +165,14 @@ function runApproved(
 async function clientResult(
   tool: ToolSpec,
   spec: AgentSpec,
+  options: RunOptions,
   state: RunState,
   call: ModelToolCall,
 ): Promise<ToolCallOutcome> {
-  const display = await waitingDisplay(tool, refOf(state.runId, spec.id, call), { kind: 'client', args: call.args });
+  const display = await waitingDisplay(tool, refOf(state.runId, spec.id, call, options.requestContext), {
+    kind: 'client',
+    args: call.args,
+  });
   const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: now(), ...display });
   return operatorOutput(decision.result ?? null);
 }
@@ -183,7 +192,7 @@ async function executeOnWorker(
   atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
   const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce));
-  const ref = refOf(state.runId, spec.id, call);
+  const ref = refOf(state.runId, spec.id, call, options.requestContext);
   let resumed: Resolution | undefined;
   let resumeRecorded = false;
   let suspendPayload: JsonValue | undefined;
@@ -198,6 +207,7 @@ async function executeOnWorker(
         args: call.args,
         threadId: options.threadId,
         resourceId: options.resourceId,
+        ...(options.requestContext ? { requestContext: options.requestContext } : {}),
         ...(resumed ? { resume: { data: resumed.decision.resumeData ?? null } } : {}),
       });
     } catch (err) {

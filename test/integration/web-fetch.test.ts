@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, webFetchTool } from '../../src/index.js';
+import { defineAgent, RequestContext, webFetchTool } from '../../src/index.js';
 import type { ToolExecutionContext } from '../../src/tools/create-tool.js';
 import { createWebFetchTool, type WebFetchToolOptions } from '../../src/tools/builtin/web-fetch.js';
 import { isPublicAddress } from '../../src/tools/builtin/ip-address.js';
@@ -161,6 +161,7 @@ async function fetchWith(tool: typeof webFetchTool, url: string): Promise<FetchO
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     suspend,
     resumeData: undefined,
+    requestContext: new RequestContext(),
     agent: { toolCallId: 'call-0', suspend, resumeData: undefined },
   } satisfies ToolExecutionContext;
   const output = await tool.execute!({ url }, context);

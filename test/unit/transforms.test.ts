@@ -9,6 +9,7 @@ import {
   type TransformContext,
 } from '../../src/tools/transforms.js';
 import { z } from 'zod';
+import { RequestContext } from '../../src/tools/request-context.js';
 
 const context = (stage: TransformContext['stage'], target: TransformContext['target'] = 'display') => ({
   runId: 'r',
@@ -17,6 +18,7 @@ const context = (stage: TransformContext['stage'], target: TransformContext['tar
   toolName: 't',
   target,
   stage,
+  requestContext: new RequestContext(),
 });
 
 describe('transform options', () => {
