@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import {
   APICallError,
   generateText,
@@ -21,12 +20,12 @@ import type { AgentRegistry } from '../registry.js';
 import { zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
-import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
+import { ChunkPublisher } from './chunk-publisher.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 
-/** How often the model activity sends batched deltas to the run's stream. */
-const STREAM_BATCH_INTERVAL = '100 milliseconds';
+/** How often the model activity sends batched deltas to the run's stream, ms. */
+const STREAM_BATCH_INTERVAL_MS = 100;
 
 /**
  * One model step through the AI SDK. Tools are passed without `execute`, so the AI SDK stops after
@@ -75,8 +74,13 @@ export async function callModel(
     ...input.settings,
   };
 
+  // A step scheduled by a version before publish tokens cannot publish: readers get its text in step-finish.
+  if (input.stream && !input.publishToken) activity.log.warn('callModel: no publish token; the step is not streamed');
+  const publisher = input.publishToken
+    ? new ChunkPublisher(activity.client.workflow.getHandle(input.runId), input.publishToken, STREAM_BATCH_INTERVAL_MS)
+    : undefined;
   try {
-    if (!input.stream) {
+    if (!publisher) {
       const result = await generateText(request);
       return output(
         input.runId,
@@ -87,27 +91,7 @@ export async function callModel(
         result.response.messages,
       );
     }
-    await using streamClient = WorkflowStreamClient.fromWithinActivity({ batchInterval: STREAM_BATCH_INTERVAL });
-    const chunks = streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC);
-    const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
-    if (at.attempt > 1)
-      chunks.publish(
-        { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
-        { forceFlush: true },
-      );
-    const result = streamText(request);
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') chunks.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
-      else if (part.type === 'tool-input-start')
-        chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
-      else if (part.type === 'tool-input-delta')
-        chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
-      else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
-      else if (part.type === 'error') throw part.error;
-      activity.heartbeat();
-    }
-    // Every delta is in the stream before the step's result is: the workflow publishes after it.
-    await streamClient.flush();
+    const result = await streamed(request, publisher, { stepNumber: input.stepNumber, attempt: activity.info.attempt });
     const response = await result.response;
     return output(
       input.runId,
@@ -126,6 +110,44 @@ export async function callModel(
     }
     throw err;
   }
+}
+
+/** Streams one model step, publishing its deltas; they are all in the run's stream when it returns. */
+async function streamed(
+  request: Parameters<typeof streamText>[0],
+  publisher: ChunkPublisher,
+  at: { stepNumber: number; attempt: number },
+): Promise<ReturnType<typeof streamText>> {
+  const activity = Context.current();
+  if (at.attempt > 1) {
+    publisher.publish(
+      { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
+      {
+        now: true,
+      },
+    );
+  }
+  const result = streamText(request);
+  try {
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') publisher.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
+      else if (part.type === 'tool-input-start')
+        publisher.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
+      else if (part.type === 'tool-input-delta')
+        publisher.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta: part.delta });
+      else if (part.type === 'tool-input-end')
+        publisher.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
+      else if (part.type === 'error') throw part.error;
+      activity.heartbeat();
+    }
+  } catch (err) {
+    // What the model wrote before it failed reaches the run too: a UI shows it until `model-retry`.
+    await publisher.flush().catch(() => undefined);
+    throw err;
+  }
+  // Every delta is in the stream before the step's result is: the workflow publishes after it.
+  await publisher.flush();
+  return result;
 }
 
 interface SdkToolCall {

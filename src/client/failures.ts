@@ -11,6 +11,7 @@ import {
   RunFailedError,
   RunNotFoundError,
   RunNotWaitingError,
+  StreamOffsetError,
 } from '../errors.js';
 
 /** A failure as a caller sees it. */
@@ -49,6 +50,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   },
   { matches: (e) => e instanceof RequestRefusedError, httpStatus: 400, exitCode: USAGE },
   { matches: (e) => e instanceof InvalidRunOptionsError, httpStatus: 400, exitCode: REFUSED },
+  { matches: (e) => e instanceof StreamOffsetError, httpStatus: 400, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
 ];
 

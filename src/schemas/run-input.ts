@@ -14,7 +14,7 @@ export const RunCarrySchema = z
     steps: z.array(StepRecordSchema),
     decisions: z.array(DecisionRecordSchema),
     version: z.number(),
-    /** The run stream's state (`WorkflowStreamState` of @temporalio/workflow-streams). */
+    /** The run stream's chunks (see `ChunkLog`; runs from before it carried a `WorkflowStreamState`). */
     stream: z.record(z.string(), z.unknown()),
   })
   .strict();

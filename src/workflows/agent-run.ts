@@ -17,6 +17,7 @@ import {
   proxyLocalActivities,
   setHandler,
   sleep,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/contracts.js';
@@ -31,6 +32,7 @@ import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
+import { LegacyPublishIntake } from './legacy-stream.js';
 import {
   childReportSignal,
   decisionSignals,
@@ -42,6 +44,7 @@ import {
 } from './messages.js';
 import { RunState } from './run-state.js';
 import { activityFailureMessage, runTool } from './run-tool.js';
+import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { offeredTools, outcomeChunk, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -90,11 +93,16 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     },
   });
 
+  const intake = new ChunkIntake(state.stream);
+  serveStream(state.stream, intake, new LegacyPublishIntake(state.stream));
+  // Only the run's own model activity gets the secret that publishing takes.
+  if (input?.stream) intake.token = uuid4();
+
   state.graceMs = input?.stream?.graceMs ?? 0;
   let outcome: { result: RunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
-    const result = await run(parsed.data, state);
+    const result = await run(parsed.data, state, intake.token);
     if ('continueWith' in result) return continueRun(state, parsed.data, result.continueWith);
     state.finish('completed');
     state.publish(finishChunk(result, []));
@@ -110,9 +118,9 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     outcome = { failure };
   }
   await CancellationScope.nonCancellable(async () => {
-    // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
+    // Readers read the stream from the open workflow; keep it open a while for those still reading.
     if (state.graceMs > 0 && 'result' in outcome) await sleep(state.graceMs);
-    state.stream.detachPollers();
+    state.stream.draining = true;
     await condition(allHandlersFinished);
   });
   if ('failure' in outcome) throw outcome.failure;
@@ -153,7 +161,7 @@ async function nextPause(state: RunState, request: NextPauseRequest): Promise<Ru
  */
 async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): Promise<never> {
   state.continuing = true;
-  state.stream.detachPollers();
+  state.stream.draining = true;
   await condition(allHandlersFinished);
   const info = workflowInfo();
   const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
@@ -168,7 +176,11 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 }
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
-async function run(input: RunInput, state: RunState): Promise<RunResult | { continueWith: AgentSpec }> {
+async function run(
+  input: RunInput,
+  state: RunState,
+  publishToken: string | undefined,
+): Promise<RunResult | { continueWith: AgentSpec }> {
   const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
@@ -196,9 +208,11 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
       return { continueWith: spec };
     }
     state.publish({ type: 'start-step', stepNumber });
+    state.stream.live = streaming;
     const model = await callModel({
       stepNumber,
       stream: streaming,
+      publishToken,
       runId: state.runId,
       agentId: spec.id,
       model: options.model ?? spec.model,
@@ -208,7 +222,7 @@ async function run(input: RunInput, state: RunState): Promise<RunResult | { cont
       tools,
       toolChoice: options.toolChoice,
       settings: options.modelSettings,
-    });
+    }).finally(() => (state.stream.live = false));
     state.conversation.startStep(stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {

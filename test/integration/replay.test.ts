@@ -23,6 +23,8 @@ describe('replay of recorded histories', () => {
         'suspend-and-resume.json',
         'supervisor-approve-at-depth.json',
         'client-tool.json',
+        // Recorded by the version before the guarded stream: long-poll reads, the library's publishes.
+        'streamed-before-guard.json',
       ]),
     );
   });
