@@ -23,6 +23,7 @@ import { sendDecision, type Decision, type DecisionTarget, type SentDecision } f
 import {
   buildRunInput,
   DEFAULT_STREAM_GRACE_MS,
+  streamGrace,
   type RunPrompt,
   type StartOptions,
   type StreamOptions,
@@ -119,8 +120,8 @@ export class AgentClient {
    * `tool-call-suspended`, `step-finish`, `finish`, `error`, ...) up to the first pause or the end.
    */
   async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
-    const { streamGraceMs = DEFAULT_STREAM_GRACE_MS, ...startOptions } = options;
-    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGraceMs });
+    const { streamGraceMs, ...startOptions } = options;
+    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGrace(streamGraceMs) });
     return new RunStream(this.ctx, runId, 0);
   }
 

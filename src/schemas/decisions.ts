@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
+import { StreamGraceMsSchema } from './stream-grace.js';
 
 /** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
 export const PathHopSchema = z.object({ runId: z.string(), agentId: z.string(), viaToolCallId: z.string() });
@@ -99,7 +100,7 @@ export const DecisionSignalSchema = z
      * Set when the sender streams the run from here: keep the finished run readable this long. It
      * holds for the run the signal is sent to, and is not passed down to a sub-agent.
      */
-    streamGraceMs: z.number().int().nonnegative().optional(),
+    streamGraceMs: StreamGraceMsSchema.optional(),
     /**
      * Set by a client that refused the decision itself: the workflow only records it, so that the
      * history has every decision, and never applies it.

@@ -6,6 +6,7 @@ import { DecisionRecordSchema } from './decisions.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
+import { StreamGraceMsSchema } from './stream-grace.js';
 
 /** What a run that continued as new carries over (the conversation is in `messages`). */
 export const RunCarrySchema = z
@@ -29,7 +30,7 @@ export const RunInputSchema = z
      * Set by `stream()`: the model activity streams token deltas, and the finished run stays
      * readable for `graceMs` so that subscribers can read its last chunks.
      */
-    stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
+    stream: z.object({ graceMs: StreamGraceMsSchema }).strict().optional(),
     /** Who started the run (a sub-agent's run: who started the top run), when known. */
     startedBy: PrincipalSchema.optional(),
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */

@@ -16,7 +16,6 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -32,7 +31,8 @@ import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
-import { LegacyPublishIntake } from './legacy-stream.js';
+import { gracePeriod } from './grace-period.js';
+import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
 import {
   childReportSignal,
   decisionSignals,
@@ -73,7 +73,8 @@ const { callModel } = proxyActivities<AgentActivities>({
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
 export async function agentRun(rawInput: RunInput): Promise<RunResult> {
   const runId = workflowInfo().workflowId;
-  const parsed = safeParse(RunInputSchema, rawInput);
+  // A run started before the stream was guarded replays as it ran (see legacy-stream.ts).
+  const parsed = safeParse(RunInputSchema, legacyRunInput(rawInput));
   const input = parsed.success ? parsed.data : undefined;
   const state = new RunState(
     runId,
@@ -83,7 +84,9 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     input?.carry,
   );
   const kinds = Object.keys(decisionSignals) as DecisionKind[];
-  for (const kind of kinds) setHandler(decisionSignals[kind], (d) => receiveDecision(state, kind, d));
+  for (const kind of kinds) {
+    setHandler(decisionSignals[kind], (d) => receiveDecision(state, kind, legacyDecision(d)));
+  }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -117,9 +120,9 @@ export async function agentRun(rawInput: RunInput): Promise<RunResult> {
     state.publish({ type: 'error', error, ...(failureType ? { failureType } : {}) });
     outcome = { failure };
   }
+  // Readers read the stream from the open workflow; keep it open a while for those still reading.
+  if (state.graceMs > 0 && 'result' in outcome) await gracePeriod(state.graceMs);
   await CancellationScope.nonCancellable(async () => {
-    // Readers read the stream from the open workflow; keep it open a while for those still reading.
-    if (state.graceMs > 0 && 'result' in outcome) await sleep(state.graceMs);
     state.stream.draining = true;
     await condition(allHandlersFinished);
   });

@@ -1,11 +1,12 @@
 /**
  * How runs started before the stream was guarded replay as they ran. Those runs took
- * @temporalio/workflow-streams' publish signal from anyone and served its long-poll update; their
- * histories hold what those handlers did, so a replay must do it again.
+ * @temporalio/workflow-streams' publish signal from anyone, served its long-poll update, and took any
+ * grace period; their histories hold what those handlers did, so a replay must do it again.
  *
- * The patch is asked only where the old and the new code part (a library publish), so a run that
- * never meets one carries no marker: while a run from before replays, `patched` is false there;
- * anywhere else it is true, and the marker it records makes it true on every later replay too.
+ * The patch is asked only where the old and the new code part (a library publish, a grace period
+ * past the bound), so a run that never meets one carries no marker: while a run from before replays,
+ * `patched` is false there; anywhere else it is true, and the marker it records makes it true on
+ * every later replay too.
  */
 import { ApplicationFailure, condition, defaultPayloadConverter, log, patched } from '@temporalio/workflow';
 import {
@@ -16,6 +17,7 @@ import {
 } from '@temporalio/workflow-streams/workflow';
 import { z } from 'zod';
 import { safeParse } from '../schemas/json.js';
+import { MAX_STREAM_GRACE_MS } from '../schemas/stream-grace.js';
 import type { ChunkLog } from './chunk-log.js';
 
 const GUARDED_STREAM_PATCH = 'guarded-stream';
@@ -81,4 +83,27 @@ export class LegacyPublishIntake {
       log.warn('stream: dropped a publish that does not decode', { error: String(err) });
     }
   }
+}
+
+/**
+ * A run's input, with a grace period past the bound cut to it in a run from before (which took any
+ * length; a timer's length is not part of what replays, its command is). A new run's is refused.
+ */
+export function legacyRunInput(raw: unknown): unknown {
+  if (!isRecord(raw) || !isRecord(raw.stream) || !tooLong(raw.stream.graceMs) || !fromBefore()) return raw;
+  return { ...raw, stream: { ...raw.stream, graceMs: MAX_STREAM_GRACE_MS } };
+}
+
+/** A decision signal, with a grace period past the bound cut to it in a run from before; a new run refuses it. */
+export function legacyDecision(raw: unknown): unknown {
+  if (!isRecord(raw) || !tooLong(raw.streamGraceMs) || !fromBefore()) return raw;
+  return { ...raw, streamGraceMs: MAX_STREAM_GRACE_MS };
+}
+
+function tooLong(ms: unknown): boolean {
+  return typeof ms === 'number' && ms > MAX_STREAM_GRACE_MS;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

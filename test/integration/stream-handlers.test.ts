@@ -1,11 +1,11 @@
 /**
- * What nobody outside the run can do to its stream: wedge it with a malformed signal or update, or
- * publish chunks into it.
+ * What nobody outside the run can do to its stream: wedge it with a malformed signal or update,
+ * publish chunks into it, or keep a finished run open past a bounded grace period.
  */
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunStreamChunk, Script } from '../../src/index.js';
+import { InvalidRunOptionsError, RunFailedError, type RunStreamChunk, type Script } from '../../src/index.js';
 import { publishChunksSignal } from '../../src/workflows/messages.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
@@ -85,4 +85,64 @@ describe("the run's stream handlers", () => {
     const outputs = [...everything, ...second].flatMap((c) => (c.type === 'tool-result' ? [c.output] : []));
     expect(outputs).toEqual(['did db']);
   });
+
+  it('refuse a grace period longer than the bound, at the client and in the workflow', async () => {
+    const forever = 2 ** 53 - 1;
+    await expect(
+      w.client.stream('toolbox-agent', 'go', { model: 'scripted', script: pausing, streamGraceMs: forever }),
+    ).rejects.toThrow(InvalidRunOptionsError);
+    await expect(
+      w.client.stream('toolbox-agent', 'go', { model: 'scripted', script: pausing, streamGraceMs: forever }),
+    ).rejects.toThrow(/streamGraceMs.*at most 600000 ms \(10 minutes\)/);
+
+    // A run started around the client is refused by the workflow, with the same reason.
+    const raw = await w.client.temporal.workflow.start('agentRun', {
+      workflowId: `run-raw-grace-${Date.now()}`,
+      taskQueue: w.taskQueue,
+      args: [
+        {
+          agentId: 'toolbox-agent',
+          messages: [{ role: 'user', content: 'go' }],
+          options: { model: 'scripted', script: pausing },
+          stream: { graceMs: forever },
+        },
+      ],
+    });
+    const failure = w.client.result(raw.workflowId);
+    await expect(failure).rejects.toThrow(RunFailedError);
+    await expect(failure).rejects.toThrow(/graceMs.*at most 600000 ms/);
+
+    // A decision asking for it is refused, and recorded.
+    const paused = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script: pausing });
+    await w.client.temporal.workflow
+      .getHandle(paused.runId)
+      .signal('approveToolCall', { decisionId: 'd-forever', streamGraceMs: forever });
+    const refusal = await within(10_000, 'the refusal', waitForVerdict(paused.runId, 'd-forever'));
+    expect(refusal).toMatchObject({ accepted: false, refusal: { type: 'InvalidDecision' } });
+    expect(refusal.refusal!.message).toMatch(/streamGraceMs.*at most 600000 ms/);
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
+  });
+
+  it('end the grace period at once when the run is cancelled', async () => {
+    const stream = await w.client.stream('toolbox-agent', 'go', {
+      model: 'scripted',
+      script: [{ text: 'Short.' }],
+      streamGraceMs: 600_000,
+    });
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+    const handle = w.client.temporal.workflow.getHandle(stream.runId);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.cancel();
+    const result = await within(10_000, 'the cancelled run to close', w.client.result(stream.runId));
+    expect(result.text).toBe('Short.');
+    expect((await handle.describe()).status.name).not.toBe('RUNNING');
+  });
 });
+
+async function waitForVerdict(runId: string, decisionId: string) {
+  for (;;) {
+    const verdict = (await w.client.getRun(runId)).decisions.find((d) => d.decisionId === decisionId);
+    if (verdict) return verdict;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
