@@ -31,6 +31,7 @@ const P = full
       waiting: 1000,
       deltas: 500,
       agentctlRuns: 50,
+      readers: [0, 1, 50],
     }
   : {
       reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>,
@@ -40,6 +41,7 @@ const P = full
       waiting: 200,
       deltas: 150,
       agentctlRuns: 15,
+      readers: [0, 1, 50],
     };
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -402,6 +404,47 @@ async function agentctlStartToExit(address: string, s: Systems): Promise<void> {
 
 // agentctl is measured as shipped (dist/), compiled from the source as it is.
 await run(process.execPath, ['build.js']);
+/**
+ * What readers cost the run they read: the same streamed run (100 deltas over a second) read by 0, 1
+ * and 50 concurrent readers, and the events and bytes of its history each time.
+ */
+async function streamReaderHistory(s: Systems): Promise<void> {
+  const sizes: Record<number, { events: number; bytes: number }> = {};
+  for (const readers of P.readers) {
+    const { runId } = await s.client.stream('bench-agent', 'go', { model: 'bench-stream/100', streamGraceMs: 0 });
+    const reads = Array.from({ length: readers }, async () => {
+      for await (const chunk of s.client.subscribe(runId)) void chunk;
+    });
+    await s.client.result(runId);
+    await Promise.all(reads);
+    const history = await historyOf(s, runId);
+    sizes[readers] = {
+      events: history.events?.length ?? 0,
+      bytes: temporal.api.history.v1.History.encode(history).finish().length,
+    };
+  }
+  const none = sizes[0]!;
+  const perReader = Object.fromEntries(
+    P.readers
+      .filter((n) => n > 0)
+      .map((n) => [n, { events: (sizes[n]!.events - none.events) / n, bytes: (sizes[n]!.bytes - none.bytes) / n }]),
+  );
+  results.streamReaderHistory = { runs: sizes, addedPerReader: perReader };
+  say('## Stream readers: history of a streamed run (100 deltas over 1 s) read by N concurrent readers');
+  say('');
+  say('| readers | events | KiB | events added per reader | bytes added per reader |');
+  say('|---|---|---|---|---|');
+  for (const n of P.readers) {
+    const added = perReader[n];
+    const cells = [n, sizes[n]!.events, fmt(sizes[n]!.bytes / 1024, 1)];
+    cells.push(added ? fmt(added.events, 2) : '-', added ? fmt(added.bytes, 0) : '-');
+    say(`| ${cells.join(' | ')} |`);
+  }
+  say('');
+  say('(The number of delta batches, one signal each, varies by a batch or two from run to run.)');
+  say('');
+}
+
 const dir = await mkdtemp(join(tmpdir(), 'bench-'));
 const port = await freePort();
 const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
@@ -426,6 +469,7 @@ try {
   await waitingRuns(address);
   await streamLatency(s);
   await agentctlStartToExit(address, s);
+  await streamReaderHistory(s);
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
   await s.close();

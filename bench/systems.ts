@@ -49,6 +49,8 @@ export const benchAgent = defineAgent({
   tools: { noop: noopTool, guarded: guardedNoop },
   // Long runs are what the benchmark measures.
   defaultOptions: { maxSteps: 1000 },
+  // The stream figures play a model of their own (bench-stream).
+  overridable: ['model'],
 });
 
 /** The peer's model provider: `bench-N` is the scripted model playing benchScript(N). */

@@ -107,6 +107,21 @@ export class RunFailedError extends Error {
   }
 }
 
+/** A read of a run's stream from an offset past its end: it names where the stream ends. */
+export class StreamOffsetError extends Error {
+  override readonly name = 'StreamOffsetError';
+  constructor(
+    readonly runId: string,
+    readonly offset: number,
+    readonly end: number,
+  ) {
+    super(
+      `offset ${offset} is past the end of run "${runId}"'s stream, which has ${end} chunk(s) so far: ` +
+        `read from an offset of at most ${end} (the offset of the last chunk you have + 1)`,
+    );
+  }
+}
+
 /** The principal may not start runs of this agent, or read this run (its policy, or another tenant's run). */
 export class AccessDeniedError extends Error {
   override readonly name = 'AccessDeniedError';

@@ -1,6 +1,5 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import {
   APICallError,
   generateText,
@@ -23,16 +22,16 @@ import { zodFromJsonSchema } from '../schemas/json.js';
 import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
-import { RUN_CHUNK_TOPIC, type RunChunk } from '../schemas/stream-chunks.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
+import { ChunkPublisher } from './chunk-publisher.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 import { inputDeltaShown, toJson, transcribedCalls } from './transform-payload.js';
 
 /** How often the model activity heartbeats (its heartbeat timeout is 15 s: see agent-run.ts). */
 const HEARTBEAT_EVERY_MS = 3_000;
 
-/** How often the model activity sends batched deltas to the run's stream. */
-const STREAM_BATCH_INTERVAL = '100 milliseconds';
+/** How often the model activity sends batched deltas to the run's stream, ms. */
+const STREAM_BATCH_INTERVAL_MS = 100;
 
 /**
  * One model step through the AI SDK. Tools are passed without `execute`, so the AI SDK stops after
@@ -84,8 +83,13 @@ export async function callModel(
   // A model call can take minutes with nothing streamed: heartbeat meanwhile, so that a worker that
   // dies is noticed within the heartbeat timeout and the call retried elsewhere.
   const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+  // A step scheduled by a version before publish tokens cannot publish: readers get its text in step-finish.
+  if (input.stream && !input.publishToken) activity.log.warn('callModel: no publish token; the step is not streamed');
+  const publisher = input.publishToken
+    ? new ChunkPublisher(activity.client.workflow.getHandle(input.runId), input.publishToken, STREAM_BATCH_INTERVAL_MS)
+    : undefined;
   try {
-    if (!input.stream) {
+    if (!publisher) {
       const result = await generateText(request);
       return output(
         agent,
@@ -97,30 +101,8 @@ export async function callModel(
         result.response.messages,
       );
     }
-    await using streamClient = WorkflowStreamClient.fromWithinActivity({ batchInterval: STREAM_BATCH_INTERVAL });
-    const chunks = streamClient.topic<RunChunk>(RUN_CHUNK_TOPIC);
     const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
-    if (at.attempt > 1)
-      chunks.publish(
-        { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
-        { forceFlush: true },
-      );
-    const result = streamText(request);
-    const inputDelta = inputDeltaShown(agent, input);
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') chunks.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
-      else if (part.type === 'tool-input-start') {
-        inputDelta.started(part.id, part.toolName);
-        chunks.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
-      } else if (part.type === 'tool-input-delta') {
-        const delta = inputDelta.shown(part.id, part.delta);
-        if (delta !== null) chunks.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
-      } else if (part.type === 'tool-input-end') chunks.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
-      else if (part.type === 'error') throw part.error;
-      activity.heartbeat();
-    }
-    // Every delta is in the stream before the step's result is: the workflow publishes after it.
-    await streamClient.flush();
+    const result = await streamed(request, publisher, at, inputDeltaShown(agent, input));
     const response = await result.response;
     return output(
       agent,
@@ -142,6 +124,47 @@ export async function callModel(
   } finally {
     clearInterval(beat);
   }
+}
+
+/** Streams one model step, publishing its deltas; they are all in the run's stream when it returns. */
+async function streamed(
+  request: Parameters<typeof streamText>[0],
+  publisher: ChunkPublisher,
+  at: { stepNumber: number; attempt: number },
+  inputDelta: ReturnType<typeof inputDeltaShown>,
+): Promise<ReturnType<typeof streamText>> {
+  const activity = Context.current();
+  if (at.attempt > 1) {
+    publisher.publish(
+      { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
+      {
+        now: true,
+      },
+    );
+  }
+  const result = streamText(request);
+  try {
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') publisher.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
+      else if (part.type === 'tool-input-start') {
+        inputDelta.started(part.id, part.toolName);
+        publisher.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
+      } else if (part.type === 'tool-input-delta') {
+        const delta = inputDelta.shown(part.id, part.delta);
+        if (delta !== null) publisher.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
+      } else if (part.type === 'tool-input-end')
+        publisher.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
+      else if (part.type === 'error') throw part.error;
+      activity.heartbeat();
+    }
+  } catch (err) {
+    // What the model wrote before it failed reaches the run too: a UI shows it until `model-retry`.
+    await publisher.flush().catch(() => undefined);
+    throw err;
+  }
+  // Every delta is in the stream before the step's result is: the workflow publishes after it.
+  await publisher.flush();
+  return result;
 }
 
 interface SdkToolCall {

@@ -29,6 +29,8 @@ export interface CallModelInput {
   stepNumber: number;
   /** Publish text and tool-input deltas to the run's stream as they arrive. */
   stream: boolean;
+  /** The run's publish secret, which its stream takes chunks with (set when `stream` is). */
+  publishToken?: string;
   /** Model name; undefined means the model instance the agent was defined with. */
   model: string | undefined;
   script: Script | undefined;

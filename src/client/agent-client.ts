@@ -26,12 +26,14 @@ import { sendDecision, type Decision, type DecisionTarget, type SentDecision } f
 import {
   buildRunInput,
   DEFAULT_STREAM_GRACE_MS,
+  streamGrace,
   type RunPrompt,
   type StartOptions,
   type StreamOptions,
 } from './run-input.js';
-import { RunStream, streamOffset, subscribe } from './run-stream.js';
+import { readChunks, RunStream, streamOffset, subscribe } from './run-stream.js';
 import { confirmStart } from './started.js';
+import { StreamFeeds } from './stream-feed.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
@@ -80,7 +82,12 @@ export class AgentClient {
   constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection } & ClientBehaviour) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
-    this.ctx = { temporal: args.client, namespace: args.client.options.namespace, taskQueue: args.taskQueue };
+    this.ctx = {
+      temporal: args.client,
+      namespace: args.client.options.namespace,
+      taskQueue: args.taskQueue,
+      feeds: new StreamFeeds(args.client),
+    };
     this.ownConnection = args.ownConnection;
     this.warn = args.warn ?? ((m) => console.warn(m));
     this.principal = args.principal;
@@ -124,18 +131,34 @@ export class AgentClient {
    * `tool-call-suspended`, `step-finish`, `finish`, `error`, ...) up to the first pause or the end.
    */
   async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
-    const { streamGraceMs = DEFAULT_STREAM_GRACE_MS, ...startOptions } = options;
-    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGraceMs });
+    const { streamGraceMs, ...startOptions } = options;
+    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGrace(streamGraceMs) });
     return new RunStream(this.ctx, runId, 0);
   }
 
   /**
    * Reads a run's chunks from `fromOffset` (default 0) to the end of that segment. Reconnecting
    * with the last offset seen + 1 gives every chunk once. When the run has closed before the end
-   * was read, the last chunk is made from the run's result (`offset` -1).
+   * was read, the last chunk is made from the run's result (`offset` -1). An offset past the end of
+   * the stream is refused with `StreamOffsetError`. Aborting `signal` ends the reading at once.
+   *
+   * Reading costs the run nothing (no history, no update slots): every reader of a run through this
+   * client shares one poller of the run's `readStream` query.
    */
-  subscribe(runId: string, options: { fromOffset?: number } = {}): AsyncGenerator<RunStreamChunk, void, undefined> {
-    return subscribe(this.ctx, runId, options.fromOffset ?? 0);
+  subscribe(
+    runId: string,
+    options: { fromOffset?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<RunStreamChunk, void, undefined> {
+    return subscribe(this.ctx, runId, options.fromOffset ?? 0, options.signal);
+  }
+
+  /**
+   * The chunks a run's stream already holds from `fromOffset` (default 0) up to `toOffset` (not
+   * included), without waiting; none once the run has closed. A `toOffset` past the end of the
+   * stream is refused with `StreamOffsetError`.
+   */
+  async readChunks(runId: string, options: { fromOffset?: number; toOffset: number }): Promise<RunStreamChunk[]> {
+    return readChunks(this.ctx, runId, options.fromOffset ?? 0, options.toOffset);
   }
 
   /**

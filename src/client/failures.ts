@@ -13,6 +13,7 @@ import {
   RunFailedError,
   RunNotFoundError,
   RunNotWaitingError,
+  StreamOffsetError,
 } from '../errors.js';
 
 /** A failure as a caller sees it. */
@@ -54,6 +55,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof InvalidInputError && e.tooLarge, httpStatus: 413, exitCode: USAGE },
   { matches: (e) => e instanceof InvalidInputError, httpStatus: 400, exitCode: USAGE },
   { matches: (e) => e instanceof RunAlreadyExistsError, httpStatus: 409, exitCode: REFUSED },
+  { matches: (e) => e instanceof StreamOffsetError, httpStatus: 400, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
 ];
 

@@ -11,6 +11,7 @@ import type { RunInput } from '../schemas/run-input.js';
 import type { AgentHooks } from '../tools/hooks.js';
 import type { PrincipalInput } from './identity.js';
 import { RunOptionsSchema, type RunOptions } from '../schemas/run-options.js';
+import { StreamGraceMsSchema } from '../schemas/stream-grace.js';
 
 /** A prompt, or the conversation so far as AI SDK `ModelMessage`s. */
 export type RunPrompt = string | Message[];
@@ -38,7 +39,8 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
 export interface StreamOptions extends StartOptions {
   /**
    * How long the finished run stays open so that subscribers can read its last chunks (default
-   * 10 s). A subscriber that comes later still gets the final result, as a `finish` chunk.
+   * 10 s, at most 10 minutes; cancelling the run ends it). A subscriber that comes later still gets
+   * the final result, as a `finish` chunk.
    */
   streamGraceMs?: number;
 }
@@ -50,6 +52,13 @@ export const PER_CALL_HOOKS_WARNING =
 
 /** The default of {@link StreamOptions.streamGraceMs}. */
 export const DEFAULT_STREAM_GRACE_MS = 10_000;
+
+/** A stream's grace period, checked; throws {@link InvalidRunOptionsError} for one past the bound. */
+export function streamGrace(ms: number = DEFAULT_STREAM_GRACE_MS): number {
+  const grace = StreamGraceMsSchema.safeParse(ms);
+  if (!grace.success) throw new InvalidRunOptionsError(`streamGraceMs ${ms}: ${oneLine(grace.error.issues)}`);
+  return grace.data;
+}
 
 /** The run's input, checked; throws {@link InvalidRunOptionsError} naming what does not fit. */
 export function buildRunInput(

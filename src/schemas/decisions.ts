@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
 import { boundedJson, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from './limits.js';
+import { StreamGraceMsSchema } from './stream-grace.js';
 
 /** One hop from a run down to the sub-agent run that waits: that run, and the tool call that delegated to it. */
 export const PathHopSchema = z.object({ runId: z.string(), agentId: z.string(), viaToolCallId: z.string() });
@@ -128,7 +129,7 @@ export const DecisionSignalSchema = z
      * Set when the sender streams the run from here: keep the finished run readable this long. It
      * holds for the run the signal is sent to, and is not passed down to a sub-agent.
      */
-    streamGraceMs: z.number().int().nonnegative().max(MAX_STREAM_GRACE_MS).optional(),
+    streamGraceMs: StreamGraceMsSchema.optional(),
     /**
      * Set by a client that refused the decision itself: the workflow only records it, so that the
      * history has every decision, and never applies it.

@@ -7,6 +7,7 @@ import { IdSchema } from './limits.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
+import { StreamGraceMsSchema } from './stream-grace.js';
 
 /** What a run that continued as new carries over (the conversation is in `messages`). */
 export const RunCarrySchema = z
@@ -15,7 +16,7 @@ export const RunCarrySchema = z
     steps: z.array(StepRecordSchema),
     decisions: z.array(DecisionRecordSchema),
     version: z.number(),
-    /** The run stream's state (`WorkflowStreamState` of @temporalio/workflow-streams). */
+    /** The run stream's chunks (see `ChunkLog`; runs from before it carried a `WorkflowStreamState`). */
     stream: z.record(z.string(), z.unknown()),
   })
   .strict();
@@ -30,7 +31,7 @@ export const RunInputSchema = z
      * Set by `stream()`: the model activity streams token deltas, and the finished run stays
      * readable for `graceMs` so that subscribers can read its last chunks.
      */
-    stream: z.object({ graceMs: z.number().int().nonnegative() }).strict().optional(),
+    stream: z.object({ graceMs: StreamGraceMsSchema }).strict().optional(),
     /** Who started the run (a sub-agent's run: who started the top run), when known. */
     startedBy: PrincipalSchema.optional(),
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */

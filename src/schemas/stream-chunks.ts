@@ -15,16 +15,28 @@ const step = { stepNumber: z.number() };
 const attempt = { stepNumber: z.number(), attempt: z.number() };
 const call = { toolCallId: z.string(), toolName: z.string() };
 
-export const RunChunkSchema = z.discriminatedUnion('type', [
-  /** A segment of the run begins: at the start, and when it goes on after a pause. */
-  z.object({ type: z.literal('start'), runId: z.string(), agentId: z.string(), resumed: z.boolean() }),
-  z.object({ type: z.literal('start-step'), ...step }),
+/** What the model activity streams as the model writes; see {@link DeltaChunkSchema}. */
+const deltaChunks = [
   z.object({ type: z.literal('text-delta'), ...attempt, id: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool-input-start'), ...attempt, ...call }),
   z.object({ type: z.literal('tool-input-delta'), ...attempt, toolCallId: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool-input-end'), ...attempt, toolCallId: z.string() }),
   /** A model attempt failed and a new one starts: drop what earlier attempts of this step streamed. */
   z.object({ type: z.literal('model-retry'), ...attempt, error: z.string() }),
+] as const;
+
+/**
+ * The chunks the model activity may publish to its run: the deltas of the model's text and tool
+ * inputs, and the mark of a retried attempt. Every other chunk comes from the workflow itself.
+ */
+export const DeltaChunkSchema = z.discriminatedUnion('type', [...deltaChunks]);
+export type DeltaChunk = z.infer<typeof DeltaChunkSchema>;
+
+export const RunChunkSchema = z.discriminatedUnion('type', [
+  /** A segment of the run begins: at the start, and when it goes on after a pause. */
+  z.object({ type: z.literal('start'), runId: z.string(), agentId: z.string(), resumed: z.boolean() }),
+  z.object({ type: z.literal('start-step'), ...step }),
+  ...deltaChunks,
   z.object({ type: z.literal('tool-call'), ...step, ...call, args: JsonValueSchema, fingerprint: z.string() }),
   z.object({ type: z.literal('tool-call-approval'), ...call, args: JsonValueSchema, fingerprint: z.string() }),
   z.object({
@@ -62,9 +74,6 @@ export type RunChunk = z.infer<typeof RunChunkSchema>;
 
 /** A chunk as subscribers get it: with its offset in the run's stream. */
 export type RunStreamChunk = RunChunk & { offset: number };
-
-/** The topic of the run's stream that carries the chunks. */
-export const RUN_CHUNK_TOPIC = 'chunks';
 
 /** Whether a chunk ends a segment of the stream. */
 export function endsSegment(chunk: RunChunk): boolean {

@@ -25,7 +25,7 @@ import type { Authenticator } from './auth.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
 import { publicRunFailure } from './public-errors.js';
 import { DecisionBodySchema, jsonBody, StartBodySchema, toModelMessages } from './requests.js';
-import { sse } from './sse.js';
+import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
 export const DEFAULT_REQUEST_OPTIONS: ReadonlyArray<keyof RunOptions> = [
@@ -112,6 +112,13 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return info;
   };
 
+  /** A run's stream from a position, as SSE; the UI mapping first goes through what came before it. */
+  const streamFrom = async (runId: string, from: SsePosition): Promise<Response> => {
+    // Reading what came before also refuses an offset past the end, before the response starts.
+    const before = from.offset > 0 ? await client.readChunks(runId, { toOffset: from.offset }) : [];
+    return sse(runId, (signal) => client.subscribe(runId, { fromOffset: from.offset, signal }), from, before);
+  };
+
   const startOptions = async (c: Context<ServerEnv>) => {
     const principal = c.get('principal');
     const agentId = c.req.param('agentId')!;
@@ -140,7 +147,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   app.post('/agents/:agentId/stream', async (c) => {
     const { agentId, prompt, options } = await startOptions(c);
     const stream = await client.stream(agentId, prompt, options);
-    return sse(stream.runId, stream);
+    return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
   });
 
   app.post('/agents/:agentId/generate', async (c) => {
@@ -150,14 +157,11 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
 
   app.get('/runs/:runId/stream', async (c) => {
     const runId = c.req.param('runId');
-    const lastEventId = c.req.header('last-event-id');
-    const raw = c.req.query('offset') ?? (lastEventId !== undefined ? String(Number(lastEventId) + 1) : '0');
-    const offset = Number(raw);
-    if (!Number.isInteger(offset) || offset < 0) {
-      return c.json(errorBody('InvalidRequest', `offset must be a whole number >= 0, not "${raw}"`), 400);
-    }
+    // A reconnecting EventSource keeps its URL and adds Last-Event-ID: that wins over ?offset.
+    const from = streamPosition(c.req.query('offset'), c.req.header('last-event-id'));
+    if (typeof from === 'string') return c.json(errorBody('InvalidRequest', from), 400);
     await readableRun(runId, c.get('principal')); // 404 or 403 before any stream starts
-    return sse(runId, client.subscribe(runId, { fromOffset: offset }));
+    return streamFrom(runId, from);
   });
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
@@ -194,7 +198,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       ...(kind === 'resolve' ? { resolution, ...(resolution === 'skip' ? { result: output ?? null } : {}) } : {}),
     };
     const stream = await client.decideAndStream(kind, decision);
-    return sse(stream.runId, stream);
+    return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
   };
   app.post('/runs/:runId/approve', decide('approve'));
   app.post('/runs/:runId/decline', decide('decline'));

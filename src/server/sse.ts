@@ -1,4 +1,9 @@
-/** A run's chunks as the AI SDK's UI message stream over SSE; each event's `id` is the chunk's offset. */
+/**
+ * A run's chunks as the AI SDK's UI message stream over SSE. One chunk can map to several UI chunks
+ * (a text's start and its first delta; a text's end and the finish), so each UI chunk has an event id
+ * of its own: the chunk's offset for the first, `offset:index` for the next ones. A client that
+ * reconnects with any of them as Last-Event-ID gets exactly the UI chunks after it.
+ */
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import { failureOf } from '../client/failures.js';
 import { RunFailedError } from '../errors.js';
@@ -6,11 +11,47 @@ import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import { publicRunFailure } from './public-errors.js';
 import { UiChunkMapper } from './ui-message-chunks.js';
 
-export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Response {
+/** Where an SSE stream starts: at a chunk's offset, past the first `skip` UI chunks it maps to. */
+export interface SsePosition {
+  offset: number;
+  skip: number;
+}
+
+/** The event id of the `index`th UI chunk that the chunk at `offset` maps to. */
+export function eventId(offset: number, index: number): string {
+  return index === 0 ? String(offset) : `${offset}:${index}`;
+}
+
+/** Where a request reads from: after its Last-Event-ID (a reconnect), else from `?offset` (default 0). */
+export function streamPosition(offset: string | undefined, lastEventId: string | undefined): SsePosition | string {
+  if (lastEventId !== undefined) {
+    const id = /^(\d{1,15})(?::([1-9]\d{0,3}))?$/.exec(lastEventId);
+    if (!id) return `Last-Event-ID must be an event id this server sent ("12" or "12:1"), not "${lastEventId}"`;
+    return { offset: Number(id[1]), skip: Number(id[2] ?? 0) + 1 };
+  }
+  if (offset === undefined) return { offset: 0, skip: 0 };
+  if (!/^\d{1,15}$/.test(offset)) return `offset must be a whole number >= 0, not "${offset}"`;
+  return { offset: Number(offset), skip: 0 };
+}
+
+/**
+ * The SSE response. `open` reads the run's chunks from `from.offset` (and stops when its signal is
+ * aborted: the client went away); `before` are the chunks before that offset, which the UI mapping
+ * goes through first so that it maps the rest exactly as it did the first time (which texts are open).
+ */
+export function sse(
+  runId: string,
+  open: (signal: AbortSignal) => AsyncIterable<RunStreamChunk>,
+  from: SsePosition,
+  before: RunStreamChunk[],
+): Response {
   const mapper = new UiChunkMapper(runId);
-  const iterator = chunks[Symbol.asyncIterator]();
+  for (const chunk of before) mapper.map(chunk);
+  const left = new AbortController();
+  const iterator = open(left.signal)[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
-  const event = (id: string, ui: unknown) => `${id}data: ${JSON.stringify(ui)}\n\n`;
+  const event = (id: string | undefined, ui: unknown) =>
+    `${id !== undefined ? `id: ${id}\n` : ''}data: ${JSON.stringify(ui)}\n\n`;
   // Set when the reader goes away: nothing more is written, and that is no error.
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
@@ -28,8 +69,11 @@ export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Respo
             next.value.type === 'error'
               ? { ...next.value, error: publicRunFailure(next.value.failureType, next.value.error) }
               : next.value;
-          const id = chunk.offset >= 0 ? `id: ${chunk.offset}\n` : '';
-          const events = mapper.map(chunk).map((ui) => event(id, ui));
+          const skip = chunk.offset === from.offset ? from.skip : 0;
+          const events = mapper
+            .map(chunk)
+            .map((ui, i) => event(chunk.offset >= 0 ? eventId(chunk.offset, i) : undefined, ui))
+            .slice(skip);
           if (events.length === 0) continue;
           controller.enqueue(encoder.encode(events.join('')));
           return;
@@ -43,12 +87,13 @@ export function sse(runId: string, chunks: AsyncIterable<RunStreamChunk>): Respo
             ? failure.message
             : 'the stream broke; reconnect from the last event id';
         if (!failure.expected) console.error(`server: the stream of run ${runId} broke`, err);
-        controller.enqueue(encoder.encode(event('', { type: 'error', errorText })));
+        controller.enqueue(encoder.encode(event(undefined, { type: 'error', errorText })));
         controller.close();
       }
     },
     async cancel() {
       cancelled = true;
+      left.abort();
       await iterator.return?.();
     },
   });

@@ -16,7 +16,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
+  uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
@@ -33,6 +33,8 @@ import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
 import { displayed, displayedOutcome, refOf } from './payload-views.js';
+import { gracePeriod } from './grace-period.js';
+import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
 import {
   childReportSignal,
   decisionSignals,
@@ -44,6 +46,7 @@ import {
 } from './messages.js';
 import { RunState } from './run-state.js';
 import { activityFailureMessage, runTool } from './run-tool.js';
+import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { offeredTools, outcomeChunk, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -74,7 +77,8 @@ const { callModel } = proxyActivities<AgentActivities>({
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
 export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   const runId = workflowInfo().workflowId;
-  const parsed = safeParse(RunInputSchema, rawInput);
+  // A run started before the stream was guarded replays as it ran (see legacy-stream.ts).
+  const parsed = safeParse(RunInputSchema, legacyRunInput(rawInput));
   const input = parsed.success ? parsed.data : undefined;
   const state = new RunState(
     runId,
@@ -84,7 +88,9 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     input?.carry,
   );
   const kinds = Object.keys(decisionSignals) as DecisionKind[];
-  for (const kind of kinds) setHandler(decisionSignals[kind], (d) => receiveDecision(state, kind, d));
+  for (const kind of kinds) {
+    setHandler(decisionSignals[kind], (d) => receiveDecision(state, kind, legacyDecision(d)));
+  }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -96,11 +102,16 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     },
   });
 
+  const intake = new ChunkIntake(state.stream);
+  serveStream(state.stream, intake, new LegacyPublishIntake(state.stream));
+  // Only the run's own model activity gets the secret that publishing takes.
+  if (input?.stream) intake.token = uuid4();
+
   state.graceMs = input?.stream?.graceMs ?? 0;
   let outcome: { result: StoredRunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
-    const result = await run(parsed.data, state);
+    const result = await run(parsed.data, state, intake.token);
     if ('continueWith' in result) return continueRun(state, parsed.data, result.continueWith);
     state.finish('completed');
     state.publish(finishChunk(result, []));
@@ -115,10 +126,10 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     state.publish({ type: 'error', error, ...(failureType ? { failureType } : {}) });
     outcome = { failure };
   }
+  // Readers read the stream from the open workflow; keep it open a while for those still reading.
+  if (state.graceMs > 0 && 'result' in outcome) await gracePeriod(state.graceMs);
   await CancellationScope.nonCancellable(async () => {
-    // Subscribers read the stream from the workflow; keep it readable a while for those still reading.
-    if (state.graceMs > 0 && 'result' in outcome) await sleep(state.graceMs);
-    state.stream.detachPollers();
+    state.stream.draining = true;
     await condition(allHandlersFinished);
   });
   if ('failure' in outcome) throw outcome.failure;
@@ -159,7 +170,7 @@ async function nextPause(state: RunState, request: NextPauseRequest): Promise<Ru
  */
 async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): Promise<never> {
   state.continuing = true;
-  state.stream.detachPollers();
+  state.stream.draining = true;
   await condition(allHandlersFinished);
   const info = workflowInfo();
   const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
@@ -174,7 +185,11 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 }
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
-async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
+async function run(
+  input: RunInput,
+  state: RunState,
+  publishToken: string | undefined,
+): Promise<StoredRunResult | { continueWith: AgentSpec }> {
   const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
@@ -203,9 +218,11 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     }
     checkConversationSize(state);
     state.publish({ type: 'start-step', stepNumber });
+    state.stream.live = streaming;
     const model = await callModel({
       stepNumber,
       stream: streaming,
+      publishToken,
       runId: state.runId,
       agentId: spec.id,
       model: options.model ?? spec.model,
@@ -216,7 +233,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       toolChoice: options.toolChoice,
       settings: options.modelSettings,
       ...(options.requestContext ? { requestContext: options.requestContext } : {}),
-    });
+    }).finally(() => (state.stream.live = false));
     state.conversation.startStep(stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
+import type { ChunkBatch, StreamPage, StreamRead } from '../schemas/stream-protocol.js';
 
 export const approveToolCallSignal = defineSignal<[DecisionSignal]>('approveToolCall');
 export const declineToolCallSignal = defineSignal<[DecisionSignal]>('declineToolCall');
@@ -56,3 +57,15 @@ export type NextPauseRequest = z.infer<typeof NextPauseRequestSchema>;
  * This is how `generate()` and the decision methods of the client wait, with no polling.
  */
 export const nextPauseUpdate = defineUpdate<RunSnapshot, [NextPauseRequest]>('nextPause');
+
+/**
+ * Chunks from the run's own model activity, in batches; the run takes only batches that carry its
+ * publish secret, which it gives its activities and nobody else.
+ */
+export const publishChunksSignal = defineSignal<[ChunkBatch]>('publishChunks');
+
+/**
+ * A page of the run's stream from an offset. A query: reading costs the run no history and holds
+ * nothing in it, however many read. It answers at once; readers poll it (see `StreamFeed`).
+ */
+export const readStreamQuery = defineQuery<StreamPage, [StreamRead]>('readStream');

@@ -4,11 +4,6 @@
  * segments, and the mirror (memo, search attributes, reports to a parent run).
  */
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import {
-  WorkflowStream,
-  type WorkflowStreamState,
-  type WorkflowTopicHandle,
-} from '@temporalio/workflow-streams/workflow';
 import type { ModelToolCall } from '../activities/contracts.js';
 import { readers } from '../approvals/access.js';
 import type { LedgerEffect, Resolution } from '../approvals/ledger-effects.js';
@@ -24,7 +19,8 @@ import type {
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
-import { finishChunk, RUN_CHUNK_TOPIC, shownPending, type RunChunk } from '../schemas/stream-chunks.js';
+import { finishChunk, shownPending, type RunChunk } from '../schemas/stream-chunks.js';
+import { ChunkLog } from './chunk-log.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
@@ -43,9 +39,8 @@ export class RunState {
   /** How long the finished run stays readable for subscribers; see `stream()` and the stream forms of decisions. */
   graceMs = 0;
   readonly conversation: Conversation;
-  /** The run's durable stream (@temporalio/workflow-streams): subscribers read it by offset. */
-  readonly stream: WorkflowStream;
-  private readonly chunks: WorkflowTopicHandle<RunChunk>;
+  /** The run's stream: its chunks by offset, in memory; readers query it. */
+  readonly stream: ChunkLog;
   private readonly segments = new StreamSegments();
   private readonly ledger: ApprovalLedger;
   private readonly mirror: RunMirror;
@@ -64,8 +59,7 @@ export class RunState {
     carry?: HandOver,
   ) {
     this.conversation = new Conversation(messages, carry?.steps);
-    this.stream = new WorkflowStream(carry?.stream as WorkflowStreamState | undefined);
-    this.chunks = this.stream.topic<RunChunk>(RUN_CHUNK_TOPIC);
+    this.stream = new ChunkLog(carry?.stream);
     this.ledger = new ApprovalLedger(runId, carry?.decisions);
     this.mirror = new RunMirror(runId, agentId, parent);
     if (carry) this.version = carry.version;
@@ -100,7 +94,7 @@ export class RunState {
       steps: [...this.conversation.steps],
       decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
       version: this.version,
-      stream: { ...this.stream.getState() },
+      stream: this.stream.carry(),
     };
   }
 
@@ -119,7 +113,7 @@ export class RunState {
   }
 
   publish(chunk: RunChunk): void {
-    this.chunks.publish(chunk);
+    this.stream.append(chunk);
   }
 
   /** The tool calls of a step start; the run pauses once every one of them finished or waits. */

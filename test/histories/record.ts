@@ -4,6 +4,11 @@
  * Runs against TEMPORAL_ADDRESS (default: the dev server, `npm run dev-server`). Record anew only
  * on purpose: the point of the committed histories is that today's workflow code must replay
  * yesterday's runs.
+ *
+ * `streamed-before-guard.json` is not recorded here: it was recorded by the version before the guarded
+ * stream (commit bcc09e5) and holds what that version did, which no later one does: reads by the
+ * long-poll update of @temporalio/workflow-streams, publishes through its signal, and a cancel request
+ * in the grace period that the run slept out. It is a run like `streamed-guarded`, recorded then.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -14,7 +19,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.js';
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
-import { resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
@@ -26,6 +31,8 @@ interface Recording {
   agentId: string;
   prompt: string;
   options: StartOptions;
+  /** Start it with `stream()`, which keeps it open this long after it finishes. */
+  streamGraceMs?: number;
   /** What happens after the run first pauses or finishes. */
   then?: (client: AgentClient, runId: string) => Promise<unknown>;
 }
@@ -109,6 +116,31 @@ const recordings: Record<string, Recording> = {
       await client.approveToolCallGenerate({ runId, by: 'ops' });
     },
   },
+  'streamed-guarded': {
+    agentId: 'toolbox-agent',
+    prompt: 'go',
+    options: {
+      model: 'scripted',
+      script: [
+        { text: 'Checking the database first.', toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] },
+        { text: 'Done with the database.' },
+      ],
+    },
+    streamGraceMs: 3000,
+    then: async (client, runId) => {
+      for await (const chunk of client.subscribe(runId)) void chunk;
+      const handle = client.temporal.workflow.getHandle(runId);
+      // A grace period past the bound (refused), and publishes from outside (dropped).
+      await handle.signal('approveToolCall', { decisionId: 'too-long', streamGraceMs: 2 ** 53 - 1 });
+      await handle.signal('__temporal_workflow_stream_publish', { items: [], publisher_id: 'p', sequence: 1 });
+      const forged = { type: 'text-delta', stepNumber: 0, attempt: 1, id: 'x', delta: 'forged' };
+      await handle.signal(publishChunksSignal.name, { token: 'guess', publisher: 'p', sequence: 1, chunks: [forged] });
+      for await (const chunk of await client.approveToolCall({ runId, by: 'ops' })) void chunk;
+      await handle.executeUpdate('__temporal_workflow_stream_poll', { args: [{}] }).catch(() => undefined);
+      // Cancelled in its grace period, which ends it.
+      await handle.cancel();
+    },
+  },
   'client-tool': {
     agentId: 'toolbox-agent',
     prompt: 'Pick one.',
@@ -178,10 +210,14 @@ const { worker, run } = await createWorker({
 });
 const running = run();
 try {
-  for (const [name, { agentId, prompt, options, then }] of Object.entries(recordings)) {
+  for (const [name, { agentId, prompt, options, streamGraceMs, then }] of Object.entries(recordings)) {
     if (only.length > 0 && !only.includes(name)) continue;
     // The replay test replays with this workflow id, which child workflow ids are made from.
-    const { runId } = await client.start(agentId, prompt, { ...options, runId: `history-${name}` });
+    const start = { ...options, runId: `history-${name}` };
+    const { runId } =
+      streamGraceMs === undefined
+        ? await client.start(agentId, prompt, start)
+        : await client.stream(agentId, prompt, { ...start, streamGraceMs });
     await client.next(runId).catch(() => undefined); // failed runs are recorded too
     await then?.(client, runId);
     await client.result(runId).catch(() => undefined);

@@ -84,6 +84,79 @@ async function readMessage(
   return { message: structuredClone(last!), chunks };
 }
 
+/** One SSE event as sent: its id (none for `[DONE]` and errors) and its data. */
+interface SseEvent {
+  id?: string;
+  data: string;
+}
+
+/** Reads SSE events off a response; after `limit` events it cuts the connection, as a dropped network would. */
+async function sseEvents(res: Response, limit = Infinity, cut?: AbortController): Promise<SseEvent[]> {
+  expect(res.status).toBe(200);
+  const events: SseEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const reader = res.body!.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      buffered += decoder.decode(read.value, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const lines = buffered.slice(0, end).split('\n');
+        buffered = buffered.slice(end + 2);
+        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+        const data = lines.find((l) => l.startsWith('data: '))!.slice(6);
+        events.push({ ...(id !== undefined ? { id } : {}), data });
+        if (events.length >= limit) {
+          cut?.abort();
+          return events;
+        }
+      }
+    }
+  } catch (err) {
+    if (!cut?.signal.aborted) throw err;
+  }
+  return events;
+}
+
+/** The assistant message that useChat builds from these events. */
+async function messageOf(events: SseEvent[], message?: UIMessage): Promise<UIMessage> {
+  const body = events.map((e) => `${e.id !== undefined ? `id: ${e.id}\n` : ''}data: ${e.data}\n\n`).join('');
+  const res = new Response(body, {
+    headers: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
+  });
+  // readUIMessageStream builds on the message it is given: each read gets its own copy.
+  return (await readMessage(res, message && structuredClone(message))).message;
+}
+
+/** A GET of a run's stream that can be cut, with headers (Last-Event-ID). */
+function getStream(path: string, headers: Record<string, string>, cut?: AbortController): Promise<Response> {
+  return fetch(`${base}${path}`, { headers: { authorization: `Bearer ${ALICE}`, ...headers }, signal: cut?.signal });
+}
+
+/**
+ * Cuts the connection after each event of `whole` in turn, reconnects with Last-Event-ID, and checks
+ * that the message built from both parts is the message built from the whole.
+ */
+async function expectResumableAfterEveryEvent(
+  runId: string,
+  fromOffset: number,
+  whole: SseEvent[],
+  message?: UIMessage,
+): Promise<void> {
+  const expected = await messageOf(whole, message);
+  for (let k = 1; k < whole.length; k++) {
+    if (whole[k - 1]!.id === undefined) continue;
+    const cut = new AbortController();
+    const head = await sseEvents(await getStream(`/runs/${runId}/stream?offset=${fromOffset}`, {}, cut), k, cut);
+    const tail = await sseEvents(await getStream(`/runs/${runId}/stream`, { 'last-event-id': head.at(-1)!.id! }));
+    expect({ cutAfter: head.at(-1)!.id, message: await messageOf([...head, ...tail], message) }).toEqual({
+      cutAfter: whole[k - 1]!.id,
+      message: expected,
+    });
+  }
+}
+
 const script: Script = [
   { text: 'Checking the database.', toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] },
   { toolCalls: [{ toolName: 'ask', args: { question: 'Which colour?' } }] },
@@ -157,6 +230,43 @@ describe('the HTTP server', () => {
     expect(replay.message.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text)).toEqual([
       'Checking the database.',
     ]);
+  });
+
+  it('gives every UI chunk an event id of its own, so that a client reconnecting after any event ends with the same message', async () => {
+    const res = await post('/agents/toolbox-agent/stream', { prompt: 'go', options: { model: 'scripted', script } });
+    const runId = res.headers.get('x-run-id')!;
+    const first = await sseEvents(res);
+    const ids = first.flatMap((e) => (e.id !== undefined ? [e.id] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+    // Offsets that carry several UI chunks (a text's start and first delta; its end and the finish) are in it.
+    expect(first.map((e) => JSON.parse(e.data === '[DONE]' ? '{}' : e.data).type)).toEqual(
+      expect.arrayContaining(['text-start', 'text-delta', 'text-end', 'finish']),
+    );
+    await expectResumableAfterEveryEvent(runId, 0, first);
+
+    // The next segment, which starts in the middle of the stream, after a decision.
+    const firstMessage = await messageOf(first);
+    const fingerprint = (
+      JSON.parse(first.at(-2)!.data) as { messageMetadata: { pendingToolCalls: Array<{ fingerprint: string }> } }
+    ).messageMetadata.pendingToolCalls[0]!.fingerprint;
+    const second = await sseEvents(await post(`/runs/${runId}/approve`, { fingerprint }, BOB));
+    const start = JSON.parse(second[0]!.data) as { messageMetadata: { offset: number } };
+    await expectResumableAfterEveryEvent(runId, start.messageMetadata.offset, second, firstMessage);
+  });
+
+  it('refuses a Last-Event-ID or offset it did not send, and an offset past the end of the stream', async () => {
+    const paused = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script });
+    for (const [headers, query, pattern] of [
+      [{ 'last-event-id': 'yesterday' }, '', /Last-Event-ID must be/],
+      [{ 'last-event-id': '3:-1' }, '', /Last-Event-ID must be/],
+      [{}, '?offset=1e3', /offset must be a whole number/],
+      [{}, '?offset=100000', /offset 100000 is past the end/],
+    ] as const) {
+      const res = await getStream(`/runs/${paused.runId}/stream${query}`, headers);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(pattern);
+    }
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
   });
 
   it('takes a client tool result on /runs/:runId/tool-result and streams on from there', async () => {
