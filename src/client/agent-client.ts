@@ -3,28 +3,27 @@
  * Every run is a Temporal workflow whose id is the run id, and everything here reads Temporal itself
  * (memo, search attributes, visibility), so a brand-new process can pick up any run.
  */
-import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { PayloadCodec } from '@temporalio/common';
+import { Client, Connection } from '@temporalio/client';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
-import { CONNECTION_SETTINGS, resolveConnection, type ConnectionSettings } from '../config.js';
-import { RunAlreadyExistsError } from '../errors.js';
+import { CONNECTION_SETTINGS, resolveConnection } from '../config.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
-import type { RunInput } from '../schemas/run-input.js';
-import { RUN_MEMO_KEY, type RunMemo, type RunResult } from '../schemas/run-result.js';
+import type { RunResult } from '../schemas/run-result.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
-import type { agentRun } from '../workflows/agent-run.js';
-import { startSearchAttributes } from '../workflows/search-attributes.js';
-import type { Principal } from '../schemas/access.js';
-import { newRunId } from './checks.js';
 import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
 import { signingKeyFromEnv, type SigningKey } from './signing.js';
-import { sendDecision, type Decision, type DecisionTarget, type SentDecision } from './decisions.js';
 import {
-  buildRunInput,
+  resolvingDecision,
+  sendDecision,
+  type Decision,
+  type DecisionTarget,
+  type Resolving,
+  type SentDecision,
+} from './decisions.js';
+import { startRun } from './start-run.js';
+import {
   DEFAULT_STREAM_GRACE_MS,
   streamGrace,
   type RunPrompt,
@@ -34,34 +33,9 @@ import {
 import { readChunks, RunStream, streamOffset, subscribe } from './run-stream.js';
 import { confirmStart } from './started.js';
 import { StreamFeeds } from './stream-feed.js';
+import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
-
-/** How a client acts, whichever way it was made. */
-export interface ClientBehaviour {
-  /** Where warnings go (default `console.warn`). */
-  warn?: (message: string) => void;
-  /**
-   * Who this client starts runs and decides in the name of (an operator's name, a service's), unless a
-   * call says otherwise. The trail records it with the Temporal client identity it came through.
-   */
-  principal?: PrincipalInput;
-  /**
-   * The approver's key to sign decisions with, for workers that take signed decisions only
-   * (default: `DECISION_SIGNING_KEY` and `DECISION_SIGNING_KEY_ID` with `connect()`).
-   */
-  signingKey?: SigningKey;
-}
-
-/** The options of {@link AgentClient.connect}. */
-export type AgentClientOptions = ConnectionSettings &
-  ClientBehaviour & {
-    /**
-     * The payload codec, the worker's (see `createPayloadCodec`); else the one configured in the
-     * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
-     */
-    codec?: PayloadCodec;
-  };
 
 /**
  * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
@@ -122,7 +96,7 @@ export class AgentClient {
 
   /** Starts a run and returns its id without waiting. */
   async start(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<{ runId: string }> {
-    return this.startRun(agentId, prompt, options, undefined);
+    return startRun(this.ctx, { agentId, prompt, options, principal: this.principal, warn: this.warn });
   }
 
   /**
@@ -132,7 +106,14 @@ export class AgentClient {
    */
   async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
     const { streamGraceMs, ...startOptions } = options;
-    const { runId } = await this.startRun(agentId, prompt, startOptions, { graceMs: streamGrace(streamGraceMs) });
+    const { runId } = await startRun(this.ctx, {
+      agentId,
+      prompt,
+      options: startOptions,
+      stream: { graceMs: streamGrace(streamGraceMs) },
+      principal: this.principal,
+      warn: this.warn,
+    });
     return new RunStream(this.ctx, runId, 0);
   }
 
@@ -298,54 +279,4 @@ export class AgentClient {
   async close(): Promise<void> {
     await this.ownConnection?.close();
   }
-
-  private async startRun(
-    agentId: string,
-    prompt: RunPrompt,
-    options: StartOptions,
-    stream: RunInput['stream'],
-  ): Promise<{ runId: string }> {
-    const { runId = `run-${randomUUID()}`, principal: who, ...runOptions } = options;
-    newRunId(runId);
-    const startedBy = principalOf(who ?? this.principal, this.temporal.options.identity);
-    const input: RunInput = {
-      ...buildRunInput(agentId, prompt, runOptions, this.warn),
-      ...(stream ? { stream } : {}),
-      ...(startedBy ? { startedBy } : {}),
-    };
-    try {
-      await this.temporal.workflow.start<typeof agentRun>('agentRun', {
-        workflowId: runId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        typedSearchAttributes: startSearchAttributes(agentId, input.options),
-        // A run id names one run for good: a finished run's id is not given to another.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        // Until the run writes its own memo, other processes see who started it (who may read it).
-        ...(startedBy ? { memo: { [RUN_MEMO_KEY]: startMemo(startedBy) } } : {}),
-      });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new RunAlreadyExistsError(runId);
-      throw err;
-    }
-    return { runId };
-  }
-}
-
-/** The memo a run starts with, before its workflow writes its own. */
-function startMemo(startedBy: Principal): RunMemo {
-  return { status: 'running', version: 0, pendingToolCalls: [], decisions: [], startedBy };
-}
-
-/** How an uncertain call is resolved. */
-export interface Resolving {
-  action: 'retry' | 'skip' | 'fail';
-  /** With `skip`: what the tool returned, as the model will see it (default null). */
-  output?: JsonValue;
-  /** With `fail`: why (the model sees it). */
-  reason?: string;
-}
-
-function resolvingDecision({ action, output, ...target }: DecisionTarget & Resolving): Decision {
-  return { ...target, resolution: action, ...(action === 'skip' ? { result: output ?? null } : {}) };
 }

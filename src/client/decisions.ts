@@ -150,3 +150,15 @@ function checkResumeData(runId: string, call: PendingToolCall, data: JsonValue |
       `${call.toolCallId} (${call.toolName}): ${oneLine(parsed.error.issues)}`,
   );
 }
+/** How an uncertain call is resolved. */
+export interface Resolving {
+  action: 'retry' | 'skip' | 'fail';
+  /** With `skip`: what the tool returned, as the model will see it (default null). */
+  output?: JsonValue;
+  /** With `fail`: why (the model sees it). */
+  reason?: string;
+}
+
+export function resolvingDecision({ action, output, ...target }: DecisionTarget & Resolving): Decision {
+  return { ...target, resolution: action, ...(action === 'skip' ? { result: output ?? null } : {}) };
+}

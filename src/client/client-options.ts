@@ -1,0 +1,31 @@
+/** How an `AgentClient` is made and how it acts. */
+import type { PayloadCodec } from '@temporalio/common';
+import type { ConnectionSettings } from '../config.js';
+import type { PrincipalInput } from './identity.js';
+import type { SigningKey } from './signing.js';
+
+/** How a client acts, whichever way it was made. */
+export interface ClientBehaviour {
+  /** Where warnings go (default `console.warn`). */
+  warn?: (message: string) => void;
+  /**
+   * Who this client starts runs and decides in the name of (an operator's name, a service's), unless a
+   * call says otherwise. The trail records it with the Temporal client identity it came through.
+   */
+  principal?: PrincipalInput;
+  /**
+   * The approver's key to sign decisions with, for workers that take signed decisions only
+   * (default: `DECISION_SIGNING_KEY` and `DECISION_SIGNING_KEY_ID` with `connect()`).
+   */
+  signingKey?: SigningKey;
+}
+
+/** The options of `AgentClient.connect`. */
+export type AgentClientOptions = ConnectionSettings &
+  ClientBehaviour & {
+    /**
+     * The payload codec, the worker's (see `createPayloadCodec`); else the one configured in the
+     * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
+     */
+    codec?: PayloadCodec;
+  };
