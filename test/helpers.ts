@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
-import { AgentClient, createWorker, type Agent, type ModelFactory } from '../src/index.js';
+import { AgentClient, createWorker, type Agent, type ModelFactory, type RunStreamChunk } from '../src/index.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -76,4 +76,11 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Every chunk of a stream, read to its end. */
+export async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
+  const chunks: RunStreamChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
 }

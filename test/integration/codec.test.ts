@@ -13,11 +13,10 @@ import {
   PayloadDecryptError,
   UnkeyedCodec,
   UnknownCodecKeyError,
-  type RunStreamChunk,
   type Script,
 } from '../../src/index.js';
 import { createWorker } from '../../src/index.js';
-import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+import { collect, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 
 const keyA = { id: 'key-a', key: randomBytes(32) };
 const keyB = { id: 'key-b', key: randomBytes(32) };
@@ -70,12 +69,6 @@ const scriptFor = (s: Secrets): Script => {
   receipts.set(s.args, s.result);
   return [{ text: 'Keeping it.', toolCalls: [{ toolName: 'stash', args: { note: s.args } }] }, { text: s.text }];
 };
-
-async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
-  const chunks: RunStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 /** A Temporal client with no codec at all: it sees what the server stores. */
 let raw: Client;

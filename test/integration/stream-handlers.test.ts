@@ -5,10 +5,10 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidRunOptionsError, RunFailedError, type RunStreamChunk, type Script } from '../../src/index.js';
+import { InvalidRunOptionsError, RunFailedError, type Script } from '../../src/index.js';
 import { publishChunksSignal } from '../../src/workflows/messages.js';
 import { toolboxAgent } from '../fixtures/agents.js';
-import { historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
+import { collect, historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 beforeAll(async () => {
@@ -17,12 +17,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.stop();
 });
-
-async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
-  const chunks: RunStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

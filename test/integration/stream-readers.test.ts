@@ -4,9 +4,9 @@
  */
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StreamOffsetError, type RunStreamChunk, type Script } from '../../src/index.js';
+import { StreamOffsetError, type Script } from '../../src/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
-import { startWorker, type TestWorker } from '../helpers.js';
+import { collect, startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 beforeAll(async () => {
@@ -15,12 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.stop();
 });
-
-async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
-  const chunks: RunStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 /** Fails when `promise` takes longer than `ms`: "promptly", for waits that used to hang. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {

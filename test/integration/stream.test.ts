@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStreamChunk, Script } from '../../src/index.js';
 import { flakyModels, hookCalls, toolboxAgent } from '../fixtures/agents.js';
-import { startWorker, type TestWorker } from '../helpers.js';
+import { collect, startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 beforeAll(async () => {
@@ -10,12 +10,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.stop();
 });
-
-async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
-  const chunks: RunStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 /** Chunk types, with each run of text deltas (their count depends on the model) as one `text-delta*`. */
 const types = (chunks: RunStreamChunk[]) =>

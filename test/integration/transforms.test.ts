@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { JsonValue, RunStreamChunk, Script } from '../../src/index.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
-import { historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
+import { collect, historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 beforeAll(async () => {
@@ -15,12 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.stop();
 });
-
-async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChunk[]> {
-  const chunks: RunStreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
 
 const calling = (toolName: string, args: JsonValue): Script => [{ toolCalls: [{ toolName, args }] }, { text: 'Done.' }];
 const stream = (script: Script) => w.client.stream('transform-agent', 'go', { model: 'scripted', script });
