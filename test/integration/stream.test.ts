@@ -77,6 +77,7 @@ describe('stream()', () => {
     const third = await collect(await w.client.resumeStream({ answer: 'green' }, { runId: stream.runId }));
     expect(types(third)).toEqual([
       'start',
+      'tool-call-resumed',
       'tool-result',
       'step-finish',
       'start-step',
