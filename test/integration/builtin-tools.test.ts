@@ -15,6 +15,7 @@ import {
   InvalidResumeDataError,
   startServer,
   type JsonValue,
+  type RunChunk,
   type RunResult,
   type Script,
 } from '../../src/index.js';
@@ -116,15 +117,22 @@ describe('ask_user through the client', () => {
     expect(done.toolResults[0]).toMatchObject({ isError: false, output: { answer: ['wed', 'mon'] } });
   });
 
-  it('takes free text without options, and refuses a blank answer', async () => {
+  it('takes free text without options, and refuses a blank answer (resumeStream)', async () => {
     const run = await paused(ask({ question: 'What went wrong?' }));
     expect(run.suspendPayload!.payload).toEqual({ question: 'What went wrong?' });
-    await expect(w.client.resumeGenerate({ answer: '  ' }, { runId: run.runId })).rejects.toThrow(
-      /answer: Invalid string: must match pattern/,
-    );
+    await expect(w.client.resumeStream({ answer: '  ' }, { runId: run.runId })).rejects.toMatchObject({
+      type: 'InvalidResumeData',
+      reason: expect.stringMatching(/\(ask_user\): answer: Invalid string: must match pattern/),
+    });
     await expectStillWaiting(run.runId);
-    const done = await w.client.resumeGenerate({ answer: 'The export hung.' }, { runId: run.runId });
-    expect(done.toolResults[0]).toMatchObject({ output: { answer: 'The export hung.' } });
+    const chunks: RunChunk[] = [];
+    for await (const chunk of await w.client.resumeStream({ answer: 'The export hung.' }, { runId: run.runId })) {
+      chunks.push(chunk);
+    }
+    expect(chunks).toContainEqual(
+      expect.objectContaining({ type: 'tool-result', toolName: 'ask_user', output: { answer: 'The export hung.' } }),
+    );
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
   });
 
   it('refuses, at the worker, a wrong choice sent as a raw signal, records why, and keeps waiting', async () => {
