@@ -10,6 +10,10 @@ export type {
   ToolLogger,
 } from './tools/create-tool.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
+export { askUserTool } from './tools/builtin/ask-user.js';
+export type { AskUserAnswer, AskUserInput, AskUserSuspendPayload } from './tools/builtin/ask-user.js';
+export { submitPlanTool } from './tools/builtin/submit-plan.js';
+export type { PlanReview, PlanVerdict } from './tools/builtin/submit-plan.js';
 export { defineAgent, defineWorkflowTool } from './agent.js';
 export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext } from './tools/hooks.js';
 export type { Agent, AgentConfig, WorkflowTool } from './agent.js';

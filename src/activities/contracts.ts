@@ -4,7 +4,7 @@
  */
 import type { AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
-import type { JsonValue } from '../schemas/json.js';
+import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
@@ -79,8 +79,11 @@ export type ExecuteToolOutput =
   /** `shaped`: the model's view came from the tool's transcript transform and `toModelOutput` already. */
   | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput; shaped?: boolean }
   | { type: 'error'; error: string }
-  /** The tool called `suspend(payload)`; it runs again when resumed. */
-  | { type: 'suspended'; payload: JsonValue }
+  /**
+   * The tool called `suspend(payload)`; it runs again when resumed. `resumeSchema`: the JSON schema of
+   * the resume data this call takes, where the tool's `resumeSchemaFor` narrows its `resumeSchema`.
+   */
+  | { type: 'suspended'; payload: JsonValue; resumeSchema?: JsonSchema }
   /** The resume data failed the tool's `resumeSchema`; the tool did not run and stays suspended. */
   | { type: 'resume-rejected'; error: string };
 

@@ -7,7 +7,8 @@ import type { AnyTool } from '../tools/create-tool.js';
 import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
 
-function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
+/** A zod schema as the JSON schema the run stores, for callers without the tool's code. */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
   return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
 }
 

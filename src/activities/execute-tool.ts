@@ -2,10 +2,11 @@ import { Context } from '@temporalio/activity';
 import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
-import { oneLine, type JsonValue } from '../schemas/json.js';
+import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
 import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { RequestContext } from '../tools/request-context.js';
+import { jsonSchemaOf } from './describe-agent.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { modelOutputOf } from './transform-payload.js';
@@ -19,8 +20,9 @@ class ToolSuspension {
  * Runs one tool call on the worker, by name. Input the tool's schema refuses, and output that fails
  * its output schema, come back as tool errors for the model. A tool that throws fails the activity,
  * so Temporal retries it by the tool's retry policy; the workflow turns the last failure into a tool
- * error. A tool that calls `suspend()` comes back as `suspended`; resume data that fails its
- * `resumeSchema` comes back as `resume-rejected`, and the tool does not run.
+ * error. A tool that calls `suspend()` comes back as `suspended` (with the call's own resume schema,
+ * when the tool makes one); resume data that fails its `resumeSchema`, or the call's own, comes back as
+ * `resume-rejected`, and the tool does not run.
  */
 export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
@@ -39,16 +41,9 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   }
   let resumeData: unknown;
   if (input.resume) {
-    const parsed = tool.resumeSchema
-      ? tool.resumeSchema.safeParse(input.resume.data)
-      : { success: true as const, data: input.resume.data };
-    if (!parsed.success) {
-      return {
-        type: 'resume-rejected',
-        error: `resume data does not fit the resumeSchema of tool "${input.toolName}": ${oneLine(parsed.error.issues)}`,
-      };
-    }
-    resumeData = parsed.data;
+    const checked = checkResume(tool, input.toolName, parsedInput.data, input.resume.data);
+    if (!checked.ok) return checked.output;
+    resumeData = checked.data;
   }
 
   const activity = Context.current();
@@ -90,13 +85,13 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
   try {
     output = await execute(parsedInput.data, context);
   } catch (err) {
-    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, err.payload);
+    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, parsedInput.data, err.payload);
     throw err;
   } finally {
     clearInterval(heartbeats);
   }
   // suspend() called without await: what `execute` returned after it does not count.
-  if (suspension) return suspended(tool, input.toolName, suspension.payload);
+  if (suspension) return suspended(tool, input.toolName, parsedInput.data, suspension.payload);
 
   if (tool.outputSchema) {
     const parsedOutput = tool.outputSchema.safeParse(output);
@@ -173,7 +168,45 @@ function oversizeResult(toolName: string, what: string, value: unknown): Execute
   return error ? { type: 'error', error } : undefined;
 }
 
-function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteToolOutput {
+/**
+ * Resume data as the tool takes it: it must fit the tool's `resumeSchema` and, where the tool has
+ * `resumeSchemaFor`, this call's own schema; else it is refused and the tool does not run.
+ */
+function checkResume(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+  data: JsonValue,
+): { ok: true; data: unknown } | { ok: false; output: ExecuteToolOutput } {
+  const parsed = tool.resumeSchema ? tool.resumeSchema.safeParse(data) : { success: true as const, data };
+  if (!parsed.success) {
+    const problem = oneLine(parsed.error.issues, true);
+    const error = `resume data does not fit the resumeSchema of tool "${toolName}": ${problem}`;
+    return { ok: false, output: { type: 'resume-rejected', error } };
+  }
+  const call = callResumeSchema(tool, toolName, input);
+  if ('error' in call) return { ok: false, output: { type: 'error', error: call.error } };
+  const fits = call.schema?.safeParse(data);
+  if (fits && !fits.success) {
+    const error = `resume data does not fit this call of tool "${toolName}": ${oneLine(fits.error.issues, true)}`;
+    return { ok: false, output: { type: 'resume-rejected', error } };
+  }
+  return { ok: true, data: parsed.data };
+}
+
+/** The resume schema of this call, where the tool makes one from the input; a function that fails is a tool error. */
+function callResumeSchema(tool: AnyTool, toolName: string, input: unknown): { schema?: z.ZodType } | { error: string } {
+  if (!tool.resumeSchemaFor) return {};
+  try {
+    const schema = (tool.resumeSchemaFor as (input: unknown) => unknown)(input);
+    if (schema instanceof z.ZodType) return { schema };
+    return { error: `resumeSchemaFor of tool "${toolName}" returned something that is not a zod schema` };
+  } catch (err) {
+    return { error: `resumeSchemaFor of tool "${toolName}" failed: ${errorMessage(err)}` };
+  }
+}
+
+function suspended(tool: AnyTool, toolName: string, input: unknown, payload: unknown): ExecuteToolOutput {
   if (tool.suspendSchema) {
     const parsed = tool.suspendSchema.safeParse(payload);
     if (!parsed.success) {
@@ -186,5 +219,20 @@ function suspended(tool: AnyTool, toolName: string, payload: unknown): ExecuteTo
     }
   }
   const json: JsonValue = toJson(payload);
-  return oversizeResult(toolName, 'a suspend payload', json) ?? { type: 'suspended', payload: json };
+  const tooLarge = oversizeResult(toolName, 'a suspend payload', json);
+  if (tooLarge) return tooLarge;
+  // The call's own resume schema goes with the suspended call, so that every caller can check data first.
+  const call = callResumeSchema(tool, toolName, input);
+  if ('error' in call) return { type: 'error', error: call.error };
+  if (!call.schema) return { type: 'suspended', payload: json };
+  let resumeSchema: JsonSchema;
+  try {
+    resumeSchema = jsonSchemaOf(call.schema);
+  } catch (err) {
+    const error = `the resume schema of this call of tool "${toolName}" has no JSON schema: ${errorMessage(err)}`;
+    return { type: 'error', error };
+  }
+  return (
+    oversizeResult(toolName, 'a resume schema', resumeSchema) ?? { type: 'suspended', payload: json, resumeSchema }
+  );
 }

@@ -147,7 +147,7 @@ function checkResumeData(runId: string, call: PendingToolCall, data: JsonValue |
     runId,
     'InvalidResumeData',
     `resume data ${clip(JSON.stringify(data) ?? 'undefined', 200)} does not fit the resumeSchema of tool call ` +
-      `${call.toolCallId} (${call.toolName}): ${oneLine(parsed.error.issues)}`,
+      `${call.toolCallId} (${call.toolName}): ${oneLine(parsed.error.issues, true)}`,
   );
 }
 /** How an uncertain call is resolved. */

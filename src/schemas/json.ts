@@ -25,9 +25,22 @@ export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
   return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
 }
 
-/** Schema issues on one line, each with where it is: `amount: Too big: expected number to be <=1000; to: ...`. */
-export function oneLine(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues.map((i) => `${i.path.length ? `${i.path.map(String).join('.')}: ` : ''}${i.message}`).join('; ');
+type Issue = { path: PropertyKey[]; message: string; errors?: ReadonlyArray<ReadonlyArray<Issue>> };
+
+/**
+ * Schema issues on one line, each with where it is: `amount: Too big: expected number to be <=1000; to: ...`.
+ * With `alternatives`, a union that fits none of its forms says what each one missed (one level deep),
+ * where zod says only "Invalid input": `Invalid input (fits no alternative: [a: …] or [b: …])`.
+ */
+export function oneLine(issues: ReadonlyArray<Issue>, alternatives = false): string {
+  const where = (path: PropertyKey[]): string => (path.length ? `${path.map(String).join('.')}: ` : '');
+  return issues
+    .map((i) => {
+      if (!alternatives || !i.errors?.length) return `${where(i.path)}${i.message}`;
+      const missed = new Set(i.errors.map((branch) => `[${oneLine(branch.map((b) => ({ ...b, errors: [] })))}]`));
+      return `${where(i.path)}${i.message} (fits no alternative: ${[...missed].join(' or ')})`;
+    })
+    .join('; ');
 }
 
 export function truncate(text: string, max: number): string {

@@ -80,6 +80,14 @@ export interface ToolConfig<
   /** Checked against resume data, by the client before it signals and by the tool before it runs. */
   resumeSchema?: TResume;
   /**
+   * The resume schema of one call, from its input, where the valid data depends on it (a choice among
+   * the options the call offers). Resume data must fit both this and `resumeSchema`; `resumeData` is
+   * what `resumeSchema` makes of it. Its JSON schema is stored with the suspended call, so the client,
+   * agentctl and the HTTP server refuse data that does not fit before they signal, and the worker checks
+   * it again before the tool runs.
+   */
+  resumeSchemaFor?: (input: z.output<TInput>) => z.ZodType;
+  /**
    * Runs on the worker, as an activity. A tool without `execute` is a client tool: the run pauses
    * with `finishReason: 'tool-calls'` until the caller submits the result (`submitToolResult`).
    */
@@ -141,6 +149,7 @@ export interface AnyTool {
   outputSchema?: z.ZodType;
   suspendSchema?: z.ZodType;
   resumeSchema?: z.ZodType;
+  resumeSchemaFor?: (input: never) => z.ZodType;
   execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
   idempotent?: boolean;
@@ -162,6 +171,7 @@ const TOOL_OPTIONS = [
   'outputSchema',
   'suspendSchema',
   'resumeSchema',
+  'resumeSchemaFor',
   'execute',
   'requireApproval',
   'idempotent',
@@ -204,6 +214,13 @@ export function createTool<
   checkTransforms(`createTool("${config.id}")`, config.transform);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
+  }
+  if (config.resumeSchemaFor !== undefined) {
+    if (typeof config.resumeSchemaFor !== 'function') {
+      throw new TypeError(`createTool("${config.id}"): \`resumeSchemaFor\` must be a function of the input`);
+    }
+    // A client tool never suspends, so a resume schema of its calls would never be used.
+    if (!config.execute) throw new TypeError(`createTool("${config.id}"): \`resumeSchemaFor\` needs \`execute\``);
   }
   return { ...config, kind: 'tool' };
 }

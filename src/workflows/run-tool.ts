@@ -196,6 +196,7 @@ async function executeOnWorker(
   let resumed: Resolution | undefined;
   let resumeRecorded = false;
   let suspendPayload: JsonValue | undefined;
+  let resumeSchema = tool.resumeSchema;
   for (;;) {
     let output;
     try {
@@ -237,12 +238,16 @@ async function executeOnWorker(
     if (output.type === 'result' || output.type === 'error') return output;
 
     // Suspended, or resume data the tool refused (then it did not run and is still suspended).
-    if (output.type === 'suspended') suspendPayload = output.payload;
+    if (output.type === 'suspended') {
+      suspendPayload = output.payload;
+      // This call's own schema, where the tool narrows its resumeSchema by the call's input.
+      resumeSchema = output.resumeSchema ?? tool.resumeSchema;
+    }
     const display = await waitingDisplay(tool, ref, { kind: 'suspend', args: call.args, suspendPayload });
     resumed = await state.waitForDecision(call, {
       kind: 'suspend',
       suspendPayload,
-      resumeSchema: tool.resumeSchema,
+      resumeSchema,
       askedAt: now(),
       ...display,
     });
