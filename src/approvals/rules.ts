@@ -70,7 +70,17 @@ export function checkDecision(
 ): DecisionCheck {
   let call: PendingToolCall | undefined;
   if (decision.toolCallId) {
-    call = pending.find((c) => c.toolCallId === decision.toolCallId);
+    const found = callById(pending, decision.toolCallId);
+    if (Array.isArray(found)) {
+      return {
+        accepted: false,
+        type: 'UnknownToolCall',
+        message:
+          `${found.length} calls wait beneath the delegation ${clip(decision.toolCallId)}; ` +
+          `name one by its own id: ${pendingList(found)}`,
+      };
+    }
+    call = found;
     if (!call) {
       const earlier = decided.get(decision.toolCallId);
       if (earlier) return alreadyDecided(earlier, `tool call ${clip(decision.toolCallId)}`);
@@ -117,6 +127,53 @@ export function checkDecision(
     };
   }
   return { accepted: true, call };
+}
+
+/**
+ * The pending call a decision names: by its own id, or (Mastra's form) by the id of the delegation it
+ * waits beneath (`call-0` for `call-0/call-1-0`) when exactly one call waits there; several are returned
+ * as a list, for the refusal to name.
+ */
+export function callById(
+  pending: PendingToolCall[],
+  toolCallId: string,
+): PendingToolCall | PendingToolCall[] | undefined {
+  const own = pending.find((c) => c.toolCallId === toolCallId);
+  if (own) return own;
+  const beneath = pending.filter((c) => c.toolCallId.startsWith(`${toolCallId}/`));
+  return beneath.length > 1 ? beneath : beneath[0];
+}
+
+/**
+ * Mastra decides an approval with `resume({ approved: true | false })`. Resume data of that shape, for
+ * a call (the one named, else the most recent) that waits for approval, is an approval or a decline
+ * (with the data's `reason`, if any); anything else stays a resume. Mastra's tools may also receive
+ * further keys of that data; ours cannot (an approval carries no data to the tool), so such data is
+ * refused with the reason rather than dropped.
+ */
+export function resumeAsApproval<T extends { toolCallId?: string; resumeData?: JsonValue; reason?: string }>(
+  kind: DecisionKind,
+  target: T,
+  pending: PendingToolCall[],
+): { kind: DecisionKind; target: T } | { refusal: string } {
+  const data = target.resumeData;
+  if (kind !== 'resume' || typeof data !== 'object' || data === null || Array.isArray(data)) return { kind, target };
+  if (typeof data.approved !== 'boolean') return { kind, target };
+  const found = target.toolCallId ? callById(pending, target.toolCallId) : mostRecentPending(pending);
+  if (!found || Array.isArray(found) || found.kind !== 'approval') return { kind, target };
+  const extra = Object.keys(data).filter((k) => k !== 'approved' && k !== 'reason');
+  if (extra.length > 0) {
+    return {
+      refusal:
+        `resume({ approved }) decides the approval of ${found.toolCallId} (${found.toolName}), but an approval ` +
+        `carries no data to the tool, and this one has ${extra.map((k) => `"${clip(k)}"`).join(', ')}; ` +
+        'send { approved } (and a reason) alone, or approve with changed arguments (`args`) that fit its input schema',
+    };
+  }
+  const { resumeData: _data, ...rest } = target;
+  if (data.approved) return { kind: 'approve', target: rest as T };
+  const reason = typeof data.reason === 'string' ? data.reason : target.reason;
+  return { kind: 'decline', target: { ...rest, ...(reason !== undefined ? { reason } : {}) } as T };
 }
 
 function alreadyDecided(earlier: DecisionRecord, what: string): DecisionCheck {

@@ -58,7 +58,7 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
     };
     const sent = await c.sendDecision(kind, target);
     const { toolName, toolCallId, fingerprint } = sent.call;
-    const line = `${VERBS[kind]} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
+    const line = `${VERBS[sent.kind]} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
     if (!o.wait) {
       print(!!o.json, { ...sent, status: 'sent' }, [line]);
       return;

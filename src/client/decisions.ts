@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { judgeDecision } from '../approvals/rules.js';
+import { judgeDecision, resumeAsApproval } from '../approvals/rules.js';
 import { decisionRefused, RequestRefusedError, RunNotWaitingError } from '../errors.js';
 import type { Principal } from '../schemas/access.js';
 import {
@@ -80,6 +80,10 @@ export async function sendDecision(
   }
   const decided = new Map(info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]));
   const run = { resourceId: info.resourceId, startedBy: info.startedBy };
+  // Mastra's `resume({ approved })` on an approval is that approval (or decline).
+  const asApproval = resumeAsApproval(kind, target, info.pendingToolCalls);
+  if ('refusal' in asApproval) throw decisionRefused(target.runId, 'WrongPauseKind', asApproval.refusal);
+  ({ kind, target } = asApproval);
   const check = judgeDecision(kind, target, info.pendingToolCalls, decided, run);
   if (check.accepted && kind === 'resume') checkResumeData(target.runId, check.call, target.resumeData);
 

@@ -168,6 +168,29 @@ describe('supervisors: sub-agents as child workflows', () => {
     expect(await historyEventTypes(w.client, viaLeaf.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
   });
 
+  it("takes Mastra's forms: the delegation's own call id, and resume({ approved }) for an approval", async () => {
+    const top = await paused(threeLevels(guarded('mastra')));
+    // Data for the tool in an approval would be lost: refused, and nothing is decided.
+    await expect(
+      w.client.resumeGenerate({ approved: true, note: 'x' }, { runId: top.runId, toolCallId: 'call-0-0' }),
+    ).rejects.toThrow(/an approval carries no data to the tool, and this one has "note"/);
+    // Mastra shows the delegation (`agent-mid`, call-0-0); deciding by that id reaches the call beneath it.
+    const byDelegation = await w.client.resumeGenerate(
+      { approved: true },
+      { runId: top.runId, toolCallId: 'call-0-0' },
+    );
+    expect(byDelegation.text).toBe('top is done');
+    const leaf = await w.client.result(top.pendingToolCalls[0]!.path.at(-1)!.runId);
+    expect(leaf.toolResults[0]).toMatchObject({ toolName: 'guarded', isError: false });
+    expect(leaf.decisions.at(-1)).toMatchObject({ kind: 'approve', accepted: true });
+
+    const declined = await paused(threeLevels(guarded('mastra-no')));
+    const done = await w.client.resumeGenerate({ approved: false, reason: 'not today' }, { runId: declined.runId });
+    expect(done.finishReason).toBe('stop');
+    const declinedLeaf = await w.client.result(declined.pendingToolCalls[0]!.path.at(-1)!.runId);
+    expect(declinedLeaf.toolResults[0]).toMatchObject({ declined: true, error: expect.stringContaining('not today') });
+  });
+
   it('refuses a mismatched fingerprint end to end, and declines at depth', async () => {
     const top = await paused(threeLevels(guarded('prod')));
     await expect(w.client.approveToolCallGenerate({ runId: top.runId, fingerprint: 'not-it' })).rejects.toThrow(

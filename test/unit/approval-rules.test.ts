@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, toolCallFingerprint } from '../../src/approvals/fingerprint.js';
 import type { DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
-import { checkDecision, decisionRecord, declineMessage } from '../../src/approvals/rules.js';
+import { checkDecision, decisionRecord, declineMessage, resumeAsApproval } from '../../src/approvals/rules.js';
 
 const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   toolCallId: id,
@@ -151,5 +151,51 @@ describe('safeParse', () => {
     expect(result.success).toBe(false);
     expect(!result.success && result.error).toMatch(/could not be checked/);
     expect(safeParse(JsonValueSchema, { a: [1, 'x', null] })).toEqual({ success: true, data: { a: [1, 'x', null] } });
+  });
+});
+
+describe("Mastra's decision forms", () => {
+  const deep = (id: string): PendingToolCall => ({
+    ...approval(id),
+    path: [{ runId: 'run-1::call-0', agentId: 'ops-agent', viaToolCallId: 'call-0' }],
+  });
+
+  it('takes the id of the delegation a call waits beneath, when exactly one call waits there', () => {
+    const pending = [deep('call-0/call-1-0'), approval('call-9')];
+    const check = checkDecision('approve', { toolCallId: 'call-0' }, pending, none);
+    expect(check).toMatchObject({ accepted: true, call: { toolCallId: 'call-0/call-1-0' } });
+
+    const two = [deep('call-0/call-1-0'), deep('call-0/call-1-1')];
+    expect(checkDecision('approve', { toolCallId: 'call-0' }, two, none)).toMatchObject({
+      accepted: false,
+      type: 'UnknownToolCall',
+      message: expect.stringMatching(/2 calls wait beneath the delegation call-0; name one by its own id/),
+    });
+    // A prefix of an id is not a delegation.
+    expect(checkDecision('approve', { toolCallId: 'call-0/call-1' }, pending, none)).toMatchObject({
+      accepted: false,
+    });
+  });
+
+  it('reads resume({ approved }) on an approval as that approval or decline, and leaves any other resume', () => {
+    const pending = [suspension('call-1'), approval('call-2')];
+    expect(resumeAsApproval('resume', { resumeData: { approved: true } }, pending)).toEqual({
+      kind: 'approve',
+      target: {},
+    });
+    expect(
+      resumeAsApproval('resume', { toolCallId: 'call-2', resumeData: { approved: false, reason: 'no' } }, pending),
+    ).toEqual({ kind: 'decline', target: { toolCallId: 'call-2', reason: 'no' } });
+    // The suspension takes its data, whatever its shape.
+    const forSuspension = { toolCallId: 'call-1', resumeData: { approved: true } };
+    expect(resumeAsApproval('resume', forSuspension, pending)).toEqual({ kind: 'resume', target: forSuspension });
+    expect(resumeAsApproval('resume', { resumeData: { answer: 'x' } }, pending)).toMatchObject({ kind: 'resume' });
+    expect(resumeAsApproval('approve', { resumeData: { approved: false } }, pending)).toMatchObject({
+      kind: 'approve',
+    });
+    // Data for the tool would be dropped by an approval: refused, with the keys named.
+    expect(resumeAsApproval('resume', { resumeData: { approved: true, note: 'x' } }, pending)).toEqual({
+      refusal: expect.stringMatching(/an approval carries no data to the tool, and this one has "note"/),
+    });
   });
 });
