@@ -13,8 +13,8 @@ export interface AgentConfig {
   id: string;
   name: string;
   description?: string;
-  /** The system instructions. */
-  instructions: string;
+  /** The system instructions (none by default, as in Mastra's examples). */
+  instructions?: string;
   /**
    * A model name the worker resolves (`scripted`, `openai/gpt-4o-mini`, ...), or an AI SDK
    * `LanguageModel` instance, which lives on the worker and is used for every run of this agent.
@@ -56,6 +56,7 @@ export interface AgentConfig {
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
 export interface Agent extends AgentConfig {
   readonly kind: 'agent';
+  instructions: string;
   tools: Record<string, AnyTool>;
   agents: Record<string, Agent>;
   workflows: Record<string, WorkflowTool>;
@@ -182,5 +183,12 @@ export function defineAgent(config: AgentConfig): Agent {
       `defineAgent("${config.id}"): overridable takes "model" and "instructions", not "${badOverride}"`,
     );
   }
-  return { ...config, tools, agents: config.agents ?? {}, workflows: config.workflows ?? {}, kind: 'agent' };
+  return {
+    ...config,
+    instructions: config.instructions ?? '',
+    tools,
+    agents: config.agents ?? {},
+    workflows: config.workflows ?? {},
+    kind: 'agent',
+  };
 }

@@ -71,7 +71,8 @@ export async function callModel(
 
   const request = {
     model,
-    instructions: input.instructions,
+    // An agent without instructions sends no system message at all, rather than an empty one.
+    ...(input.instructions ? { instructions: input.instructions } : {}),
     messages: input.messages as ModelMessage[],
     tools,
     toolChoice: input.toolChoice,

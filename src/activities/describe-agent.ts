@@ -22,7 +22,7 @@ function toolSpec(agent: Agent, name: string, tool: AnyTool): ToolSpec {
   const base = {
     name,
     id: tool.id,
-    description: tool.description,
+    description: tool.description ?? '',
     inputSchema: jsonSchemaOf(tool.inputSchema),
     requireApproval: tool.requireApproval ?? false,
     ...transformed(agent, tool),

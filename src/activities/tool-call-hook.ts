@@ -17,7 +17,7 @@ const BeforeResultSchema = z.union([
 export async function toolCallHook(registry: AgentRegistry, input: ToolCallHookInput): Promise<ToolCallHookOutput> {
   const hooks = registry.get(input.agentId).hooks ?? {};
   const { hook, end, requestContext, ...ids } = input;
-  const context = { ...ids, requestContext: new RequestContext(requestContext) };
+  const context = { ...ids, input: ids.args, requestContext: new RequestContext(requestContext) };
   if (hook === 'beforeToolCall') {
     let answer: unknown;
     try {

@@ -34,6 +34,7 @@ import { readChunks, RunStream, streamOffset, subscribe } from './run-stream.js'
 import { confirmStart } from './started.js';
 import { StreamFeeds } from './stream-feed.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
+import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 
@@ -92,6 +93,15 @@ export class AgentClient {
 
   get namespace(): string {
     return this.ctx.namespace;
+  }
+
+  /**
+   * One agent's view of this client, with Mastra's agent methods (`stream`, `generate`,
+   * `approveToolCall`, `resumeStream`, `listSuspendedRuns` in the `{ runs }` shape, ...): code written
+   * for Mastra's `mastra.getAgent(id)` runs against it.
+   */
+  getAgent(agentId: string): AgentHandle {
+    return new AgentHandle(this, agentId);
   }
 
   /** Starts a run and returns its id without waiting. */
@@ -161,13 +171,16 @@ export class AgentClient {
     return nextResult(this.ctx, runId, after);
   }
 
-  /** Approves a pending tool call; returns the run's stream from there to the next pause or the end. */
-  async approveToolCall(target: DecisionTarget): Promise<RunStream> {
+  /**
+   * Approves a pending tool call (with `args`, changed arguments that fit its input schema: the model is
+   * told); returns the run's stream from there to the next pause or the end.
+   */
+  async approveToolCall(target: DecisionTarget & { args?: JsonValue }): Promise<RunStream> {
     return this.decideAndStream('approve', target);
   }
 
   /** Approves a pending tool call and returns the run's next result: final, or the next pause. */
-  async approveToolCallGenerate(target: DecisionTarget): Promise<RunResult> {
+  async approveToolCallGenerate(target: DecisionTarget & { args?: JsonValue }): Promise<RunResult> {
     return this.decideAndWait('approve', target);
   }
 

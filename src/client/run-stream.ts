@@ -13,8 +13,9 @@ import { runResult } from './waiting.js';
 /**
  * A run's chunks from an offset to the end of the current segment: the run finished (`finish`),
  * paused for a decision (`finish` with `finishReason: 'suspended'`), or failed (`error`).
- * Iterate it once; to read again, or after a disconnect, call `AgentClient.subscribe` with the
- * last offset + 1.
+ * Each iteration reads the run's durable stream from `fromOffset` again, so the stream, its
+ * `fullStream` and its `textStream` can each be read, in any order; after a disconnect, call
+ * `AgentClient.subscribe` with the last offset + 1.
  */
 export class RunStream implements AsyncIterable<RunStreamChunk> {
   constructor(
@@ -25,6 +26,25 @@ export class RunStream implements AsyncIterable<RunStreamChunk> {
 
   [Symbol.asyncIterator](): AsyncIterator<RunStreamChunk> {
     return subscribe(this.ctx, this.runId, this.fromOffset)[Symbol.asyncIterator]();
+  }
+
+  /** Every chunk, as the AI SDK's and Mastra's `fullStream`: the same as iterating the stream itself. */
+  get fullStream(): AsyncIterable<RunStreamChunk> {
+    return { [Symbol.asyncIterator]: () => this[Symbol.asyncIterator]() };
+  }
+
+  /**
+   * The text the model writes, delta by delta, as the AI SDK's `textStream`. A delta of a model attempt
+   * that was retried (`model-retry`) has been written already and is not taken back: read `fullStream`
+   * where that matters.
+   */
+  get textStream(): AsyncIterable<string> {
+    const chunks = this.fullStream;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const chunk of chunks) if (chunk.type === 'text-delta') yield chunk.delta;
+      },
+    };
   }
 }
 

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { StreamOffsetError } from '../errors.js';
-import { RunChunkSchema, type RunStreamChunk } from '../schemas/stream-chunks.js';
+import { clientChunk, RunChunkSchema, type RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { StreamPage } from '../schemas/stream-protocol.js';
 import { readStreamQuery } from '../workflows/messages.js';
 
@@ -252,7 +252,7 @@ export class StreamFeed {
 function chunksOf(page: StreamPage): Array<RunStreamChunk | undefined> {
   return page.chunks.map((raw, i) => {
     const chunk = RunChunkSchema.safeParse(raw);
-    return chunk.success ? { ...chunk.data, offset: page.from + i } : undefined;
+    return chunk.success ? { ...clientChunk(chunk.data), offset: page.from + i } : undefined;
   });
 }
 

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { PendingToolCallSchema, type PendingToolCall } from './decisions.js';
-import { JsonValueSchema } from './json.js';
+import { JsonValueSchema, type JsonValue } from './json.js';
 import { RunFinishReasonSchema, UsageSchema, type StoredRunResult } from './run-result.js';
 
 const step = { stepNumber: z.number() };
@@ -72,11 +72,50 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
 ]);
 export type RunChunk = z.infer<typeof RunChunkSchema>;
 
+type ApprovalChunk = Extract<RunChunk, { type: 'tool-call-approval' }>;
+type SuspendedChunk = Extract<RunChunk, { type: 'tool-call-suspended' }>;
+
+/** The call a `tool-call-approval` or `tool-call-suspended` chunk is about, in Mastra's `chunk.payload` form. */
+export interface ToolCallPayload {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  /** What the tool passed to `suspend()` (suspended calls). */
+  suspendPayload?: JsonValue;
+}
+
+/**
+ * A run chunk as subscribers get it. Approval and suspension chunks carry Mastra's `payload`
+ * (`toolCallId`, `toolName`, `args`, `suspendPayload`), so that code written for Mastra's pages reads
+ * them unchanged; a suspended call's payload is also `suspendPayload`.
+ */
+export type ClientChunk =
+  | Exclude<RunChunk, ApprovalChunk | SuspendedChunk>
+  | (ApprovalChunk & { payload: ToolCallPayload })
+  | (Omit<SuspendedChunk, 'payload'> & { suspendPayload?: JsonValue; payload: ToolCallPayload });
+
 /** A chunk as subscribers get it: with its offset in the run's stream. */
-export type RunStreamChunk = RunChunk & { offset: number };
+export type RunStreamChunk = ClientChunk & { offset: number };
+
+/**
+ * The subscriber's view of a stored chunk. Made when a chunk is read, not stored with the run, so
+ * that the run's state holds each value once (and chunks stored before this view read the same).
+ */
+export function clientChunk(chunk: RunChunk): ClientChunk {
+  const call = (c: ApprovalChunk | SuspendedChunk) => ({
+    toolCallId: c.toolCallId,
+    toolName: c.toolName,
+    args: c.args,
+  });
+  if (chunk.type === 'tool-call-approval') return { ...chunk, payload: call(chunk) };
+  if (chunk.type !== 'tool-call-suspended') return chunk;
+  const { payload: suspendPayload, ...rest } = chunk;
+  if (suspendPayload === undefined) return { ...rest, payload: call(chunk) };
+  return { ...rest, suspendPayload, payload: { ...call(chunk), suspendPayload } };
+}
 
 /** Whether a chunk ends a segment of the stream. */
-export function endsSegment(chunk: RunChunk): boolean {
+export function endsSegment(chunk: { type: RunChunk['type'] }): boolean {
   return chunk.type === 'finish' || chunk.type === 'error';
 }
 

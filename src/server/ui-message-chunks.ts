@@ -89,7 +89,7 @@ export class UiChunkMapper {
               toolName: chunk.toolName,
               args: chunk.args,
               fingerprint: chunk.fingerprint,
-              payload: chunk.payload ?? null,
+              payload: chunk.suspendPayload ?? null,
             },
           },
         ];

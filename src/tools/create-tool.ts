@@ -70,8 +70,8 @@ export interface ToolConfig<
 > {
   /** A stable identifier of the tool (the model sees the key the tool is registered under). */
   id: string;
-  /** What the tool does; the model reads this to decide when to call it. */
-  description: string;
+  /** What the tool does; the model reads this to decide when to call it (give one: none is allowed, as in Mastra). */
+  description?: string;
   inputSchema: TInput;
   /** Checked against what `execute` returns; see `outputValidation`. */
   outputSchema?: TOutput;
@@ -144,7 +144,7 @@ export type Tool<
 export interface AnyTool {
   readonly kind: 'tool';
   id: string;
-  description: string;
+  description?: string;
   inputSchema: z.ZodType;
   outputSchema?: z.ZodType;
   suspendSchema?: z.ZodType;

@@ -14,6 +14,8 @@ export interface ToolCallHookContext {
   toolName: string;
   /** The arguments the call runs with (an approver may have changed the model's). */
   args: JsonValue;
+  /** The same arguments, under the name Mastra's hooks read them by. */
+  input: JsonValue;
   threadId: string | undefined;
   resourceId: string | undefined;
   /** The run's request context. */

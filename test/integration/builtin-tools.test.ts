@@ -15,7 +15,7 @@ import {
   InvalidResumeDataError,
   startServer,
   type JsonValue,
-  type RunChunk,
+  type RunStreamChunk,
   type RunResult,
   type Script,
 } from '../../src/index.js';
@@ -125,7 +125,7 @@ describe('ask_user through the client', () => {
       reason: expect.stringMatching(/\(ask_user\): answer: Invalid string: must match pattern/),
     });
     await expectStillWaiting(run.runId);
-    const chunks: RunChunk[] = [];
+    const chunks: RunStreamChunk[] = [];
     for await (const chunk of await w.client.resumeStream({ answer: 'The export hung.' }, { runId: run.runId })) {
       chunks.push(chunk);
     }

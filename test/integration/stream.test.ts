@@ -71,7 +71,8 @@ describe('stream()', () => {
     expect(second.find((c) => c.type === 'tool-result')).toMatchObject({ toolName: 'guarded', output: 'did db' });
     expect(second.find((c) => c.type === 'tool-call-suspended')).toMatchObject({
       toolName: 'ask',
-      payload: { question: 'Which colour?' },
+      suspendPayload: { question: 'Which colour?' },
+      payload: { toolName: 'ask', suspendPayload: { question: 'Which colour?' } },
     });
 
     const third = await collect(await w.client.resumeStream({ answer: 'green' }, { runId: stream.runId }));

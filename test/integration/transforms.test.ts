@@ -80,7 +80,7 @@ it('shows a transformed suspend payload and resume data', async () => {
   const s = await stream(calling('unlock', { door: 'front' }));
   const first = await collect(s);
   expect(JSON.stringify(first)).not.toContain('4242');
-  expect(ofType(first, 'tool-call-suspended')[0]!.payload).toEqual({ door: 'front', hint: '[hidden]' });
+  expect(ofType(first, 'tool-call-suspended')[0]!.suspendPayload).toEqual({ door: 'front', hint: '[hidden]' });
   const paused = await w.client.next(s.runId);
   expect(paused.suspendPayload).toMatchObject({ payload: { hint: 'the code is 4242' } });
 

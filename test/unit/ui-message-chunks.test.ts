@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UiChunkMapper } from '../../src/server/ui-message-chunks.js';
-import type { RunStreamChunk } from '../../src/schemas/stream-chunks.js';
+import { clientChunk, type RunStreamChunk } from '../../src/schemas/stream-chunks.js';
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
@@ -31,11 +31,14 @@ describe('UiChunkMapper', () => {
     expect(m.map({ type: 'tool-call', stepNumber: 0, ...call, args: { x: 1 }, fingerprint: 'f', offset: 1 })).toEqual([
       { type: 'tool-input-available', toolCallId: 'c', toolName: 't', input: { x: 1 } },
     ]);
-    expect(m.map({ type: 'tool-call-approval', ...call, args: {}, fingerprint: 'f', offset: 2 })).toEqual([
-      { type: 'tool-approval-request', approvalId: 'f', toolCallId: 'c' },
-    ]);
     expect(
-      m.map({ type: 'tool-call-suspended', ...call, args: {}, fingerprint: 'f', payload: { q: 1 }, offset: 3 }),
+      m.map({ ...clientChunk({ type: 'tool-call-approval', ...call, args: {}, fingerprint: 'f' }), offset: 2 }),
+    ).toEqual([{ type: 'tool-approval-request', approvalId: 'f', toolCallId: 'c' }]);
+    expect(
+      m.map({
+        ...clientChunk({ type: 'tool-call-suspended', ...call, args: {}, fingerprint: 'f', payload: { q: 1 } }),
+        offset: 3,
+      }),
     ).toEqual([
       {
         type: 'data-tool-suspended',
