@@ -4,6 +4,7 @@ import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import type { AnyTool } from './tools/create-tool.js';
+import { toolNameOf } from './tools/builtin/builtin-names.js';
 import type { AgentHooks } from './tools/hooks.js';
 import { checkTransforms, type ToolTransforms } from './tools/transforms.js';
 
@@ -120,17 +121,25 @@ export function defineAgent(config: AgentConfig): Agent {
   // `kind` and the rest come along when an agent is defined from another (`{ ...agent, model }`).
   const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
   rejectUnknownKeys(`defineAgent("${config.id}")`, options, AGENT_OPTIONS);
-  const tools = config.tools ?? {};
-  for (const [name, tool] of Object.entries(tools)) {
-    if (!TOOL_NAME.test(name)) {
+  const tools: Record<string, AnyTool> = {};
+  for (const [key, tool] of Object.entries(config.tools ?? {})) {
+    if (!TOOL_NAME.test(key)) {
       throw new TypeError(
-        `defineAgent("${config.id}"): tool key "${name}" is not a valid tool name; ` +
+        `defineAgent("${config.id}"): tool key "${key}" is not a valid tool name; ` +
           'use 1-64 letters, digits, "_" or "-"',
       );
     }
     if (tool?.kind !== 'tool') {
-      throw new TypeError(`defineAgent("${config.id}"): tools.${name} is not a tool; create it with createTool()`);
+      throw new TypeError(`defineAgent("${config.id}"): tools.${key} is not a tool; create it with createTool()`);
     }
+    const name = toolNameOf(key, tool);
+    if (Object.hasOwn(tools, name)) {
+      throw new TypeError(
+        `defineAgent("${config.id}"): tools.${key} is offered as "${name}", which another tool already is; ` +
+          'list a built-in tool once (it keeps its id as its name)',
+      );
+    }
+    tools[name] = tool;
   }
   for (const [key, sub] of Object.entries(config.agents ?? {})) {
     if (!TOOL_NAME.test(`agent-${key}`))

@@ -229,7 +229,10 @@ function lifecycleHooks(registered: AnyTool, toolName: string, input: CallModelI
       });
     }
   };
-  const { onInputStart, onInputDelta, onInputAvailable } = registered;
+  const { onInputStart, onInputDelta } = registered;
+  // Typed by the tool's own schema; the AI SDK hands it the input it checked against that schema.
+  const onInputAvailable = registered.onInputAvailable as
+    ((context: ToolHookContext & { input: unknown }) => void | Promise<void>) | undefined;
   return {
     ...(onInputStart
       ? { onInputStart: (o: { toolCallId: string }) => guard('onInputStart', () => onInputStart(base(o.toolCallId))) }

@@ -20,7 +20,8 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   readonly specificationVersion = 'v4';
   readonly provider = 'scripted';
   readonly modelId = 'scripted';
-  readonly supportedUrls = {};
+  /** It reads no file a prompt links to, so it takes every URL as it is: the AI SDK downloads nothing for it. */
+  readonly supportedUrls = { '*/*': [/^https?:\/\//] };
 
   constructor(private readonly script: Script) {}
 

@@ -1,8 +1,11 @@
 /** What the model is shown of a tool's outcome. Sandbox-safe. */
 import type { JsonValue } from './json.js';
 
-/** One part of a multimodal tool result: text, or a file (image, document) by data or URL. */
-export type ToolContentPart = { type: 'text'; text: string } | { type: string; [key: string]: JsonValue };
+/**
+ * One part of a multimodal tool result: text, or a file (image, document) by data or URL. (A key
+ * may be `undefined`, as TypeScript types the parts of a mixed array literal; it is dropped.)
+ */
+export type ToolContentPart = { type: 'text'; text: string } | { type: string; [key: string]: JsonValue | undefined };
 
 /**
  * What the model is shown for a tool result: the AI SDK's `ToolResultOutput` as plain data (what a

@@ -67,6 +67,7 @@ export interface ToolConfig<
   TOutput extends z.ZodType,
   TSuspend extends z.ZodType = z.ZodType<JsonValue>,
   TResume extends z.ZodType = z.ZodType<JsonValue>,
+  TResult extends z.input<TOutput> = z.input<TOutput>,
 > {
   /** A stable identifier of the tool (the model sees the key the tool is registered under). */
   id: string;
@@ -94,7 +95,7 @@ export interface ToolConfig<
   execute?: (
     input: z.output<TInput>,
     context: ToolExecutionContext<z.input<TSuspend>, z.output<TResume>>,
-  ) => Promise<z.input<TOutput>> | z.input<TOutput>;
+  ) => Promise<TResult> | TResult;
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
   /**
@@ -113,7 +114,7 @@ export interface ToolConfig<
    * Shapes what the model is shown of the output (after `transform.transcript.output`, when there is
    * one); the run's result keeps the full output. It runs for client tools' results too.
    */
-  toModelOutput?: (output: z.output<TOutput>) => ToolModelOutput;
+  toModelOutput?: (output: ToolOutput<TOutput, TResult>) => ToolModelOutput;
   /**
    * What the run's stream shows of this tool's calls (`display`) and what the stored transcript keeps
    * (`transcript`), stage by stage; the run's result keeps the raw values. A transform that throws
@@ -126,11 +127,18 @@ export interface ToolConfig<
   onInputStart?: (context: ToolHookContext) => void | Promise<void>;
   /** A piece of the call's input text arrived (streamed runs). */
   onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
-  /** The call's whole input is there. */
-  onInputAvailable?: (context: ToolHookContext & { input: unknown }) => void | Promise<void>;
+  /** The call's whole input is there, as the model wrote it (it fits `inputSchema`). */
+  onInputAvailable?: (context: ToolHookContext & { input: z.input<TInput> }) => void | Promise<void>;
   /** `execute` returned this output (after output validation). */
-  onOutput?: (context: ToolHookContext & { output: z.output<TOutput> }) => void | Promise<void>;
+  onOutput?: (context: ToolHookContext & { output: ToolOutput<TOutput, TResult> }) => void | Promise<void>;
 }
+
+/**
+ * The output `toModelOutput` and `onOutput` see: what `outputSchema` makes of it, or, for a tool
+ * without one, what `execute` returns (as Mastra infers it).
+ */
+export type ToolOutput<TOutput extends z.ZodType, TResult> =
+  JsonValue extends z.output<TOutput> ? TResult : z.output<TOutput>;
 
 /** A tool, as {@link createTool} returns it. */
 export type Tool<
@@ -138,7 +146,8 @@ export type Tool<
   TOutput extends z.ZodType = z.ZodType,
   TSuspend extends z.ZodType = z.ZodType,
   TResume extends z.ZodType = z.ZodType,
-> = ToolConfig<TInput, TOutput, TSuspend, TResume> & { readonly kind: 'tool' };
+  TResult extends z.input<TOutput> = z.input<TOutput>,
+> = ToolConfig<TInput, TOutput, TSuspend, TResume, TResult> & { readonly kind: 'tool' };
 
 /** A tool of any schema, as agents hold them. */
 export interface AnyTool {
@@ -159,7 +168,7 @@ export interface AnyTool {
   activity?: ToolActivityOptions;
   onInputStart?: (context: ToolHookContext) => void | Promise<void>;
   onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
-  onInputAvailable?: (context: ToolHookContext & { input: unknown }) => void | Promise<void>;
+  onInputAvailable?: (context: never) => void | Promise<void>;
   onOutput?: (context: never) => void | Promise<void>;
 }
 
@@ -208,9 +217,12 @@ export function createTool<
   TOutput extends z.ZodType = z.ZodType<JsonValue>,
   TSuspend extends z.ZodType = z.ZodType<JsonValue>,
   TResume extends z.ZodType = z.ZodType<JsonValue>,
->(config: ToolConfig<TInput, TOutput, TSuspend, TResume>): Tool<TInput, TOutput, TSuspend, TResume> {
+  TResult extends z.input<TOutput> = z.input<TOutput>,
+>(config: ToolConfig<TInput, TOutput, TSuspend, TResume, TResult>): Tool<TInput, TOutput, TSuspend, TResume, TResult> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
-  rejectUnknownKeys(`createTool("${config.id}")`, config, TOOL_OPTIONS);
+  // `kind` comes along when a tool is made from another (`createTool({ ...tool, id: 'other' })`).
+  const { kind: _kind, ...options } = config as typeof config & { kind?: unknown };
+  rejectUnknownKeys(`createTool("${config.id}")`, options, TOOL_OPTIONS);
   checkTransforms(`createTool("${config.id}")`, config.transform);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);

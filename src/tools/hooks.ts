@@ -25,8 +25,8 @@ export interface ToolCallHookContext {
 /** What `beforeToolCall` may answer: nothing (go on), or skip the call with an output the model gets. */
 export type BeforeToolCallResult = void | undefined | { proceed: true } | { proceed: false; output: JsonValue };
 
-/** How a call ended, as `afterToolCall` sees it. */
-export type ToolCallEnd = { output: JsonValue } | { error: string };
+/** How a call ended, as `afterToolCall` sees it: `output`, or `error` (the other one is undefined). */
+export type ToolCallEnd = { output: JsonValue; error?: undefined } | { output?: undefined; error: string };
 
 /** The hooks of an agent. */
 export interface AgentHooks {

@@ -1,6 +1,7 @@
 /** The built-in `ask_user` tool: the run waits for a person's answer to a question, free text or a choice. */
 import { z } from 'zod';
 import { createTool } from '../create-tool.js';
+import { builtinTool } from './builtin-names.js';
 
 /** How many options a question may offer, and how long each may be. */
 export const ASK_USER_LIMITS = { maxQuestionChars: 4000, maxOptions: 50, maxOptionChars: 500 } as const;
@@ -98,24 +99,26 @@ function firstRepeated(values: readonly string[]): string | undefined {
  * list of options without repeats (`multi_select`). Another answer is refused with
  * `InvalidResumeDataError` and the call keeps waiting. The model gets `{ answer }`.
  */
-export const askUserTool = createTool({
-  id: 'ask_user',
-  description:
-    'Asks the user a question and waits for the answer. Give options for a choice (selectionMode ' +
-    '"multi_select" to allow several), or none for a free-text answer.',
-  inputSchema: AskUserInputSchema,
-  suspendSchema: AskUserSuspendSchema,
-  resumeSchema: AskUserResumeSchema,
-  resumeSchemaFor: answerSchema,
-  outputSchema: AskUserOutputSchema,
-  // Asking has no side effect, so a call cut off by a dying worker may simply run again.
-  idempotent: true,
-  execute: async ({ question, options, selectionMode }, { suspend, resumeData }) => {
-    // The worker let only an answer that fits this question through (resumeSchemaFor).
-    if (resumeData) return { answer: resumeData.answer };
-    return await suspend({
-      question,
-      ...(options ? { options, selectionMode: selectionMode ?? 'single' } : {}),
-    });
-  },
-});
+export const askUserTool = builtinTool(
+  createTool({
+    id: 'ask_user',
+    description:
+      'Asks the user a question and waits for the answer. Give options for a choice (selectionMode ' +
+      '"multi_select" to allow several), or none for a free-text answer.',
+    inputSchema: AskUserInputSchema,
+    suspendSchema: AskUserSuspendSchema,
+    resumeSchema: AskUserResumeSchema,
+    resumeSchemaFor: answerSchema,
+    outputSchema: AskUserOutputSchema,
+    // Asking has no side effect, so a call cut off by a dying worker may simply run again.
+    idempotent: true,
+    execute: async ({ question, options, selectionMode }, { suspend, resumeData }) => {
+      // The worker let only an answer that fits this question through (resumeSchemaFor).
+      if (resumeData) return { answer: resumeData.answer };
+      return await suspend({
+        question,
+        ...(options ? { options, selectionMode: selectionMode ?? 'single' } : {}),
+      });
+    },
+  }),
+);

@@ -1,6 +1,7 @@
 /** The built-in `submit_plan` tool: the run waits until a person approves or rejects the model's plan. */
 import { z } from 'zod';
 import { createTool } from '../create-tool.js';
+import { builtinTool } from './builtin-names.js';
 
 /** How long a plan, its path and a reviewer's feedback may be. */
 export const SUBMIT_PLAN_LIMITS = { maxPlanChars: 100_000, maxPathChars: 1000, maxFeedbackChars: 10_000 } as const;
@@ -51,17 +52,19 @@ export function planVerdict(review: PlanReview): PlanVerdict {
  * `{ action: 'rejected', feedback }`; anything else is refused with `InvalidResumeDataError` and the call
  * keeps waiting. The model gets `{ approved: true }` or `{ approved: false, feedback }`.
  */
-export const submitPlanTool = createTool({
-  id: 'submit_plan',
-  description:
-    'Submits a plan to the user for review and waits until it is approved or rejected. On a rejection, ' +
-    'revise the plan from the feedback and submit it again.',
-  inputSchema: SubmitPlanInputSchema,
-  suspendSchema: SubmitPlanSuspendSchema,
-  resumeSchema: SubmitPlanResumeSchema,
-  outputSchema: SubmitPlanOutputSchema,
-  // Submitting has no side effect, so a call cut off by a dying worker may simply run again.
-  idempotent: true,
-  execute: async ({ plan, path }, { suspend, resumeData }) =>
-    resumeData ? planVerdict(resumeData) : await suspend({ plan, ...(path !== undefined ? { path } : {}) }),
-});
+export const submitPlanTool = builtinTool(
+  createTool({
+    id: 'submit_plan',
+    description:
+      'Submits a plan to the user for review and waits until it is approved or rejected. On a rejection, ' +
+      'revise the plan from the feedback and submit it again.',
+    inputSchema: SubmitPlanInputSchema,
+    suspendSchema: SubmitPlanSuspendSchema,
+    resumeSchema: SubmitPlanResumeSchema,
+    outputSchema: SubmitPlanOutputSchema,
+    // Submitting has no side effect, so a call cut off by a dying worker may simply run again.
+    idempotent: true,
+    execute: async ({ plan, path }, { suspend, resumeData }) =>
+      resumeData ? planVerdict(resumeData) : await suspend({ plan, ...(path !== undefined ? { path } : {}) }),
+  }),
+);

@@ -1,4 +1,5 @@
 /** The built-in `web_fetch` tool: a public web page's text for the model, hardened against SSRF. */
+import { builtinTool } from './builtin-names.js';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
 import { createTool } from '../create-tool.js';
@@ -89,4 +90,4 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}) {
  * each connection actually reaches. URLs with credentials and non-text responses are refused. It never
  * throws: a failure is `{ isError: true, content: reason }`. 15 s timeout.
  */
-export const webFetchTool = createWebFetchTool();
+export const webFetchTool = builtinTool(createWebFetchTool());
