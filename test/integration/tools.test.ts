@@ -28,7 +28,8 @@ import {
   recordTool,
   toolboxAgent,
 } from '../fixtures/agents.js';
-import { historyEventTypes, startWorker, temporalAddress, type TestWorker } from '../helpers.js';
+import { transformAgent } from '../fixtures/transform-agents.js';
+import { collect, historyEventTypes, startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 
 /** The same tools under an agent that approves every call, offers only some, and lets only ops decide. */
 const strictAgent = defineAgent({
@@ -44,7 +45,9 @@ const strictAgent = defineAgent({
 let w: TestWorker;
 let alice: AgentClient;
 beforeAll(async () => {
-  w = await startWorker([toolboxAgent, hookedAgent, strictAgent], { enableScriptedModel: false });
+  w = await startWorker([toolboxAgent, hookedAgent, strictAgent, transformAgent], {
+    enableScriptedModel: false,
+  });
   alice = await AgentClient.connect({
     address: temporalAddress(),
     namespace: 'default',
@@ -254,6 +257,20 @@ describe('tool runs', () => {
     const result = await w.client.runTool('record', { note: 'forbidden' }, { agentId: 'hooked-agent' });
     expect(result.steps[0]!.toolResults[0]).toMatchObject({ isError: false, output: 'blocked by policy' });
     expect(hookLog).toContain('before record {"note":"forbidden"}');
+  });
+
+  it("applies the tool's transforms: the stream and the transcript never show the input they hide", async () => {
+    const paused = await w.client.runTool('open-vault', { vault: 'main', password: 'hunter2' });
+    const chunks = await collect(w.client.subscribe(paused.runId));
+    expect(chunks.find((c) => c.type === 'tool-call')).toMatchObject({
+      args: { vault: 'main', password: '[redacted]' },
+    });
+    expect(JSON.stringify(chunks)).not.toContain('hunter2');
+    const { fingerprint } = paused.pendingToolCalls[0]!;
+    const done = await w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint, principal: 'bob' });
+    expect(done.steps[0]!.toolResults[0]).toMatchObject({ output: 'opened main' });
+    expect(done.toolCalls[0]!.args).toEqual({ vault: 'main', password: 'hunter2' });
+    expect(JSON.stringify(done.messages)).not.toContain('hunter2');
   });
 
   it('fails a raw start that names a tool the run may not call, or input that does not fit, with the reason', async () => {
