@@ -134,10 +134,39 @@ export class AccessDeniedError extends Error {
 export class RequestRefusedError extends Error {
   override readonly name = 'RequestRefusedError';
   constructor(
-    readonly type: 'FingerprintRequired' | 'OptionNotAllowed' | 'IdentityRequired',
+    readonly type:
+      'FingerprintRequired' | 'OptionNotAllowed' | 'IdentityRequired' | 'AgentRequired' | 'ToolNotRunnable',
     readonly reason: string,
   ) {
     super(reason);
+  }
+}
+
+/** A tool id that no tool the workers serve has (or not on the agent named). */
+export class UnknownToolError extends Error {
+  override readonly name = 'UnknownToolError';
+  constructor(
+    readonly toolId: string,
+    reason: string,
+  ) {
+    super(`Unknown tool "${toolId}": ${reason}. List the tools with \`agentctl tools list\`.`);
+  }
+}
+
+/**
+ * What only a worker can tell (the tools it serves) found no worker to tell it: none polls the task
+ * queue, or none answered in time.
+ */
+export class NoWorkerError extends Error {
+  override readonly name = 'NoWorkerError';
+  constructor(
+    readonly taskQueue: string,
+    reason: string,
+  ) {
+    super(
+      `No worker answered on task queue "${taskQueue}": ${reason}. The tools are known to the workers only: ` +
+        'start one on this task queue (npm run worker), or name its queue (--task-queue, TEMPORAL_TASK_QUEUE).',
+    );
   }
 }
 

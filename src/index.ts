@@ -20,6 +20,7 @@ export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
+export { AgentRegistry } from './registry.js';
 export { AgentClient } from './client/agent-client.js';
 export type { AgentHandle, AgentSuspendedRun } from './client/agent-handle.js';
 export type { AgentClientOptions, ClientBehaviour } from './client/client-options.js';
@@ -30,6 +31,9 @@ export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.
 export { RunStream } from './client/run-stream.js';
 export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
 export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
+export { toolRunOutcome } from './client/tools.js';
+export type { ToolRunOptions, ToolRunStarted } from './client/tools.js';
+export type { ToolInfo, ToolOwner } from './schemas/tool-info.js';
 export type { PrincipalInput } from './client/identity.js';
 export { failureOf } from './client/failures.js';
 export type { Failure } from './client/failures.js';

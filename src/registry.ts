@@ -1,5 +1,7 @@
 import type { Agent } from './agent.js';
 import { UnknownAgentError } from './errors.js';
+import { findTool, type ToolInfo } from './schemas/tool-info.js';
+import { toolCatalog } from './tools/catalog.js';
 
 /** The agents a worker serves, by id. */
 export class AgentRegistry {
@@ -26,5 +28,22 @@ export class AgentRegistry {
 
   ids(): string[] {
     return [...this.agents.keys()];
+  }
+
+  /**
+   * Every tool of every agent here (sub-agents and workflow tools aside), each once with the agents
+   * that have it: its id, description, JSON schemas, and what each agent's policy makes of its calls.
+   */
+  listTools(): ToolInfo[] {
+    return toolCatalog([...this.agents.values()]);
+  }
+
+  /**
+   * The tool with this id, with the agents that have it (only `agentId`, when given). Throws
+   * `UnknownToolError` for an id no tool here has, and `RequestRefusedError` (`AgentRequired`) where
+   * distinct tools share the id and no agent is named.
+   */
+  getTool(toolId: string, agentId?: string): ToolInfo {
+    return findTool(this.listTools(), toolId, agentId);
   }
 }

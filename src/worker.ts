@@ -52,6 +52,8 @@ export interface AgentWorker {
   worker: Worker;
   /** Every agent the worker serves, sub-agents included. */
   agentIds: string[];
+  /** The agents and tools it serves: `registry.listTools()`, `registry.getTool(id)`. */
+  registry: AgentRegistry;
   taskQueue: string;
   namespace: string;
   codec: PayloadCodec;
@@ -100,6 +102,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   return {
     worker,
     agentIds: registry.ids(),
+    registry,
     taskQueue,
     namespace,
     codec,

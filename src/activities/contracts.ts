@@ -9,6 +9,7 @@ import type { Message } from '../schemas/message.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
+import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
 
@@ -103,6 +104,8 @@ export interface AgentActivities {
   toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
   transformPayload(input: TransformPayloadInput): Promise<{ value: JsonValue }>;
   shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;
+  /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
+  listTools(): Promise<ToolInfo[]>;
 }
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */

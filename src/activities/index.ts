@@ -25,6 +25,7 @@ export function createActivities(
     executeTool: (input) => executeTool(registry, input),
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
+    listTools: async () => registry.listTools(),
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },

@@ -37,6 +37,8 @@ import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
+import { findTool, type ToolInfo } from '../schemas/tool-info.js';
+import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
 
 /**
  * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
@@ -286,6 +288,52 @@ export class AgentClient {
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
     return listRuns(this.ctx, filter);
+  }
+
+  /**
+   * The tools the workers of this client's task queue serve (of `agentId` only, when given): id,
+   * description, JSON schemas, and for each agent that has the tool its name there and what its policy
+   * makes of a call (approval, who decides). Only a worker knows them: one is asked, through a short
+   * workflow; `NoWorkerError` when none answers within `timeoutMs` (default 10 s; 2 s where no worker
+   * polls the task queue at all).
+   */
+  async listTools(options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo[]> {
+    const tools = await listTools(this.ctx, options.timeoutMs);
+    const { agentId } = options;
+    if (agentId === undefined) return tools;
+    return tools
+      .map((t) => ({ ...t, agents: t.agents.filter((a) => a.agentId === agentId) }))
+      .filter((t) => t.agents.length > 0);
+  }
+
+  /**
+   * The tool with this id, as {@link listTools} describes it (its owners narrowed to `agentId`, when
+   * given). `UnknownToolError` when the workers have no such tool.
+   */
+  async getTool(toolId: string, options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo> {
+    return findTool(await listTools(this.ctx, options.timeoutMs), toolId, options.agentId);
+  }
+
+  /**
+   * Starts a tool run: one call of the tool with this input, made by the caller instead of a model, as
+   * a run of the agent that has the tool (`agentId` where several have it). The input is checked
+   * against the tool's input schema before anything starts (`InvalidInputError` naming the field). The
+   * agent's policy applies as to any call: a tool that requires approval waits for someone to approve
+   * it (by default not the one who started the run); hooks, transforms and the idempotency key apply.
+   * The run ends with the call's outcome; nothing calls a model.
+   */
+  async startToolRun(toolId: string, input: JsonValue, options: ToolRunOptions = {}): Promise<ToolRunStarted> {
+    return startToolRun(this.ctx, { toolId, input, options, principal: this.principal, warn: this.warn });
+  }
+
+  /**
+   * Runs a tool ({@link startToolRun}) and waits until the run finishes or pauses. The call's output or
+   * error is in `steps[0].toolResults[0]`; a call that waits for approval returns `finishReason:
+   * 'suspended'` with the pending call, to approve like any other.
+   */
+  async runTool(toolId: string, input: JsonValue, options: ToolRunOptions = {}): Promise<RunResult> {
+    const { runId } = await this.startToolRun(toolId, input, options);
+    return this.next(runId);
   }
 
   /** Closes the connection this client opened (none when it was given a Temporal client). */

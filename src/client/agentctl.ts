@@ -11,6 +11,7 @@ import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from './agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './agentctl-common.js';
 import { addDecisionCommands } from './agentctl-decisions.js';
+import { addToolCommands } from './agentctl-tools.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
@@ -54,11 +55,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   const program = new Command('agentctl')
     .description(
       'Find, inspect, approve, decline, resume, submit client tool results for, resolve uncertain calls of, ' +
-        'and start durable agent runs in a Temporal namespace.',
+        'and start durable agent runs in a Temporal namespace; list, describe and run the tools its workers serve.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
-    .option('--task-queue <name>', 'task queue for `start` (else TEMPORAL_TASK_QUEUE or durable-agents)')
+    .option('--task-queue <name>', 'task queue for `start` and `tools` (else TEMPORAL_TASK_QUEUE or durable-agents)')
     .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
     .option('--as <who>', "who you are, for the decision trail and the agent's policy (else AGENTCTL_AS)")
     .option('--signing-key <file>', 'sign decisions with this Ed25519 private key (PEM; else DECISION_SIGNING_KEY)')
@@ -142,6 +143,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     });
 
   addDecisionCommands(program, { connect, print });
+  addToolCommands(program, { connect, print }, io);
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

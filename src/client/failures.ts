@@ -8,12 +8,14 @@ import {
   errorMessage,
   InvalidInputError,
   InvalidRunOptionsError,
+  NoWorkerError,
   RequestRefusedError,
   RunAlreadyExistsError,
   RunFailedError,
   RunNotFoundError,
   RunNotWaitingError,
   StreamOffsetError,
+  UnknownToolError,
 } from '../errors.js';
 
 /** A failure as a caller sees it. */
@@ -37,6 +39,8 @@ const USAGE = 2;
 /** Each typed error in the order they are tried (subclasses before their parents). */
 const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitCode: number; type?: string }> = [
   { matches: (e) => e instanceof RunNotFoundError, httpStatus: 404, exitCode: REFUSED },
+  { matches: (e) => e instanceof UnknownToolError, httpStatus: 404, exitCode: REFUSED },
+  { matches: (e) => e instanceof NoWorkerError, httpStatus: 503, exitCode: REFUSED },
   { matches: (e) => e instanceof AccessDeniedError, httpStatus: 403, exitCode: REFUSED, type: 'AccessDenied' },
   {
     matches: (e) => e instanceof DecisionRefusedError && (e.type === 'NotAllowed' || e.type === 'SelfApproval'),

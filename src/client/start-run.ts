@@ -19,6 +19,8 @@ export interface RunStart {
   options: StartOptions;
   /** Set for a streamed run. */
   stream?: RunInput['stream'];
+  /** Set for a tool run: its one call. */
+  toolCall?: RunInput['toolCall'];
   /** The client's principal, when the options name none. */
   principal: PrincipalInput | undefined;
   warn: (message: string) => void;
@@ -26,7 +28,7 @@ export interface RunStart {
 
 /** Starts the run's workflow; its id is the run id. A run id in use, or used before, is refused. */
 export async function startRun(ctx: ClientContext, start: RunStart): Promise<{ runId: string }> {
-  const { agentId, prompt, options, stream } = start;
+  const { agentId, prompt, options, stream, toolCall } = start;
   const { runId = `run-${randomUUID()}`, principal: who, ...runOptions } = options;
   newRunId(runId);
   const startedBy = principalOf(who ?? start.principal, ctx.temporal.options.identity);
@@ -34,6 +36,7 @@ export async function startRun(ctx: ClientContext, start: RunStart): Promise<{ r
     ...buildRunInput(agentId, prompt, runOptions, start.warn),
     ...(stream ? { stream } : {}),
     ...(startedBy ? { startedBy } : {}),
+    ...(toolCall ? { toolCall } : {}),
   };
   try {
     await ctx.temporal.workflow.start<typeof agentRun>('agentRun', {

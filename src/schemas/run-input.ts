@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema } from './decisions.js';
-import { IdSchema } from './limits.js';
+import { boundedJson, IdSchema } from './limits.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
@@ -37,6 +37,12 @@ export const RunInputSchema = z
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
     parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
     carry: RunCarrySchema.optional(),
+    /**
+     * Set for a tool run (`AgentClient.runTool`, `agentctl tools run`): the run's one step is this call,
+     * made by the caller instead of a model and then handled like any call under the agent's policy
+     * (approval, hooks, transforms); the run ends with its outcome.
+     */
+    toolCall: z.object({ toolName: IdSchema, args: boundedJson() }).strict().optional(),
   })
   .strict();
 export type RunInput = z.infer<typeof RunInputSchema>;

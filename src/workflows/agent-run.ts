@@ -19,7 +19,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
+import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
@@ -28,11 +28,11 @@ import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js
 import { safeParse } from '../schemas/json.js';
 import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
-import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
+import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
-import { displayed, displayedOutcome, refOf } from './payload-views.js';
+import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-views.js';
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
 import {
@@ -47,6 +47,7 @@ import {
 import { RunState } from './run-state.js';
 import { activityFailureMessage, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
+import { toolRunStep } from './tool-run.js';
 import { offeredTools, outcomeChunk, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -200,6 +201,8 @@ async function run(
     throw ApplicationFailure.nonRetryable(`Run options not allowed: ${problems}`, 'RunOptionsNotAllowed');
   }
   const { options } = checked;
+  // A tool run's call is checked as a model's would be, before anything is announced.
+  const toolRun = input.toolCall ? await toolRunOf(state.runId, spec, options, input.toolCall) : undefined;
   state.govern(spec.access, input.startedBy, options.resourceId);
   state.signedDecisions = spec.signedDecisions === true;
   const tools = offeredTools(spec, options.activeTools);
@@ -218,22 +221,24 @@ async function run(
     }
     checkConversationSize(state);
     state.publish({ type: 'start-step', stepNumber });
-    state.stream.live = streaming;
-    const model = await callModel({
-      stepNumber,
-      stream: streaming,
-      publishToken,
-      runId: state.runId,
-      agentId: spec.id,
-      model: options.model ?? spec.model,
-      script: options.script,
-      instructions: options.instructions ?? spec.instructions,
-      messages: state.conversation.messages,
-      tools,
-      toolChoice: options.toolChoice,
-      settings: options.modelSettings,
-      ...(options.requestContext ? { requestContext: options.requestContext } : {}),
-    }).finally(() => (state.stream.live = false));
+    state.stream.live = streaming && !toolRun;
+    const model =
+      toolRun ??
+      (await callModel({
+        stepNumber,
+        stream: streaming,
+        publishToken,
+        runId: state.runId,
+        agentId: spec.id,
+        model: options.model ?? spec.model,
+        script: options.script,
+        instructions: options.instructions ?? spec.instructions,
+        messages: state.conversation.messages,
+        tools,
+        toolChoice: options.toolChoice,
+        settings: options.modelSettings,
+        ...(options.requestContext ? { requestContext: options.requestContext } : {}),
+      }).finally(() => (state.stream.live = false)));
     state.conversation.startStep(stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {
@@ -261,9 +266,30 @@ async function run(
     const { text, finishReason, usage } = step;
     state.publish({ type: 'step-finish', stepNumber, text, finishReason, usage });
 
-    if (model.toolCalls.length === 0) break;
+    // A tool run ends with its call's outcome: no model reads it.
+    if (model.toolCalls.length === 0 || toolRun) break;
   }
   return state.snapshot().result;
+}
+
+/**
+ * The one step of a tool run, its call's input in the assistant message as the transcript keeps it;
+ * a call the agent does not allow, or input that does not fit, fails the run with the reason.
+ */
+async function toolRunOf(
+  runId: string,
+  spec: AgentSpec,
+  options: RunOptions,
+  toolCall: NonNullable<RunInput['toolCall']>,
+): Promise<CallModelOutput> {
+  const made = toolRunStep(runId, spec, options, toolCall);
+  if (!made.ok) throw ApplicationFailure.nonRetryable(`Tool run not possible: ${made.message}`, made.type);
+  const call = made.step.toolCalls[0]!;
+  const tool = spec.tools.find((t) => t.name === call.toolName);
+  const input = await transcribedInput(tool, refOf(runId, spec.id, call, options.requestContext), call.args);
+  if (input === call.args) return made.step;
+  const content = [{ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input }];
+  return { ...made.step, assistantMessages: [{ role: 'assistant', content }] };
 }
 
 /**

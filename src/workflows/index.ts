@@ -1,2 +1,3 @@
 /** The workflows a worker registers; this file is the workflow bundle's entry point. */
 export { agentRun } from './agent-run.js';
+export { listAgentTools } from './list-tools.js';

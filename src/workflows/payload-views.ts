@@ -42,6 +42,12 @@ function transcribes(tool: ToolSpec | undefined, stage: TranscriptStage): boolea
   return tool?.transform?.transcript.includes(stage) ?? false;
 }
 
+/** A call's input as the transcript keeps it, for a call no model made (a tool run's). */
+export async function transcribedInput(tool: ToolSpec | undefined, ref: CallRef, args: JsonValue): Promise<JsonValue> {
+  if (!transcribes(tool, 'input')) return args;
+  return (await transformPayload({ ...ref, target: 'transcript', stage: 'input', value: args })).value;
+}
+
 /**
  * What the stream shows of a waiting call, when transforms change it: its arguments (the approval
  * stage's form for an approval, else the input stage's) and its suspend payload.
