@@ -19,7 +19,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
+import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
@@ -28,7 +28,7 @@ import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js
 import { safeParse } from '../schemas/json.js';
 import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
-import { DEFAULT_MAX_STEPS } from '../schemas/run-options.js';
+import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
@@ -45,9 +45,9 @@ import {
   type RunSnapshot,
 } from './messages.js';
 import { RunState } from './run-state.js';
-import { activityFailureMessage, runTool } from './run-tool.js';
+import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
-import { offeredTools, outcomeChunk, type ToolOutcome } from './transcript.js';
+import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
@@ -235,6 +235,7 @@ async function run(
       ...(options.requestContext ? { requestContext: options.requestContext } : {}),
     }).finally(() => (state.stream.live = false));
     state.conversation.startStep(stepNumber, model);
+    await providerCallsDone(spec, options, state, stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {
       state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
@@ -264,6 +265,30 @@ async function run(
     if (model.toolCalls.length === 0) break;
   }
   return state.snapshot().result;
+}
+
+/**
+ * What the provider ran inside the model call (a web search) and the sources of the step: shown in the
+ * stream (through the agent's display transforms) and seen by the agent's `afterToolCall`. The model has
+ * the results already, in the step's assistant message; nothing waits.
+ */
+async function providerCallsDone(
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  stepNumber: number,
+  model: CallModelOutput,
+): Promise<void> {
+  for (const provided of model.providerCalls ?? []) {
+    const tool = spec.tools.find((t) => t.name === provided.toolName);
+    const ref = refOf(state.runId, spec.id, provided, options.requestContext);
+    const [call, end] = providerCallChunks(stepNumber, provided);
+    if (call.type === 'tool-call') state.publish({ ...call, args: await displayed(tool, ref, 'input', call.args) });
+    state.publish(await displayedOutcome(tool, ref, end));
+    const { call: ran, result } = providerCallOutcome(provided);
+    await afterToolCall(spec, options, state, ran, result);
+  }
+  for (const source of model.sources ?? []) state.publish({ type: 'source', stepNumber, ...source });
 }
 
 /**
