@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
+import { oneLine } from './schemas/json.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
@@ -214,7 +215,7 @@ function checkProviderTools(config: AgentConfig, tools: Record<string, AgentTool
     // `{ ...webSearchTool, requireApproval: true }` would ask for what cannot be done: say so.
     rejectUnknownKeys(`${where}: tools.${name} (webSearchTool)`, tool, PROVIDER_TOOL_KEYS);
     const options = WebSearchOptionsSchema.safeParse(tool.options);
-    if (!options.success) throw new TypeError(`${where}: tools.${name}.options: ${z.prettifyError(options.error)}`);
+    if (!options.success) throw new TypeError(`${where}: tools.${name}.options: ${oneLine(options.error.issues)}`);
   }
   const first = names[0]!;
   const what = `tools.${first} is webSearchTool, which the model's provider runs inside the model call`;

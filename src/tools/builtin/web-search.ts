@@ -3,8 +3,8 @@
  * model call, so nothing of it runs on the worker; the run records what the provider searched and
  * cited. Which provider tool it becomes is decided by the model activity, from the run's model.
  */
-import { z } from 'zod';
 import { WebSearchOptionsSchema, type WebSearchOptions } from '../../schemas/agent-spec.js';
+import { oneLine } from '../../schemas/json.js';
 
 export type { WebSearchOptions };
 
@@ -29,7 +29,7 @@ export interface ProviderTool {
  */
 export function createWebSearchTool(options: WebSearchOptions = {}): ProviderTool {
   const parsed = WebSearchOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new TypeError(`createWebSearchTool: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new TypeError(`createWebSearchTool: ${oneLine(parsed.error.issues)}`);
   return {
     kind: 'provider-tool',
     type: 'web-search',
