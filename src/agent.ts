@@ -2,7 +2,10 @@ import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
+import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
+import { oneLine } from './schemas/json.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
+import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
 import { toolNameOf } from './tools/builtin/builtin-names.js';
 import type { AgentHooks } from './tools/hooks.js';
@@ -21,8 +24,11 @@ export interface AgentConfig {
    * `LanguageModel` instance, which lives on the worker and is used for every run of this agent.
    */
   model: string | LanguageModel;
-  /** Tools keyed by the name the model calls them by. */
-  tools?: Record<string, AnyTool>;
+  /**
+   * Tools keyed by the name the model calls them by: tools made with `createTool`, and `webSearchTool`
+   * (the model provider's own web search, which the provider runs inside the model call).
+   */
+  tools?: Record<string, AgentTool>;
   /** Sub-agents: each key becomes a tool `agent-<key>` whose calls run the sub-agent as a child workflow. */
   agents?: Record<string, Agent>;
   /** Temporal workflows: each key becomes a tool `workflow-<key>` that runs the workflow as a child. */
@@ -54,11 +60,14 @@ export interface AgentConfig {
   requestContextSchema?: z.ZodType;
 }
 
+/** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */
+export type AgentTool = AnyTool | ProviderTool;
+
 /** An agent, as {@link defineAgent} returns it; register it on a worker. */
 export interface Agent extends AgentConfig {
   readonly kind: 'agent';
   instructions: string;
-  tools: Record<string, AnyTool>;
+  tools: Record<string, AgentTool>;
   agents: Record<string, Agent>;
   workflows: Record<string, WorkflowTool>;
 }
@@ -110,6 +119,10 @@ const AGENT_OPTIONS = [
 const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
 void everyAgentOption;
 
+const PROVIDER_TOOL_KEYS = ['kind', 'type', 'id', 'description', 'options'] as const satisfies ReadonlyArray<
+  keyof ProviderTool
+>;
+
 const WORKFLOW_TOOL_OPTIONS = ['workflowType', 'description', 'inputSchema', 'outputSchema', 'taskQueue'] as const;
 
 /**
@@ -121,7 +134,7 @@ export function defineAgent(config: AgentConfig): Agent {
   // `kind` and the rest come along when an agent is defined from another (`{ ...agent, model }`).
   const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
   rejectUnknownKeys(`defineAgent("${config.id}")`, options, AGENT_OPTIONS);
-  const tools: Record<string, AnyTool> = {};
+  const tools: Record<string, AgentTool> = {};
   for (const [key, tool] of Object.entries(config.tools ?? {})) {
     if (!TOOL_NAME.test(key)) {
       throw new TypeError(
@@ -129,7 +142,7 @@ export function defineAgent(config: AgentConfig): Agent {
           'use 1-64 letters, digits, "_" or "-"',
       );
     }
-    if (tool?.kind !== 'tool') {
+    if (tool?.kind !== 'tool' && !isProviderTool(tool)) {
       throw new TypeError(`defineAgent("${config.id}"): tools.${key} is not a tool; create it with createTool()`);
     }
     const name = toolNameOf(key, tool);
@@ -141,6 +154,7 @@ export function defineAgent(config: AgentConfig): Agent {
     }
     tools[name] = tool;
   }
+  checkProviderTools(config, tools);
   for (const [key, sub] of Object.entries(config.agents ?? {})) {
     if (!TOOL_NAME.test(`agent-${key}`))
       throw new TypeError(
@@ -200,4 +214,56 @@ export function defineAgent(config: AgentConfig): Agent {
     workflows: config.workflows ?? {},
     kind: 'agent',
   };
+}
+
+/**
+ * A tool the provider runs inside the model call cannot wait for an approval, be skipped by a hook, or
+ * have its record in the transcript changed: the provider has run it before the run hears of it, and
+ * keeps its own record, which the model reads. An agent that asks for any of these of such a tool is
+ * refused here, rather than the ask being ignored. (A run that requires approval of every call is
+ * refused at its start, see `effectiveRunOptions`.)
+ */
+function checkProviderTools(config: AgentConfig, tools: Record<string, AgentTool>): void {
+  const names = Object.keys(tools).filter((name) => isProviderTool(tools[name]));
+  if (names.length === 0) return;
+  const where = `defineAgent("${config.id}")`;
+  for (const name of names) {
+    const tool = tools[name] as ProviderTool;
+    // `{ ...webSearchTool, requireApproval: true }` would ask for what cannot be done: say so.
+    rejectUnknownKeys(`${where}: tools.${name} (webSearchTool)`, tool, PROVIDER_TOOL_KEYS);
+    const options = WebSearchOptionsSchema.safeParse(tool.options);
+    if (!options.success) throw new TypeError(`${where}: tools.${name}.options: ${oneLine(options.error.issues)}`);
+  }
+  const first = names[0]!;
+  const what = `tools.${first} is webSearchTool, which the model's provider runs inside the model call`;
+  if (names.length > 1) {
+    throw new TypeError(`${where}: tools ${names.join(', ')} are each webSearchTool; an agent has one web search`);
+  }
+  const offered = config.defaultOptions?.activeTools?.includes(first) ?? true;
+  if (config.defaultOptions?.requireToolApproval === true && offered) {
+    throw new TypeError(
+      `${where}: defaultOptions.requireToolApproval asks to approve every tool call, but ${what}, ` +
+        'where no approval can stop it. Leave it out of defaultOptions.activeTools, or set requireApproval on ' +
+        'the tools that need it instead.',
+    );
+  }
+  if (config.hooks?.beforeToolCall) {
+    throw new TypeError(
+      `${where}: hooks.beforeToolCall may skip any call, but ${what}, before any hook could run. ` +
+        'Remove the web search, or check its calls in afterToolCall, which sees each one after the model step.',
+    );
+  }
+  const transcript = Object.keys(config.transform?.transcript ?? {});
+  if (transcript.length > 0) {
+    throw new TypeError(
+      `${where}: transform.transcript (${transcript.join(', ')}) applies to every call of the agent, but ${what} ` +
+        'and keeps its own record of it, which the model reads. ' +
+        'Put the transcript transform on the tools that need it.',
+    );
+  }
+  if (config.access?.tools && Object.hasOwn(config.access.tools, first)) {
+    throw new TypeError(
+      `${where}: access.tools.${first} says who decides its calls, but ${what}: nobody decides them. Remove the entry.`,
+    );
+  }
 }

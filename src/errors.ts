@@ -53,6 +53,30 @@ export class ScriptExhaustedError extends Error {
   }
 }
 
+/**
+ * An agent offers `webSearchTool`, and the run's model has no native web search. Thrown by the model
+ * activity before it sends anything; the run fails with it (`RunFailedError.failureType`).
+ */
+export class WebSearchUnavailableError extends Error {
+  override readonly name = 'WebSearchUnavailableError';
+  constructor(
+    readonly toolName: string,
+    readonly model: string | undefined,
+    /** The AI SDK provider id of the run's model, e.g. `openai.chat`. */
+    readonly provider: string,
+  ) {
+    const which = model
+      ? `model "${model}" (AI SDK provider "${provider}")`
+      : `model instance of provider "${provider}"`;
+    super(
+      `Tool "${toolName}" is webSearchTool, the model provider's own web search, but the run's ${which} ` +
+        'has no native web search here. Use a model that has one: "openai-responses/<model>" ' +
+        '(OpenAI\'s Responses API; "openai/<model>" is Chat Completions, which has none), or leave the tool ' +
+        'out of the run (activeTools).',
+    );
+  }
+}
+
 /** Run options or input that do not fit their schema. */
 export class InvalidRunOptionsError extends Error {
   override readonly name = 'InvalidRunOptionsError';

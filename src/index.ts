@@ -10,13 +10,15 @@ export type {
   ToolLogger,
 } from './tools/create-tool.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
+export { createWebSearchTool, webSearchTool } from './tools/builtin/web-search.js';
+export type { ProviderTool, WebSearchOptions } from './tools/builtin/web-search.js';
 export { askUserTool } from './tools/builtin/ask-user.js';
 export type { AskUserAnswer, AskUserInput, AskUserSuspendPayload } from './tools/builtin/ask-user.js';
 export { submitPlanTool } from './tools/builtin/submit-plan.js';
 export type { PlanReview, PlanVerdict } from './tools/builtin/submit-plan.js';
 export { defineAgent, defineWorkflowTool } from './agent.js';
 export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext } from './tools/hooks.js';
-export type { Agent, AgentConfig, WorkflowTool } from './agent.js';
+export type { Agent, AgentConfig, AgentTool, WorkflowTool } from './agent.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
@@ -79,6 +81,7 @@ export type {
   RunFinishReason,
   RunResult,
   RunStatus,
+  SourceRecord,
   StepRecord,
   ToolCallRecord,
   ToolResultRecord,

@@ -10,11 +10,13 @@ import {
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
+  type Tool,
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
-import { errorMessage } from '../errors.js';
+import { errorMessage, WebSearchUnavailableError } from '../errors.js';
 import { toolCallFingerprint } from '../approvals/fingerprint.js';
+import { nativeProviderTool } from '../models/provider-tools.js';
 import { resolveModel, type ModelFactory } from '../models/registry.js';
 import type { Agent } from '../agent.js';
 import type { AgentRegistry } from '../registry.js';
@@ -25,7 +27,8 @@ import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import { ChunkPublisher } from './chunk-publisher.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
-import { inputDeltaShown, toJson, transcribedCalls } from './transform-payload.js';
+import { providerResults, type StepContentPart } from './provider-calls.js';
+import { inputDeltaShown, ownTool, toJson, transcribedCalls } from './transform-payload.js';
 
 /** How often the model activity heartbeats (its heartbeat timeout is 15 s: see agent-run.ts). */
 const HEARTBEAT_EVERY_MS = 3_000;
@@ -52,7 +55,11 @@ export async function callModel(
 
   const tools: ToolSet = {};
   for (const def of input.tools) {
-    const registered = Object.hasOwn(agent.tools, def.name) ? agent.tools[def.name] : undefined;
+    if (def.provider) {
+      tools[def.name] = providerTool(model, def.name, def.provider, input.model);
+      continue;
+    }
+    const registered = ownTool(agent, def.name);
     tools[def.name] = tool({
       description: def.description,
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
@@ -92,28 +99,24 @@ export async function callModel(
   try {
     if (!publisher) {
       const result = await generateText(request);
-      return output(
-        agent,
-        input,
-        result.text,
-        result.toolCalls,
-        result.finishReason,
-        result.usage,
-        result.response.messages,
-      );
+      return output(agent, input, {
+        text: result.text,
+        content: result.content,
+        finishReason: result.finishReason,
+        usage: result.usage,
+        responseMessages: result.response.messages,
+      });
     }
     const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
     const result = await streamed(request, publisher, at, inputDeltaShown(agent, input));
     const response = await result.response;
-    return output(
-      agent,
-      input,
-      await result.text,
-      await result.toolCalls,
-      await result.finishReason,
-      await result.usage,
-      response.messages,
-    );
+    return output(agent, input, {
+      text: await result.text,
+      content: await result.content,
+      finishReason: await result.finishReason,
+      usage: await result.usage,
+      responseMessages: response.messages,
+    });
   } catch (err) {
     if (APICallError.isInstance(err) && !err.isRetryable) {
       throw ApplicationFailure.nonRetryable(
@@ -149,7 +152,15 @@ async function streamed(
       if (part.type === 'text-delta') publisher.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
       else if (part.type === 'tool-input-start') {
         inputDelta.started(part.id, part.toolName);
-        publisher.publish({ type: 'tool-input-start', ...at, toolCallId: part.id, toolName: part.toolName });
+        // A provider's own call (a web search) starts: the UI shows it running; its result comes with the step.
+        const provider = part.providerExecuted ? { providerExecuted: true as const } : {};
+        publisher.publish({
+          type: 'tool-input-start',
+          ...at,
+          toolCallId: part.id,
+          toolName: part.toolName,
+          ...provider,
+        });
       } else if (part.type === 'tool-input-delta') {
         const delta = inputDelta.shown(part.id, part.delta);
         if (delta !== null) publisher.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
@@ -168,27 +179,50 @@ async function streamed(
   return result;
 }
 
-interface SdkToolCall {
-  toolCallId: string;
-  toolName: string;
-  input: unknown;
-  invalid?: boolean;
-  error?: unknown;
+/** The provider's tool for the run's model; a model without one fails the run before anything is sent. */
+function providerTool(
+  model: LanguageModel,
+  toolName: string,
+  spec: NonNullable<CallModelInput['tools'][number]['provider']>,
+  modelName: string | undefined,
+): Tool {
+  try {
+    return nativeProviderTool(model, spec, { toolName, modelName });
+  } catch (err) {
+    // No retry gives the model a web search: the run fails with the reason at once.
+    if (err instanceof WebSearchUnavailableError) throw ApplicationFailure.nonRetryable(err.message, err.name);
+    throw err;
+  }
 }
 
-async function output(
-  agent: Agent,
-  call: CallModelInput,
-  text: string,
-  toolCalls: SdkToolCall[],
-  finishReason: CallModelOutput['finishReason'],
-  usage: LanguageModelUsage,
-  responseMessages: ModelMessage[],
-): Promise<CallModelOutput> {
+/** A part of the step's content that is a tool call (the AI SDK's own, with its parse result). */
+interface SdkToolCall extends StepContentPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  invalid?: boolean;
+}
+
+/** What one model step answered, from `generateText` or `streamText`. */
+interface StepAnswer {
+  text: string;
+  content: readonly StepContentPart[];
+  finishReason: CallModelOutput['finishReason'];
+  usage: LanguageModelUsage;
+  responseMessages: ModelMessage[];
+}
+
+async function output(agent: Agent, call: CallModelInput, answer: StepAnswer): Promise<CallModelOutput> {
   const { runId } = call;
+  const { text, finishReason, usage, responseMessages } = answer;
   const assistant = responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message);
+  // The calls the provider ran itself are done: the run records them, and carries out the others.
+  const toolCalls = answer.content.filter(
+    (part): part is SdkToolCall => part.type === 'tool-call' && !part.providerExecuted,
+  );
   return {
     text,
+    ...providerResults(runId, answer.content),
     toolCalls: markDuplicateIds(
       toolCalls.map((call) => ({
         toolCallId: call.toolCallId,

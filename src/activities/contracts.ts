@@ -2,12 +2,12 @@
  * The inputs and outputs of the activities, shared by the workflow (type-only imports) and the
  * activity implementations. Everything here is plain serialisable data.
  */
-import type { AgentSpec } from '../schemas/agent-spec.js';
+import type { AgentSpec, ProviderToolSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
-import type { ModelFinishReason, Usage } from '../schemas/run-result.js';
+import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
@@ -22,6 +22,8 @@ export interface ModelToolDefinition {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** Set for a tool the model's provider runs (`webSearchTool`): the activity asks the provider for it. */
+  provider?: ProviderToolSpec;
 }
 
 export interface CallModelInput {
@@ -54,9 +56,23 @@ export interface ModelToolCall {
   invalid?: string;
 }
 
+/** A call the model's provider ran inside the model call (a web search), and how it ended. */
+export interface ProviderToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  fingerprint: string;
+  outcome: { type: 'result'; output: JsonValue } | { type: 'error'; error: string };
+}
+
 export interface CallModelOutput {
   text: string;
+  /** The calls the run is to carry out; not those the provider ran already. */
   toolCalls: ModelToolCall[];
+  /** The calls the provider ran inside the model call, when there were any. */
+  providerCalls?: ProviderToolCall[];
+  /** The pages the provider's search found or the model cited, when there are any (bounded). */
+  sources?: SourceRecord[];
   finishReason: ModelFinishReason;
   usage: Usage;
   /** The assistant message(s) to append to the conversation, as the AI SDK produced them. */

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpec } from '../schemas/agent-spec.js';
 import type { JsonSchema } from '../schemas/json.js';
-import type { Agent } from '../agent.js';
+import type { Agent, AgentTool } from '../agent.js';
+import { isProviderTool, type ProviderTool } from '../tools/builtin/web-search.js';
 import type { AnyTool } from '../tools/create-tool.js';
 import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
@@ -18,7 +19,8 @@ function transformed(agent: Agent, tool: AnyTool | undefined): Pick<ToolSpec, 't
   return stages ? { transform: stages } : {};
 }
 
-function toolSpec(agent: Agent, name: string, tool: AnyTool): ToolSpec {
+function toolSpec(agent: Agent, name: string, tool: AgentTool): ToolSpec {
+  if (isProviderTool(tool)) return providerToolSpec(agent, name, tool);
   const base = {
     name,
     id: tool.id,
@@ -35,6 +37,23 @@ function toolSpec(agent: Agent, name: string, tool: AnyTool): ToolSpec {
     ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
     ...(tool.activity ? { activity: tool.activity } : {}),
     ...(tool.idempotent ? { idempotent: true } : {}),
+  };
+}
+
+/**
+ * A tool the provider runs: nothing about it waits, and only the agent's display transforms apply to
+ * what the stream shows of it (`defineAgent` refuses the rest).
+ */
+function providerToolSpec(agent: Agent, name: string, tool: ProviderTool): ToolSpec {
+  return {
+    name,
+    id: tool.id,
+    kind: 'provider',
+    description: tool.description,
+    inputSchema: { type: 'object', properties: {} },
+    requireApproval: false,
+    provider: { type: tool.type, options: tool.options },
+    ...transformed(agent, undefined),
   };
 }
 

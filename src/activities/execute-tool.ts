@@ -5,11 +5,12 @@ import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
 import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
+import { isProviderTool } from '../tools/builtin/web-search.js';
 import { RequestContext } from '../tools/request-context.js';
 import { jsonSchemaOf } from './describe-agent.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
-import { modelOutputOf } from './transform-payload.js';
+import { modelOutputOf, ownTool } from './transform-payload.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -26,10 +27,11 @@ class ToolSuspension {
  */
 export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
-  const tool: AnyTool | undefined = Object.hasOwn(agent.tools, input.toolName)
-    ? agent.tools[input.toolName]
-    : undefined;
+  const tool: AnyTool | undefined = ownTool(agent, input.toolName);
   if (!tool) {
+    if (isProviderTool(agent.tools[input.toolName])) {
+      return { type: 'error', error: `Tool "${input.toolName}" is run by the model's provider, never on the worker.` };
+    }
     return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
   }
   const parsedInput = tool.inputSchema.safeParse(input.args);

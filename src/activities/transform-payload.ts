@@ -20,9 +20,10 @@ import {
 } from '../tools/transforms.js';
 import type { CallModelInput, ShapeOutputInput, ShapeOutputOutput, TransformPayloadInput } from './contracts.js';
 
-/** The tool of an agent by its name on the agent, when it is one of the agent's own tools. */
+/** The tool of an agent by its name on the agent, when it is one of the agent's own tools with code on the worker. */
 export function ownTool(agent: Agent, toolName: string): AnyTool | undefined {
-  return Object.hasOwn(agent.tools, toolName) ? agent.tools[toolName] : undefined;
+  const tool = Object.hasOwn(agent.tools, toolName) ? agent.tools[toolName] : undefined;
+  return tool?.kind === 'tool' ? tool : undefined;
 }
 
 /** The transforms that apply to a call, in order: the tool's own, then the agent's. */

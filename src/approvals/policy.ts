@@ -82,6 +82,7 @@ export function effectiveRunOptions(
         `its tools are: ${agentTools.join(', ') || '(none)'}`,
     );
   }
+  problems.push(...ungatedProviderTools(spec, agent, run));
   // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
   if (!fromParent) problems.push(...requestContextProblems(spec, run));
   const requestContext = { ...agent.requestContext, ...run.requestContext };
@@ -97,6 +98,24 @@ export function effectiveRunOptions(
       ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
     },
   };
+}
+
+/**
+ * A run that approves every call may not offer a tool the provider runs inside the model call (a web
+ * search): no approval could stop its calls, and ignoring the policy for them would be worse. It may
+ * leave the tool out with `activeTools`.
+ */
+function ungatedProviderTools(spec: AgentSpec, agent: RunOptions, run: RunOptions): string[] {
+  if (!agent.requireToolApproval && !run.requireToolApproval) return [];
+  const active = run.activeTools ?? agent.activeTools;
+  return spec.tools
+    .filter((t) => t.kind === 'provider' && (!active || active.includes(t.name)))
+    .map(
+      (t) =>
+        `requireToolApproval: this run approves every tool call, but tool "${t.name}" is webSearchTool, which ` +
+        "the model's provider runs inside the model call, where no approval can stop it; leave it out of the run " +
+        `(activeTools without "${t.name}") or do not require approval of every call`,
+    );
 }
 
 /** What is wrong with a run's request context: the agent takes none, or it does not fit the agent's schema. */

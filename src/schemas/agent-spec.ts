@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
+import { MAX_ID } from './limits.js';
 import { RunOptionsSchema } from './run-options.js';
 import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from './transform-stages.js';
 
@@ -34,6 +35,46 @@ export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
 
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
+/**
+ * The options of a provider's native web search, by provider: plain data, recorded with the agent's
+ * spec. OpenAI's are those of `openai.tools.webSearch()` (Responses API `web_search`).
+ */
+export const WebSearchOptionsSchema = z
+  .object({
+    openai: z
+      .object({
+        /** Fetch live content (default), or use cached and indexed results only. */
+        externalWebAccess: z.boolean().optional(),
+        /** Domains without "http(s)://"; subdomains included. At most 100 each. */
+        filters: z
+          .object({
+            allowedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+            blockedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+          })
+          .strict()
+          .optional(),
+        searchContextSize: z.enum(['low', 'medium', 'high']).optional(),
+        userLocation: z
+          .object({
+            type: z.literal('approximate'),
+            country: z.string().max(MAX_ID).optional(),
+            city: z.string().max(MAX_ID).optional(),
+            region: z.string().max(MAX_ID).optional(),
+            timezone: z.string().max(MAX_ID).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type WebSearchOptions = z.infer<typeof WebSearchOptionsSchema>;
+
+/** A tool the model's provider runs itself, inside the model call: what the model activity asks the provider for. */
+export const ProviderToolSchema = z.object({ type: z.literal('web-search'), options: WebSearchOptionsSchema });
+export type ProviderToolSpec = z.infer<typeof ProviderToolSchema>;
+
 /** What every kind of tool has: its name (the registration key), description and input schema. */
 const toolBase = {
   name: z.string(),
@@ -52,7 +93,8 @@ const toolBase = {
 /**
  * What the workflow knows of a tool, by how it runs: `tool` (execute on the worker), `client` (no
  * execute: the caller supplies the result), `agent` (a sub-agent's run, as a child workflow),
- * `workflow` (a Temporal workflow, as a child).
+ * `workflow` (a Temporal workflow, as a child), `provider` (the model's provider runs it inside the
+ * model call: nothing waits for it, and the run only records what the provider did).
  */
 export const ToolSpecSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -79,6 +121,7 @@ export const ToolSpecSchema = z.discriminatedUnion('kind', [
     /** The workflow type and task queue to start. */
     workflow: z.object({ type: z.string(), taskQueue: z.string().optional() }),
   }),
+  z.object({ ...toolBase, kind: z.literal('provider'), provider: ProviderToolSchema }),
 ]);
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 export type ToolSpecOf<K extends ToolSpec['kind']> = Extract<ToolSpec, { kind: K }>;

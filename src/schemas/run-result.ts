@@ -13,15 +13,25 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
+/** Set on the calls and results of tools the model's provider ran inside the model call (a web search). */
+const providerExecuted = { providerExecuted: z.literal(true).optional() };
+
 export const ToolCallRecordSchema = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   args: JsonValueSchema,
+  ...providerExecuted,
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 
 export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
-  z.object({ toolCallId: z.string(), toolName: z.string(), isError: z.literal(false), output: JsonValueSchema }),
+  z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    isError: z.literal(false),
+    output: JsonValueSchema,
+    ...providerExecuted,
+  }),
   z.object({
     toolCallId: z.string(),
     toolName: z.string(),
@@ -29,6 +39,7 @@ export const ToolResultRecordSchema = z.discriminatedUnion('isError', [
     error: z.string(),
     /** Set when the call never ran because it was declined. */
     declined: z.literal(true).optional(),
+    ...providerExecuted,
   }),
 ]);
 export type ToolResultRecord = z.infer<typeof ToolResultRecordSchema>;
@@ -44,13 +55,28 @@ export const ModelFinishReasonSchema = z.enum([
 ]);
 export type ModelFinishReason = z.infer<typeof ModelFinishReasonSchema>;
 
+/** How many sources a step keeps, and how long their URLs (longer ones are dropped) and titles (clipped) may be. */
+export const SOURCE_LIMITS = { perStep: 100, urlChars: 2048, titleChars: 500 } as const;
+
+/** A web page the model's provider consulted or cited in a step (a web search's sources, URL citations). */
+export const SourceRecordSchema = z.object({
+  sourceType: z.literal('url'),
+  id: z.string().max(256),
+  url: z.string().max(SOURCE_LIMITS.urlChars),
+  title: z.string().max(SOURCE_LIMITS.titleChars).optional(),
+});
+export type SourceRecord = z.infer<typeof SourceRecordSchema>;
+
 export const StepRecordSchema = z.object({
   stepNumber: z.number(),
   text: z.string(),
+  /** Every call of the step: those the provider ran inside the model call (`providerExecuted`) first. */
   toolCalls: z.array(ToolCallRecordSchema),
   toolResults: z.array(ToolResultRecordSchema),
   finishReason: ModelFinishReasonSchema,
   usage: UsageSchema,
+  /** The pages the provider's web search found or the model cited, when there are any. */
+  sources: z.array(SourceRecordSchema).max(SOURCE_LIMITS.perStep).optional(),
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 

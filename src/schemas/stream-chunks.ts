@@ -8,17 +8,19 @@
 import { z } from 'zod';
 import { PendingToolCallSchema, type PendingToolCall } from './decisions.js';
 import { JsonValueSchema, type JsonValue } from './json.js';
-import { RunFinishReasonSchema, UsageSchema, type StoredRunResult } from './run-result.js';
+import { RunFinishReasonSchema, SourceRecordSchema, UsageSchema, type StoredRunResult } from './run-result.js';
 
 const step = { stepNumber: z.number() };
 /** Which attempt of the model activity produced a delta; see `model-retry`. */
 const attempt = { stepNumber: z.number(), attempt: z.number() };
 const call = { toolCallId: z.string(), toolName: z.string() };
+/** Set on the chunks of a call the model's provider ran itself, inside the model call (a web search). */
+const byProvider = { providerExecuted: z.literal(true).optional() };
 
 /** What the model activity streams as the model writes; see {@link DeltaChunkSchema}. */
 const deltaChunks = [
   z.object({ type: z.literal('text-delta'), ...attempt, id: z.string(), delta: z.string() }),
-  z.object({ type: z.literal('tool-input-start'), ...attempt, ...call }),
+  z.object({ type: z.literal('tool-input-start'), ...attempt, ...call, ...byProvider }),
   z.object({ type: z.literal('tool-input-delta'), ...attempt, toolCallId: z.string(), delta: z.string() }),
   z.object({ type: z.literal('tool-input-end'), ...attempt, toolCallId: z.string() }),
   /** A model attempt failed and a new one starts: drop what earlier attempts of this step streamed. */
@@ -37,7 +39,14 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), runId: z.string(), agentId: z.string(), resumed: z.boolean() }),
   z.object({ type: z.literal('start-step'), ...step }),
   ...deltaChunks,
-  z.object({ type: z.literal('tool-call'), ...step, ...call, args: JsonValueSchema, fingerprint: z.string() }),
+  z.object({
+    type: z.literal('tool-call'),
+    ...step,
+    ...call,
+    args: JsonValueSchema,
+    fingerprint: z.string(),
+    ...byProvider,
+  }),
   z.object({ type: z.literal('tool-call-approval'), ...call, args: JsonValueSchema, fingerprint: z.string() }),
   z.object({
     type: z.literal('tool-call-suspended'),
@@ -56,8 +65,10 @@ export const RunChunkSchema = z.discriminatedUnion('type', [
   }),
   /** A suspended call was resumed with this data; it runs again. */
   z.object({ type: z.literal('tool-call-resumed'), ...call, resumeData: JsonValueSchema }),
-  z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema }),
-  z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean() }),
+  z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema, ...byProvider }),
+  z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean(), ...byProvider }),
+  /** A page the provider's web search found or the model cited in this step. */
+  z.object({ type: z.literal('source'), ...step, ...SourceRecordSchema.shape }),
   z.object({ type: z.literal('step-finish'), ...step, text: z.string(), finishReason: z.string(), usage: UsageSchema }),
   /** A segment ends: the run finished, or it pauses (`suspended`) until a decision. */
   z.object({

@@ -43,6 +43,11 @@ export type RunUIMessageChunk = UIMessageChunk<
   { 'tool-suspended': ToolSuspendedData; 'tool-uncertain': ToolUncertainData; 'tool-resumed': ToolResumedData }
 >;
 
+/** Marks the UI chunks of a call the model's provider ran (a web search), as the AI SDK does. */
+function byProvider(chunk: { providerExecuted?: true }): { providerExecuted?: true } {
+  return chunk.providerExecuted ? { providerExecuted: true } : {};
+}
+
 /** Maps one run's chunks in order; it keeps which text parts are open. */
 export class UiChunkMapper {
   private readonly openText = new Set<string>();
@@ -63,7 +68,9 @@ export class UiChunkMapper {
         return [...start, { type: 'text-delta', id, delta: chunk.delta }];
       }
       case 'tool-input-start':
-        return [{ type: 'tool-input-start', toolCallId: chunk.toolCallId, toolName: chunk.toolName }];
+        return [
+          { type: 'tool-input-start', toolCallId: chunk.toolCallId, toolName: chunk.toolName, ...byProvider(chunk) },
+        ];
       case 'tool-input-delta':
         return [{ type: 'tool-input-delta', toolCallId: chunk.toolCallId, inputTextDelta: chunk.delta }];
       case 'tool-input-end':
@@ -74,7 +81,13 @@ export class UiChunkMapper {
         return [{ type: 'reset-step' }];
       case 'tool-call':
         return [
-          { type: 'tool-input-available', toolCallId: chunk.toolCallId, toolName: chunk.toolName, input: chunk.args },
+          {
+            type: 'tool-input-available',
+            toolCallId: chunk.toolCallId,
+            toolName: chunk.toolName,
+            input: chunk.args,
+            ...byProvider(chunk),
+          },
         ];
       case 'tool-call-approval':
         // The approval's id is the call's fingerprint: the UI sends it back, bound to this very call.
@@ -105,11 +118,24 @@ export class UiChunkMapper {
         return [{ type: 'data-tool-resumed', id: `${toolCallId}-resumed`, data: { toolCallId, toolName, resumeData } }];
       }
       case 'tool-result':
-        return [{ type: 'tool-output-available', toolCallId: chunk.toolCallId, output: chunk.output }];
+        return [
+          { type: 'tool-output-available', toolCallId: chunk.toolCallId, output: chunk.output, ...byProvider(chunk) },
+        ];
       case 'tool-error':
         return chunk.declined
           ? [{ type: 'tool-output-denied', toolCallId: chunk.toolCallId }]
-          : [{ type: 'tool-output-error', toolCallId: chunk.toolCallId, errorText: chunk.error }];
+          : [
+              {
+                type: 'tool-output-error',
+                toolCallId: chunk.toolCallId,
+                errorText: chunk.error,
+                ...byProvider(chunk),
+              },
+            ];
+      case 'source':
+        return [
+          { type: 'source-url', sourceId: chunk.id, url: chunk.url, ...(chunk.title ? { title: chunk.title } : {}) },
+        ];
       case 'step-finish':
         return [...this.closeText(), { type: 'finish-step' }];
       case 'finish':

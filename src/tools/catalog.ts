@@ -7,6 +7,7 @@ import { jsonSchemaOf } from '../activities/describe-agent.js';
 import { callAccess } from '../approvals/access.js';
 import type { ToolInfo, ToolOwner } from '../schemas/tool-info.js';
 import type { AnyTool } from './create-tool.js';
+import { isProviderTool } from './builtin/web-search.js';
 
 /** What the agent's policy makes of calls of one of its tools. */
 function owner(agent: Agent, toolName: string, tool: AnyTool): ToolOwner {
@@ -26,12 +27,15 @@ function owner(agent: Agent, toolName: string, tool: AnyTool): ToolOwner {
 
 /**
  * One entry per tool (the same tool on several agents is one entry with several owners), in the order
- * the agents register them. Sub-agents and workflow tools are agents and workflows, not listed here.
+ * the agents register them. Sub-agents and workflow tools are agents and workflows, and a provider's
+ * tools (web search) run inside the model call: none is listed here.
  */
 export function toolCatalog(agents: readonly Agent[]): ToolInfo[] {
   const entries = new Map<AnyTool, ToolInfo>();
   for (const agent of agents) {
     for (const [name, tool] of Object.entries(agent.tools)) {
+      // The provider runs its own tools inside the model call: nothing here could run one.
+      if (isProviderTool(tool)) continue;
       const known = entries.get(tool);
       if (known) {
         known.agents.push(owner(agent, name, tool));
@@ -39,7 +43,7 @@ export function toolCatalog(agents: readonly Agent[]): ToolInfo[] {
       }
       entries.set(tool, {
         id: tool.id,
-        description: tool.description,
+        description: tool.description ?? '',
         kind: tool.execute ? 'tool' : 'client',
         inputSchema: jsonSchemaOf(tool.inputSchema),
         ...(tool.outputSchema ? { outputSchema: jsonSchemaOf(tool.outputSchema, 'output') } : {}),

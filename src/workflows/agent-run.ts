@@ -45,10 +45,10 @@ import {
   type RunSnapshot,
 } from './messages.js';
 import { RunState } from './run-state.js';
-import { activityFailureMessage, runTool } from './run-tool.js';
+import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
-import { offeredTools, outcomeChunk, type ToolOutcome } from './transcript.js';
+import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
@@ -240,6 +240,7 @@ async function run(
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
       }).finally(() => (state.stream.live = false)));
     state.conversation.startStep(stepNumber, model);
+    await providerCallsDone(spec, options, state, stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {
       state.publish({ type: 'text-delta', stepNumber, attempt: 0, id: `text-${stepNumber}`, delta: model.text });
@@ -290,6 +291,30 @@ async function toolRunOf(
   if (input === call.args) return made.step;
   const content = [{ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input }];
   return { ...made.step, assistantMessages: [{ role: 'assistant', content }] };
+}
+
+/**
+ * What the provider ran inside the model call (a web search) and the sources of the step: shown in the
+ * stream (through the agent's display transforms) and seen by the agent's `afterToolCall`. The model has
+ * the results already, in the step's assistant message; nothing waits.
+ */
+async function providerCallsDone(
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  stepNumber: number,
+  model: CallModelOutput,
+): Promise<void> {
+  for (const provided of model.providerCalls ?? []) {
+    const tool = spec.tools.find((t) => t.name === provided.toolName);
+    const ref = refOf(state.runId, spec.id, provided, options.requestContext);
+    const [call, end] = providerCallChunks(stepNumber, provided);
+    if (call.type === 'tool-call') state.publish({ ...call, args: await displayed(tool, ref, 'input', call.args) });
+    state.publish(await displayedOutcome(tool, ref, end));
+    const { call: ran, result } = providerCallOutcome(provided);
+    await afterToolCall(spec, options, state, ran, result);
+  }
+  for (const source of model.sources ?? []) state.publish({ type: 'source', stepNumber, ...source });
 }
 
 /**

@@ -64,6 +64,10 @@ export async function runTool(
     const known = spec.tools.map((t) => t.name).join(', ') || '(none)';
     return { type: 'error', error: `Unknown tool "${call.toolName}". Available tools: ${known}.` };
   }
+  // The provider runs its own tools inside the model call; one that reaches the run as a call to carry out is not one.
+  if (tool.kind === 'provider') {
+    return { type: 'error', error: `Tool "${call.toolName}" is run by the model's provider; this call did not run.` };
+  }
 
   if (!needsApproval(options, tool)) return runCall(tool, spec, options, state, call, false);
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
@@ -86,9 +90,12 @@ export async function runTool(
   return withChangedArguments(outcome, decision.args, decidedBy(record));
 }
 
+/** A tool the run carries out itself (every kind but those the provider runs). */
+type RunnableTool = Exclude<ToolSpec, { kind: 'provider' }>;
+
 /** A call that runs: inside the agent's hooks, its outcome as the transcript keeps it. */
 async function runCall(
-  tool: ToolSpec,
+  tool: RunnableTool,
   spec: AgentSpec,
   options: RunOptions,
   state: RunState,
@@ -110,14 +117,7 @@ async function withHooks(
   run: () => Promise<ToolCallOutcome>,
 ): Promise<ToolCallOutcome> {
   if (!spec.hooks) return run();
-  const { toolCallId, toolName, args } = call;
-  const context = { runId: state.runId, agentId: spec.id, toolCallId, toolName, args };
-  const where = {
-    ...context,
-    threadId: options.threadId,
-    resourceId: options.resourceId,
-    ...(options.requestContext ? { requestContext: options.requestContext } : {}),
-  };
+  const where = hookInput(spec, options, state, call);
   let outcome: ToolCallOutcome | undefined;
   if (spec.hooks.beforeToolCall) {
     const before = await toolCallHook({ hook: 'beforeToolCall', ...where });
@@ -130,11 +130,35 @@ async function withHooks(
     if (!before.proceed) outcome = operatorOutput(before.output);
   }
   outcome ??= await run();
-  if (spec.hooks.afterToolCall) {
-    const end = outcome.type === 'result' ? { output: outcome.output } : { error: outcomeError(outcome) };
-    await toolCallHook({ hook: 'afterToolCall', ...where, end });
-  }
+  await afterToolCall(spec, options, state, call, outcome);
   return outcome;
+}
+
+/** The agent's `afterToolCall` hook, when it has one: it sees how a call ended (a provider's call too). */
+export async function afterToolCall(
+  spec: AgentSpec,
+  options: RunOptions,
+  state: RunState,
+  call: ModelToolCall,
+  outcome: ToolCallOutcome,
+): Promise<void> {
+  if (!spec.hooks?.afterToolCall) return;
+  const end = outcome.type === 'result' ? { output: outcome.output } : { error: outcomeError(outcome) };
+  await toolCallHook({ hook: 'afterToolCall', ...hookInput(spec, options, state, call), end });
+}
+
+function hookInput(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall) {
+  const { toolCallId, toolName, args } = call;
+  return {
+    runId: state.runId,
+    agentId: spec.id,
+    toolCallId,
+    toolName,
+    args,
+    threadId: options.threadId,
+    resourceId: options.resourceId,
+    ...(options.requestContext ? { requestContext: options.requestContext } : {}),
+  };
 }
 
 function outcomeError(outcome: Exclude<ToolCallOutcome, { type: 'result' }>): string {
@@ -142,7 +166,7 @@ function outcomeError(outcome: Exclude<ToolCallOutcome, { type: 'result' }>): st
 }
 
 function runApproved(
-  tool: ToolSpec,
+  tool: RunnableTool,
   spec: AgentSpec,
   options: RunOptions,
   state: RunState,

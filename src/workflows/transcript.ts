@@ -2,7 +2,13 @@
  * Pure functions that shape a run's conversation and result. The workflow calls them; they have
  * unit tests of their own.
  */
-import type { CallModelOutput, ModelToolCall, ModelToolDefinition, ToolCallOutcome } from '../activities/contracts.js';
+import type {
+  CallModelOutput,
+  ModelToolCall,
+  ModelToolDefinition,
+  ProviderToolCall,
+  ToolCallOutcome,
+} from '../activities/contracts.js';
 import { mostRecentPending } from '../approvals/rules.js';
 import type { AgentSpec } from '../schemas/agent-spec.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
@@ -86,14 +92,57 @@ export function toolCallRecord(call: ModelToolCall): ToolCallRecord {
   return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
 }
 
+/** A call the provider ran inside the model call, as the step records it. */
+export function providerCallRecord(call: ProviderToolCall): ToolCallRecord {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args, providerExecuted: true };
+}
+
+/** How a call the provider ran ended, as the step records it. */
+export function providerResultRecord({ toolCallId, toolName, outcome }: ProviderToolCall): ToolResultRecord {
+  return outcome.type === 'result'
+    ? { toolCallId, toolName, isError: false, output: outcome.output, providerExecuted: true }
+    : { toolCallId, toolName, isError: true, error: outcome.error, providerExecuted: true };
+}
+
+/**
+ * The stream's chunks for a call the provider ran: its call, and how it ended. (The model already has
+ * the result: the provider's record of it is in the step's assistant message.)
+ */
+export function providerCallChunks(stepNumber: number, call: ProviderToolCall): [RunChunk, RunChunk] {
+  const { toolCallId, toolName, args, fingerprint, outcome } = call;
+  const ids = { toolCallId, toolName };
+  return [
+    { type: 'tool-call', stepNumber, ...ids, args, fingerprint, providerExecuted: true },
+    outcome.type === 'result'
+      ? { type: 'tool-result', ...ids, output: outcome.output, providerExecuted: true }
+      : { type: 'tool-error', ...ids, error: outcome.error, declined: false, providerExecuted: true },
+  ];
+}
+
+/** A provider's call as the agent's hooks see it: a call that ran, with its output or error. */
+export function providerCallOutcome({ toolCallId, toolName, args, fingerprint, outcome }: ProviderToolCall): {
+  call: ModelToolCall;
+  result: ToolCallOutcome;
+} {
+  const call = { toolCallId, toolName, args, fingerprint };
+  if (outcome.type === 'error') return { call, result: { type: 'error', error: outcome.error } };
+  return {
+    call,
+    result: { type: 'result', output: outcome.output, modelOutput: { type: 'json', value: outcome.output } },
+  };
+}
+
 export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes: ToolOutcome[]): StepRecord {
+  // The provider ran its calls inside the model call, before the run carried out any of the others.
+  const byProvider = model.providerCalls ?? [];
   return {
     stepNumber,
     text: model.text,
-    toolCalls: model.toolCalls.map(toolCallRecord),
-    toolResults: outcomes.map(toolResultRecord),
+    toolCalls: [...byProvider.map(providerCallRecord), ...model.toolCalls.map(toolCallRecord)],
+    toolResults: [...byProvider.map(providerResultRecord), ...outcomes.map(toolResultRecord)],
     finishReason: model.finishReason,
     usage: model.usage,
+    ...(model.sources ? { sources: model.sources } : {}),
   };
 }
 
@@ -151,5 +200,10 @@ export function offeredTools(spec: AgentSpec, activeTools: string[] | undefined)
   const active = activeTools ? new Set(activeTools) : known;
   return spec.tools
     .filter((t) => active.has(t.name))
-    .map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+    .map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.kind === 'provider' ? { provider: t.provider } : {}),
+    }));
 }

@@ -23,6 +23,7 @@ import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/m
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
+import { webSearchAgent } from '../fixtures/web-search-agent.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
@@ -177,6 +178,8 @@ const recordings: Record<string, Recording> = {
       await client.submitToolResultGenerate({ runId, toolCallId: 'call-0-5', result: { card: '4111 1111' }, by: 'ui' });
     },
   },
+  // The provider's web search and a function call in one step (the canned Responses API), with a hook and a transform.
+  'web-search': { agentId: 'web-search-agent', prompt: 'How many people live in Lyon?', options: {} },
   'agent-hooks': {
     agentId: 'hooked-agent',
     prompt: 'Go.',
@@ -204,7 +207,7 @@ const only = process.argv.slice(2);
 const taskQueue = `record-${randomUUID()}`;
 const client = await AgentClient.connect({ taskQueue });
 const { worker, run } = await createWorker({
-  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent, transformAgent, hookedAgent],
+  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent, transformAgent, hookedAgent, webSearchAgent],
   taskQueue,
   enableScriptedModel: true,
 });

@@ -25,6 +25,7 @@ describe('replay of recorded histories', () => {
         'client-tool.json',
         'transforms.json',
         'agent-hooks.json',
+        'web-search.json',
         // Recorded by the version before the guarded stream: long-poll reads, the library's publishes.
         'streamed-before-guard.json',
         'streamed-guarded.json',
