@@ -9,6 +9,7 @@ export type {
   ToolHookContext,
   ToolLogger,
 } from './tools/create-tool.js';
+export type { CheckingSchema, SchemaInput, SchemaOutput, ToolSchema } from './tools/schema.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
 export { askUserTool } from './tools/builtin/ask-user.js';
 export type { AskUserAnswer, AskUserInput, AskUserSuspendPayload } from './tools/builtin/ask-user.js';
