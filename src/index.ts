@@ -9,6 +9,7 @@ export type {
   ToolHookContext,
   ToolLogger,
 } from './tools/create-tool.js';
+export type { CheckingSchema, SchemaInput, SchemaOutput, ToolSchema } from './tools/schema.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
 export { createWebSearchTool, webSearchTool } from './tools/builtin/web-search.js';
 export type { ProviderTool, WebSearchOptions } from './tools/builtin/web-search.js';

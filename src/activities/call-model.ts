@@ -13,7 +13,6 @@ import {
   type Tool,
   type ToolSet,
 } from 'ai';
-import { z } from 'zod';
 import { errorMessage, WebSearchUnavailableError } from '../errors.js';
 import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import { nativeProviderTool } from '../models/provider-tools.js';
@@ -25,6 +24,7 @@ import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
+import { checkWith } from '../tools/schema.js';
 import { ChunkPublisher } from './chunk-publisher.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 import { providerResults, type StepContentPart } from './provider-calls.js';
@@ -39,8 +39,9 @@ const STREAM_BATCH_INTERVAL_MS = 100;
 /**
  * One model step through the AI SDK. Tools are passed without `execute`, so the AI SDK stops after
  * the model's answer and the workflow decides what runs. Arguments are checked here against the
- * tool's zod schema so that a malformed call reaches the workflow already marked invalid. A
- * streamed run publishes text and tool-input deltas to the run's stream in batches.
+ * tool's own schema (zod or another Standard Schema library's), so that a malformed call reaches the
+ * workflow already marked invalid. A streamed run publishes text and tool-input deltas to the run's
+ * stream in batches.
  */
 export async function callModel(
   registry: AgentRegistry,
@@ -63,13 +64,10 @@ export async function callModel(
     tools[def.name] = tool({
       description: def.description,
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
-        validate: (value) => {
-          // Sub-agent and workflow tools have no zod schema of their own here: check the JSON schema.
-          const schema = registered?.inputSchema ?? zodFromJsonSchema(def.inputSchema);
-          const parsed = schema.safeParse(value);
-          return parsed.success
-            ? { success: true, value }
-            : { success: false, error: new Error(z.prettifyError(parsed.error)) };
+        validate: async (value) => {
+          // Sub-agent and workflow tools have no schema of their own here: check the JSON schema.
+          const checked = await checkWith(registered?.inputSchema ?? zodFromJsonSchema(def.inputSchema), value);
+          return checked.ok ? { success: true, value } : { success: false, error: new Error(checked.pretty) };
         },
       }),
       ...(registered ? lifecycleHooks(registered, def.name, input) : {}),

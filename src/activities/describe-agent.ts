@@ -1,17 +1,14 @@
-import { z } from 'zod';
 import type { AgentRegistry } from '../registry.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpec } from '../schemas/agent-spec.js';
-import type { JsonSchema } from '../schemas/json.js';
 import type { Agent, AgentTool } from '../agent.js';
 import { isProviderTool, type ProviderTool } from '../tools/builtin/web-search.js';
 import type { AnyTool } from '../tools/create-tool.js';
+import { jsonSchemaOf } from '../tools/schema.js';
 import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
 
-/** A zod schema as the JSON schema the run stores, for callers without the tool's code. */
-export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'input'): JsonSchema {
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-}
+// Made in tools/schema.ts, for any schema library; exported here too, where the spec is made.
+export { jsonSchemaOf };
 
 /** Which stages of a tool's calls are transformed, by the tool or by its agent. */
 function transformed(agent: Agent, tool: AnyTool | undefined): Pick<ToolSpec, 'transform'> {

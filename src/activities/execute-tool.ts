@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { z } from 'zod';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
@@ -7,7 +6,7 @@ import { kib, MAX_DATA_BYTES, measureJson } from '../schemas/limits.js';
 import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../tools/create-tool.js';
 import { isProviderTool } from '../tools/builtin/web-search.js';
 import { RequestContext } from '../tools/request-context.js';
-import { jsonSchemaOf } from './describe-agent.js';
+import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../tools/schema.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
@@ -34,16 +33,13 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     }
     return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
   }
-  const parsedInput = tool.inputSchema.safeParse(input.args);
-  if (!parsedInput.success) {
-    return {
-      type: 'error',
-      error: `Invalid arguments for tool "${input.toolName}": ${z.prettifyError(parsedInput.error)}`,
-    };
+  const parsedInput = await checkWith(tool.inputSchema, input.args);
+  if (!parsedInput.ok) {
+    return { type: 'error', error: `Invalid arguments for tool "${input.toolName}": ${parsedInput.pretty}` };
   }
   let resumeData: unknown;
   if (input.resume) {
-    const checked = checkResume(tool, input.toolName, parsedInput.data, input.resume.data);
+    const checked = await checkResume(tool, input.toolName, parsedInput.value, input.resume.data);
     if (!checked.ok) return checked.output;
     resumeData = checked.data;
   }
@@ -85,26 +81,25 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
     : undefined;
   try {
-    output = await execute(parsedInput.data, context);
+    output = await execute(parsedInput.value, context);
   } catch (err) {
-    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, parsedInput.data, err.payload);
+    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, parsedInput.value, err.payload);
     throw err;
   } finally {
     clearInterval(heartbeats);
   }
   // suspend() called without await: what `execute` returned after it does not count.
-  if (suspension) return suspended(tool, input.toolName, parsedInput.data, suspension.payload);
+  if (suspension) return suspended(tool, input.toolName, parsedInput.value, suspension.payload);
 
   if (tool.outputSchema) {
-    const parsedOutput = tool.outputSchema.safeParse(output);
-    if (!parsedOutput.success) {
+    const parsedOutput = await checkWith(tool.outputSchema, output);
+    if (!parsedOutput.ok) {
       const problem =
-        `Tool "${input.toolName}" returned output that does not match its outputSchema: ` +
-        z.prettifyError(parsedOutput.error);
+        `Tool "${input.toolName}" returned output that does not match its outputSchema: ` + parsedOutput.pretty;
       if (tool.outputValidation !== 'warn') return { type: 'error', error: problem };
       activity.log.warn(problem, { toolCallId: input.toolCallId });
     } else {
-      output = parsedOutput.data;
+      output = parsedOutput.value;
     }
   }
 
@@ -174,49 +169,57 @@ function oversizeResult(toolName: string, what: string, value: unknown): Execute
  * Resume data as the tool takes it: it must fit the tool's `resumeSchema` and, where the tool has
  * `resumeSchemaFor`, this call's own schema; else it is refused and the tool does not run.
  */
-function checkResume(
+async function checkResume(
   tool: AnyTool,
   toolName: string,
   input: unknown,
   data: JsonValue,
-): { ok: true; data: unknown } | { ok: false; output: ExecuteToolOutput } {
-  const parsed = tool.resumeSchema ? tool.resumeSchema.safeParse(data) : { success: true as const, data };
-  if (!parsed.success) {
-    const problem = oneLine(parsed.error.issues, true);
+): Promise<{ ok: true; data: unknown } | { ok: false; output: ExecuteToolOutput }> {
+  const parsed = tool.resumeSchema ? await checkWith(tool.resumeSchema, data) : { ok: true as const, value: data };
+  if (!parsed.ok) {
+    const problem = oneLine(parsed.issues, true);
     const error = `resume data does not fit the resumeSchema of tool "${toolName}": ${problem}`;
     return { ok: false, output: { type: 'resume-rejected', error } };
   }
   const call = callResumeSchema(tool, toolName, input);
   if ('error' in call) return { ok: false, output: { type: 'error', error: call.error } };
-  const fits = call.schema?.safeParse(data);
-  if (fits && !fits.success) {
-    const error = `resume data does not fit this call of tool "${toolName}": ${oneLine(fits.error.issues, true)}`;
+  const fits = call.schema && (await checkWith(call.schema, data));
+  if (fits && !fits.ok) {
+    const error = `resume data does not fit this call of tool "${toolName}": ${oneLine(fits.issues, true)}`;
     return { ok: false, output: { type: 'resume-rejected', error } };
   }
-  return { ok: true, data: parsed.data };
+  return { ok: true, data: parsed.value };
 }
 
 /** The resume schema of this call, where the tool makes one from the input; a function that fails is a tool error. */
-function callResumeSchema(tool: AnyTool, toolName: string, input: unknown): { schema?: z.ZodType } | { error: string } {
+function callResumeSchema(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+): { schema?: ToolSchema } | { error: string } {
   if (!tool.resumeSchemaFor) return {};
   try {
     const schema = (tool.resumeSchemaFor as (input: unknown) => unknown)(input);
-    if (schema instanceof z.ZodType) return { schema };
-    return { error: `resumeSchemaFor of tool "${toolName}" returned something that is not a zod schema` };
+    const problem = schemaProblem(schema, true);
+    if (!problem) return { schema: schema as ToolSchema };
+    return { error: `resumeSchemaFor of tool "${toolName}" returned a value that ${problem}` };
   } catch (err) {
     return { error: `resumeSchemaFor of tool "${toolName}" failed: ${errorMessage(err)}` };
   }
 }
 
-function suspended(tool: AnyTool, toolName: string, input: unknown, payload: unknown): ExecuteToolOutput {
+async function suspended(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+  payload: unknown,
+): Promise<ExecuteToolOutput> {
   if (tool.suspendSchema) {
-    const parsed = tool.suspendSchema.safeParse(payload);
-    if (!parsed.success) {
+    const parsed = await checkWith(tool.suspendSchema, payload);
+    if (!parsed.ok) {
       return {
         type: 'error',
-        error:
-          `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ` +
-          z.prettifyError(parsed.error),
+        error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${parsed.pretty}`,
       };
     }
   }

@@ -3,10 +3,10 @@
  * built from the agents (the same JSON schemas and policy rules a run goes by).
  */
 import type { Agent } from '../agent.js';
-import { jsonSchemaOf } from '../activities/describe-agent.js';
 import { callAccess } from '../approvals/access.js';
 import type { ToolInfo, ToolOwner } from '../schemas/tool-info.js';
 import type { AnyTool } from './create-tool.js';
+import { jsonSchemaOf, schemaProblem, type ToolSchema } from './schema.js';
 import { isProviderTool } from './builtin/web-search.js';
 
 /** What the agent's policy makes of calls of one of its tools. */
@@ -46,7 +46,10 @@ export function toolCatalog(agents: readonly Agent[]): ToolInfo[] {
         description: tool.description ?? '',
         kind: tool.execute ? 'tool' : 'client',
         inputSchema: jsonSchemaOf(tool.inputSchema),
-        ...(tool.outputSchema ? { outputSchema: jsonSchemaOf(tool.outputSchema, 'output') } : {}),
+        // An output schema need not convert to JSON Schema (nothing sends it to a model): listed where it does.
+        ...(tool.outputSchema && !schemaProblem(tool.outputSchema, true)
+          ? { outputSchema: jsonSchemaOf(tool.outputSchema as ToolSchema, 'output') }
+          : {}),
         ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
         requireApproval: tool.requireApproval ?? false,
         idempotent: tool.idempotent ?? false,

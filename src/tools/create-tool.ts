@@ -1,9 +1,17 @@
-import type { z } from 'zod';
+import { errorMessage } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ToolActivityOptions } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RequestContext } from './request-context.js';
+import {
+  jsonSchemaOf,
+  schemaProblem,
+  type CheckingSchema,
+  type SchemaInput,
+  type SchemaOutput,
+  type ToolSchema,
+} from './schema.js';
 import { checkTransforms, type ToolTransforms } from './transforms.js';
 
 /** A logger for tool code; messages go to the worker's Temporal activity logger with the run's context. */
@@ -61,18 +69,22 @@ export interface ToolHookContext {
   toolName: string;
 }
 
-/** The options of {@link createTool}. */
+/**
+ * The options of {@link createTool}. Schemas are zod, or any Standard Schema library (valibot, arktype,
+ * ...); `inputSchema` and `resumeSchema` must also give a JSON schema (see {@link ToolSchema}).
+ */
 export interface ToolConfig<
-  TInput extends z.ZodType,
-  TOutput extends z.ZodType,
-  TSuspend extends z.ZodType = z.ZodType<JsonValue>,
-  TResume extends z.ZodType = z.ZodType<JsonValue>,
-  TResult extends z.input<TOutput> = z.input<TOutput>,
+  TInput extends ToolSchema,
+  TOutput extends CheckingSchema,
+  TSuspend extends CheckingSchema = CheckingSchema<unknown, JsonValue>,
+  TResume extends ToolSchema = ToolSchema<unknown, JsonValue>,
+  TResult extends SchemaInput<TOutput> = SchemaInput<TOutput>,
 > {
   /** A stable identifier of the tool (the model sees the key the tool is registered under). */
   id: string;
   /** What the tool does; the model reads this to decide when to call it (give one: none is allowed, as in Mastra). */
   description?: string;
+  /** Checked against the model's arguments; the model is shown its JSON schema. */
   inputSchema: TInput;
   /** Checked against what `execute` returns; see `outputValidation`. */
   outputSchema?: TOutput;
@@ -87,14 +99,14 @@ export interface ToolConfig<
    * agentctl and the HTTP server refuse data that does not fit before they signal, and the worker checks
    * it again before the tool runs.
    */
-  resumeSchemaFor?: (input: z.output<TInput>) => z.ZodType;
+  resumeSchemaFor?: (input: SchemaOutput<TInput>) => ToolSchema;
   /**
    * Runs on the worker, as an activity. A tool without `execute` is a client tool: the run pauses
    * with `finishReason: 'tool-calls'` until the caller submits the result (`submitToolResult`).
    */
   execute?: (
-    input: z.output<TInput>,
-    context: ToolExecutionContext<z.input<TSuspend>, z.output<TResume>>,
+    input: SchemaOutput<TInput>,
+    context: ToolExecutionContext<SchemaInput<TSuspend>, SchemaOutput<TResume>>,
   ) => Promise<TResult> | TResult;
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
@@ -128,7 +140,7 @@ export interface ToolConfig<
   /** A piece of the call's input text arrived (streamed runs). */
   onInputDelta?: (context: ToolHookContext & { inputTextDelta: string }) => void | Promise<void>;
   /** The call's whole input is there, as the model wrote it (it fits `inputSchema`). */
-  onInputAvailable?: (context: ToolHookContext & { input: z.input<TInput> }) => void | Promise<void>;
+  onInputAvailable?: (context: ToolHookContext & { input: SchemaInput<TInput> }) => void | Promise<void>;
   /** `execute` returned this output (after output validation). */
   onOutput?: (context: ToolHookContext & { output: ToolOutput<TOutput, TResult> }) => void | Promise<void>;
 }
@@ -137,16 +149,16 @@ export interface ToolConfig<
  * The output `toModelOutput` and `onOutput` see: what `outputSchema` makes of it, or, for a tool
  * without one, what `execute` returns (as Mastra infers it).
  */
-export type ToolOutput<TOutput extends z.ZodType, TResult> =
-  JsonValue extends z.output<TOutput> ? TResult : z.output<TOutput>;
+export type ToolOutput<TOutput extends CheckingSchema, TResult> =
+  JsonValue extends SchemaOutput<TOutput> ? TResult : SchemaOutput<TOutput>;
 
 /** A tool, as {@link createTool} returns it. */
 export type Tool<
-  TInput extends z.ZodType = z.ZodType,
-  TOutput extends z.ZodType = z.ZodType,
-  TSuspend extends z.ZodType = z.ZodType,
-  TResume extends z.ZodType = z.ZodType,
-  TResult extends z.input<TOutput> = z.input<TOutput>,
+  TInput extends ToolSchema = ToolSchema,
+  TOutput extends CheckingSchema = CheckingSchema,
+  TSuspend extends CheckingSchema = CheckingSchema,
+  TResume extends ToolSchema = ToolSchema,
+  TResult extends SchemaInput<TOutput> = SchemaInput<TOutput>,
 > = ToolConfig<TInput, TOutput, TSuspend, TResume, TResult> & { readonly kind: 'tool' };
 
 /** A tool of any schema, as agents hold them. */
@@ -154,11 +166,11 @@ export interface AnyTool {
   readonly kind: 'tool';
   id: string;
   description?: string;
-  inputSchema: z.ZodType;
-  outputSchema?: z.ZodType;
-  suspendSchema?: z.ZodType;
-  resumeSchema?: z.ZodType;
-  resumeSchemaFor?: (input: never) => z.ZodType;
+  inputSchema: ToolSchema;
+  outputSchema?: CheckingSchema;
+  suspendSchema?: CheckingSchema;
+  resumeSchema?: ToolSchema;
+  resumeSchemaFor?: (input: never) => ToolSchema;
   execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
   idempotent?: boolean;
@@ -192,17 +204,17 @@ const TOOL_OPTIONS = [
   'onInputDelta',
   'onInputAvailable',
   'onOutput',
-] as const satisfies ReadonlyArray<keyof ToolConfig<z.ZodType, z.ZodType>>;
+] as const satisfies ReadonlyArray<keyof ToolConfig<ToolSchema, CheckingSchema>>;
 // Fails to compile when ToolConfig gains an option that TOOL_OPTIONS does not list.
 const everyToolOption: Record<
-  Exclude<keyof ToolConfig<z.ZodType, z.ZodType>, (typeof TOOL_OPTIONS)[number]>,
+  Exclude<keyof ToolConfig<ToolSchema, CheckingSchema>, (typeof TOOL_OPTIONS)[number]>,
   never
 > = {};
 void everyToolOption;
 
 /**
- * Defines a tool, in the shape of Mastra's `createTool`: zod schemas in, `execute(input, context)`
- * run on the worker as a Temporal activity.
+ * Defines a tool, in the shape of Mastra's `createTool`: schemas in (zod, or valibot, arktype and other
+ * Standard Schema libraries), `execute(input, context)` run on the worker as a Temporal activity.
  *
  * @example
  * const weather = createTool({
@@ -213,17 +225,18 @@ void everyToolOption;
  * });
  */
 export function createTool<
-  TInput extends z.ZodType,
-  TOutput extends z.ZodType = z.ZodType<JsonValue>,
-  TSuspend extends z.ZodType = z.ZodType<JsonValue>,
-  TResume extends z.ZodType = z.ZodType<JsonValue>,
-  TResult extends z.input<TOutput> = z.input<TOutput>,
+  TInput extends ToolSchema,
+  TOutput extends CheckingSchema = CheckingSchema<unknown, JsonValue>,
+  TSuspend extends CheckingSchema = CheckingSchema<unknown, JsonValue>,
+  TResume extends ToolSchema = ToolSchema<unknown, JsonValue>,
+  TResult extends SchemaInput<TOutput> = SchemaInput<TOutput>,
 >(config: ToolConfig<TInput, TOutput, TSuspend, TResume, TResult>): Tool<TInput, TOutput, TSuspend, TResume, TResult> {
   if (!config.id) throw new TypeError('createTool: `id` is required');
   // `kind` comes along when a tool is made from another (`createTool({ ...tool, id: 'other' })`).
   const { kind: _kind, ...options } = config as typeof config & { kind?: unknown };
   rejectUnknownKeys(`createTool("${config.id}")`, options, TOOL_OPTIONS);
   checkTransforms(`createTool("${config.id}")`, config.transform);
+  checkSchemas(`createTool("${config.id}")`, config);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
   }
@@ -235,4 +248,33 @@ export function createTool<
     if (!config.execute) throw new TypeError(`createTool("${config.id}"): \`resumeSchemaFor\` needs \`execute\``);
   }
   return { ...config, kind: 'tool' };
+}
+
+/**
+ * Refuses, at definition, a schema the run could not use: something that is not a schema, or an input
+ * or resume schema without a JSON schema, which would otherwise reach the model as no schema at all.
+ * Their JSON schemas are made here once, so a schema its library cannot convert fails here too.
+ */
+function checkSchemas(
+  where: string,
+  config: Pick<AnyTool, 'inputSchema' | 'outputSchema' | 'suspendSchema' | 'resumeSchema'>,
+): void {
+  if (config.inputSchema === undefined) {
+    throw new TypeError(
+      `${where}: \`inputSchema\` is required (a schema of the tool's arguments; z.object({}) for none)`,
+    );
+  }
+  for (const option of ['inputSchema', 'resumeSchema', 'outputSchema', 'suspendSchema'] as const) {
+    const schema: unknown = config[option];
+    if (schema === undefined) continue;
+    const json = option === 'inputSchema' || option === 'resumeSchema';
+    const problem = schemaProblem(schema, json);
+    if (problem) throw new TypeError(`${where}: \`${option}\` ${problem}`);
+    if (!json) continue;
+    try {
+      jsonSchemaOf(schema as ToolSchema);
+    } catch (err) {
+      throw new TypeError(`${where}: \`${option}\` has no JSON schema: ${errorMessage(err)}`, { cause: err });
+    }
+  }
 }
