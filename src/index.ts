@@ -5,9 +5,11 @@ export type {
   AnyTool,
   Tool,
   ToolConfig,
+  ToolDataChunk,
   ToolExecutionContext,
   ToolHookContext,
   ToolLogger,
+  ToolStreamWriter,
 } from './tools/create-tool.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
 export { askUserTool } from './tools/builtin/ask-user.js';
@@ -33,7 +35,14 @@ export type { PrincipalInput } from './client/identity.js';
 export { failureOf } from './client/failures.js';
 export type { Failure } from './client/failures.js';
 export { RunChunkSchema } from './schemas/stream-chunks.js';
-export type { RunChunk, RunStreamChunk } from './schemas/stream-chunks.js';
+export type {
+  AgentProgress,
+  AgentProgressChunk,
+  DataChunk,
+  ProgressEvent,
+  RunChunk,
+  RunStreamChunk,
+} from './schemas/stream-chunks.js';
 export { createServerApp, DEFAULT_REQUEST_OPTIONS } from './server/app.js';
 export type { ServerOptions } from './server/app.js';
 export { startServer } from './server/serve.js';

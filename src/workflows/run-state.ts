@@ -24,6 +24,7 @@ import { ChunkLog } from './chunk-log.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
+import type { ProgressRouting } from './progress.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { StreamSegments } from './stream-segments.js';
 import { runResult } from './transcript.js';
@@ -41,6 +42,10 @@ export class RunState {
   readonly conversation: Conversation;
   /** The run's stream: its chunks by offset, in memory; readers query it. */
   readonly stream: ChunkLog;
+  /** The run's publish secret, which its own activities publish to its stream with. */
+  publishToken: string | undefined;
+  /** Where its sub-agents' progress goes, and its own (a sub-agent's run below a streamed run). */
+  progress: ProgressRouting | undefined;
   private readonly segments = new StreamSegments();
   private readonly ledger: ApprovalLedger;
   private readonly mirror: RunMirror;
@@ -114,6 +119,7 @@ export class RunState {
 
   publish(chunk: RunChunk): void {
     this.stream.append(chunk);
+    this.progress?.forward(chunk);
   }
 
   /** The tool calls of a step start; the run pauses once every one of them finished or waits. */
