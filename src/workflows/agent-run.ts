@@ -103,7 +103,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     },
   });
 
-  const intake = new ChunkIntake(state.stream);
+  const intake = new ChunkIntake(state.stream, (progress) => state.takeProgress(progress));
   serveStream(state.stream, intake, new LegacyPublishIntake(state.stream));
   // Only the run's own activities get the secret that publishing takes: the model's (when the run
   // streams) and its tools' (what they write goes to the stream of any run).

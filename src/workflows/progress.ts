@@ -2,10 +2,11 @@
  * Sub-agents' progress, as runs route it. A run that streams gives each sub-agent it delegates to a
  * publish secret of its own and a budget; the sub-agent's run sends its progress straight to that run:
  * its activities send their part themselves (the model's text, what its tools write), in the batches
- * they publish with anyway, and the run sends its tool events (as its own stream shows them) in one
- * signal per workflow activation. Its own sub-agents send to the same run, under a qualified call id,
- * within a share of what is left. The streamed run's history grows by a signal per batch, and by at
- * most the budget; the sub-agent's run, by the signals that carry its tool events. Deterministic.
+ * they publish with anyway, and the run sends its tool events (as its own stream shows them) with a
+ * signal, those that come while one is on its way together in the next. Its own sub-agents send to the
+ * same run, under a qualified call id, within a share of what is left. The streamed run's history grows
+ * by a signal per batch, and by at most the budget; the sub-agent's run, by the signals that carry its
+ * tool events. Deterministic.
  */
 import { getExternalWorkflowHandle, uuid4, workflowInfo } from '@temporalio/workflow';
 import { truncate } from '../schemas/json.js';
@@ -31,7 +32,7 @@ export class ProgressRouting {
   private remaining: number;
   private cut = false;
   private queue: AgentProgressChunk[] = [];
-  private queued = false;
+  private busy = false;
   private sequence = 0;
   private sending: Promise<void> = Promise.resolve();
 
@@ -118,28 +119,33 @@ export class ProgressRouting {
     return this.sending;
   }
 
+  /**
+   * Sends at once when no batch is on its way, so that the signal's command comes in order with the
+   * run's others (a report to its parent that a call waits comes after the call's event); what comes
+   * while one is on its way goes as the next batch, after it, so that batches arrive in order.
+   */
   private enqueue(chunk: AgentProgressChunk): void {
     this.queue.push(chunk);
-    if (this.queued) return;
-    this.queued = true;
-    // What is forwarded in one activation goes as one batch; batches go one after the other, in order.
-    this.sending = this.sending.then(() => this.send());
+    if (!this.busy) this.sending = this.sendAll();
   }
 
-  private async send(): Promise<void> {
-    this.queued = false;
+  private async sendAll(): Promise<void> {
+    this.busy = true;
     const target = this.target!;
-    const batch: ChunkBatch = {
-      token: target.token,
-      publisher: workflowInfo().runId,
-      sequence: ++this.sequence,
-      chunks: this.queue,
-    };
-    this.queue = [];
-    // The streamed run may have ended (cancelled); then nobody reads the progress.
-    await getExternalWorkflowHandle(target.runId)
-      .signal(publishChunksSignal, batch)
-      .catch(() => undefined);
+    while (this.queue.length > 0) {
+      const batch: ChunkBatch = {
+        token: target.token,
+        publisher: workflowInfo().runId,
+        sequence: ++this.sequence,
+        chunks: this.queue,
+      };
+      this.queue = [];
+      // The streamed run may have ended (cancelled); then nobody reads the progress.
+      await getExternalWorkflowHandle(target.runId)
+        .signal(publishChunksSignal, batch)
+        .catch(() => undefined);
+    }
+    this.busy = false;
   }
 
   private chunk(event: ProgressEvent): AgentProgressChunk {

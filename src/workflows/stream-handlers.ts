@@ -38,7 +38,11 @@ export class ChunkIntake {
   /** The secrets of the delegations whose progress this run streams, each given to that sub-agent's run only. */
   private readonly delegations = new Map<string, Delegation>();
 
-  constructor(private readonly chunks: ChunkLog) {}
+  constructor(
+    private readonly chunks: ChunkLog,
+    /** Where a sub-agent's progress goes: the log, unless the run holds it back (see `RunState.takeProgress`). */
+    private readonly takeProgress: (chunks: AgentProgressChunk[]) => void = (progress) => chunks.append(...progress),
+  ) {}
 
   /** Takes progress for this delegating call (and every run below it) with this secret, until `revoke`. */
   delegate(token: string, toolCallId: string): void {
@@ -70,7 +74,8 @@ export class ChunkIntake {
     // A batch whose signal was sent again (the first send's answer got lost) is here already.
     if (sequence <= (this.sequences.get(publisher) ?? 0)) return;
     this.sequences.set(publisher, sequence);
-    this.chunks.append(...(delegation ? withinBudget(delegation, chunks as AgentProgressChunk[]) : chunks));
+    if (delegation) this.takeProgress(withinBudget(delegation, chunks as AgentProgressChunk[]));
+    else this.chunks.append(...chunks);
   }
 }
 

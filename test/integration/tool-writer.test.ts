@@ -234,6 +234,24 @@ describe("sub-agents' progress", () => {
     ]);
   });
 
+  it("keeps a sub-agent's progress in the segments a reader reads when the supervisor pauses for its approval", async () => {
+    const sub = { model: 'scripted', script: [{ toolCalls: [{ toolName: 'hold', args: {} }] }, { text: 'held it' }] };
+    const stream = await w.client.stream('writer-supervisor', 'go', delegate('agent-writer', sub));
+    const first = await collect(stream);
+    expect(first.at(-1)).toMatchObject({ type: 'finish', finishReason: 'suspended' });
+    const approve = { runId: stream.runId, toolCallId: 'call-0-0/call-0-0' };
+    const second = await collect(await w.client.approveToolCall(approve));
+    expect(second[0]).toMatchObject({ type: 'start', resumed: true });
+    // The call's event is in the paused segment, or, where its signal came after the pause, opens the next.
+    const kinds = progressOf([...first, ...second]).map((p) => p.event.type);
+    expect(kinds.filter((t, i) => !(t === 'text-delta' && kinds[i - 1] === 'text-delta'))).toEqual([
+      'tool-call',
+      'tool-result',
+      'text-delta',
+    ]);
+    expect(second.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+  });
+
   it('streams the progress of a sub-agent two levels down, under the qualified id of the delegations', async () => {
     const options = delegate('agent-mid', {
       model: 'scripted',
