@@ -146,6 +146,24 @@ export class StreamOffsetError extends Error {
   }
 }
 
+/**
+ * A chunk a tool wrote with `context.writer.write` was refused: `reason` says which rule it broke
+ * (`invalid`: not a `data-<name>` chunk of JSON data, or a reserved name; `too-large`: its data is over
+ * the limit; `too-many`: this execution has written all it may; `unavailable`: the call was scheduled by
+ * a version of the runner that gave tools no writer). Thrown to the tool, at the call of `write`; the run
+ * goes on, and a tool that does not catch it fails as with any error it throws.
+ */
+export class StreamWriteError extends Error {
+  override readonly name = 'StreamWriteError';
+  constructor(
+    readonly reason: 'invalid' | 'too-large' | 'too-many' | 'unavailable',
+    readonly toolName: string,
+    problem: string,
+  ) {
+    super(`context.writer.write of tool "${toolName}" refused a chunk: ${problem}`);
+  }
+}
+
 /** The principal may not start runs of this agent, or read this run (its policy, or another tenant's run). */
 export class AccessDeniedError extends Error {
   override readonly name = 'AccessDeniedError';

@@ -5,9 +5,11 @@ export type {
   AnyTool,
   Tool,
   ToolConfig,
+  ToolDataChunk,
   ToolExecutionContext,
   ToolHookContext,
   ToolLogger,
+  ToolStreamWriter,
 } from './tools/create-tool.js';
 export type { CheckingSchema, SchemaInput, SchemaOutput, ToolSchema } from './tools/schema.js';
 export { webFetchTool } from './tools/builtin/web-fetch.js';
@@ -41,7 +43,16 @@ export type { PrincipalInput } from './client/identity.js';
 export { failureOf } from './client/failures.js';
 export type { Failure } from './client/failures.js';
 export { RunChunkSchema } from './schemas/stream-chunks.js';
-export type { ClientChunk, RunChunk, RunStreamChunk, ToolCallPayload } from './schemas/stream-chunks.js';
+export type {
+  AgentProgress,
+  AgentProgressChunk,
+  ClientChunk,
+  DataChunk,
+  ProgressEvent,
+  RunChunk,
+  RunStreamChunk,
+  ToolCallPayload,
+} from './schemas/stream-chunks.js';
 export { createServerApp, DEFAULT_REQUEST_OPTIONS } from './server/app.js';
 export type { ServerOptions } from './server/app.js';
 export { startServer } from './server/serve.js';

@@ -26,6 +26,7 @@ import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import { checkWith } from '../tools/schema.js';
 import { ChunkPublisher } from './chunk-publisher.js';
+import { ProgressSender } from './progress-sender.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 import { providerResults, type StepContentPart } from './provider-calls.js';
 import { inputDeltaShown, ownTool, toJson, transcribedCalls } from './transform-payload.js';
@@ -41,7 +42,7 @@ const STREAM_BATCH_INTERVAL_MS = 100;
  * the model's answer and the workflow decides what runs. Arguments are checked here against the
  * tool's own schema (zod or another Standard Schema library's), so that a malformed call reaches the
  * workflow already marked invalid. A streamed run publishes text and tool-input deltas to the run's
- * stream in batches.
+ * stream in batches; a sub-agent's step below a streamed run sends its text to that run as progress.
  */
 export async function callModel(
   registry: AgentRegistry,
@@ -91,11 +92,24 @@ export async function callModel(
   const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
   // A step scheduled by a version before publish tokens cannot publish: readers get its text in step-finish.
   if (input.stream && !input.publishToken) activity.log.warn('callModel: no publish token; the step is not streamed');
-  const publisher = input.publishToken
-    ? new ChunkPublisher(activity.client.workflow.getHandle(input.runId), input.publishToken, STREAM_BATCH_INTERVAL_MS)
+  const publisher =
+    input.stream && input.publishToken
+      ? new ChunkPublisher(
+          activity.client.workflow.getHandle(input.runId),
+          input.publishToken,
+          STREAM_BATCH_INTERVAL_MS,
+        )
+      : undefined;
+  const progress = input.progress
+    ? new ProgressSender(
+        activity.client,
+        input.progress,
+        { agentId: input.agentId, runId: input.runId },
+        STREAM_BATCH_INTERVAL_MS,
+      )
     : undefined;
   try {
-    if (!publisher) {
+    if (!publisher && !progress) {
       const result = await generateText(request);
       return output(agent, input, {
         text: result.text,
@@ -106,15 +120,16 @@ export async function callModel(
       });
     }
     const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
-    const result = await streamed(request, publisher, at, inputDeltaShown(agent, input));
+    const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input));
     const response = await result.response;
-    return output(agent, input, {
+    const stepOutput = await output(agent, input, {
       text: await result.text,
       content: await result.content,
       finishReason: await result.finishReason,
       usage: await result.usage,
       responseMessages: response.messages,
     });
+    return progress ? { ...stepOutput, progressBytes: progress.bytes } : stepOutput;
   } catch (err) {
     if (APICallError.isInstance(err) && !err.isRetryable) {
       throw ApplicationFailure.nonRetryable(
@@ -128,31 +143,34 @@ export async function callModel(
   }
 }
 
-/** Streams one model step, publishing its deltas; they are all in the run's stream when it returns. */
+/**
+ * Streams one model step, publishing its deltas to the run's stream, its text to the run that streams
+ * a sub-agent; they are all there when it returns.
+ */
 async function streamed(
   request: Parameters<typeof streamText>[0],
-  publisher: ChunkPublisher,
+  { publisher, progress }: { publisher?: ChunkPublisher; progress?: ProgressSender },
   at: { stepNumber: number; attempt: number },
   inputDelta: ReturnType<typeof inputDeltaShown>,
 ): Promise<ReturnType<typeof streamText>> {
   const activity = Context.current();
   if (at.attempt > 1) {
-    publisher.publish(
-      { type: 'model-retry', ...at, error: `attempt ${at.attempt - 1} of this model call failed` },
-      {
-        now: true,
-      },
-    );
+    const error = `attempt ${at.attempt - 1} of this model call failed`;
+    publisher?.publish({ type: 'model-retry', ...at, error }, { now: true });
+    progress?.event({ type: 'model-retry', ...at }, { now: true });
   }
   const result = streamText(request);
+  const flush = () => Promise.all([publisher?.flush(), progress?.flush()]);
   try {
     for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') publisher.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
-      else if (part.type === 'tool-input-start') {
+      if (part.type === 'text-delta') {
+        publisher?.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
+        progress?.text(at.stepNumber, part.text);
+      } else if (part.type === 'tool-input-start') {
         inputDelta.started(part.id, part.toolName);
         // A provider's own call (a web search) starts: the UI shows it running; its result comes with the step.
         const provider = part.providerExecuted ? { providerExecuted: true as const } : {};
-        publisher.publish({
+        publisher?.publish({
           type: 'tool-input-start',
           ...at,
           toolCallId: part.id,
@@ -161,19 +179,19 @@ async function streamed(
         });
       } else if (part.type === 'tool-input-delta') {
         const delta = inputDelta.shown(part.id, part.delta);
-        if (delta !== null) publisher.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
+        if (delta !== null) publisher?.publish({ type: 'tool-input-delta', ...at, toolCallId: part.id, delta });
       } else if (part.type === 'tool-input-end')
-        publisher.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
+        publisher?.publish({ type: 'tool-input-end', ...at, toolCallId: part.id });
       else if (part.type === 'error') throw part.error;
       activity.heartbeat();
     }
   } catch (err) {
     // What the model wrote before it failed reaches the run too: a UI shows it until `model-retry`.
-    await publisher.flush().catch(() => undefined);
+    await flush().catch(() => undefined);
     throw err;
   }
   // Every delta is in the stream before the step's result is: the workflow publishes after it.
-  await publisher.flush();
+  await flush();
   return result;
 }
 

@@ -1,11 +1,12 @@
 /**
- * How the model activity sends its chunks to its run: in batches (one signal per batch, so the
- * history grows with batches, not tokens), each with the run's publish secret, which the run checks.
+ * How an activity sends chunks to a run's stream: in batches (one signal per batch, so the history
+ * grows with batches, not tokens), each with a publish secret, which the run checks: the run's own (the
+ * model's deltas, what a tool writes) or a delegation's (a sub-agent's progress).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { DeltaChunk } from '../schemas/stream-chunks.js';
+import type { PublishedChunk } from '../schemas/stream-chunks.js';
 import type { ChunkBatch } from '../schemas/stream-protocol.js';
 import { publishChunksSignal } from '../workflows/messages.js';
 
@@ -15,7 +16,7 @@ const MAX_BATCH_BYTES = 256 * 1024;
 const SEND_ATTEMPTS = 5;
 
 export class ChunkPublisher {
-  private buffer: DeltaChunk[] = [];
+  private buffer: PublishedChunk[] = [];
   private bufferBytes = 0;
   private sequence = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -31,12 +32,22 @@ export class ChunkPublisher {
     private readonly batchIntervalMs: number,
   ) {}
 
-  /** Buffers a chunk; it goes out with the next batch (at once with `now`). */
-  publish(chunk: DeltaChunk, options: { now?: boolean } = {}): void {
-    this.buffer.push(chunk);
+  /**
+   * Buffers a chunk; it goes out with the next batch (at once with `now`). `fold` may make the last
+   * chunk still buffered and this one a single chunk (text deltas of one batch as one); returns whether it did.
+   */
+  publish(
+    chunk: PublishedChunk,
+    options: { now?: boolean; fold?: (last: PublishedChunk) => PublishedChunk | undefined } = {},
+  ): boolean {
+    const last = this.buffer.at(-1);
+    const folded = last && options.fold ? options.fold(last) : undefined;
+    if (folded) this.buffer[this.buffer.length - 1] = folded;
+    else this.buffer.push(chunk);
     this.bufferBytes += JSON.stringify(chunk).length;
     if (options.now || this.bufferBytes >= MAX_BATCH_BYTES) this.send();
     else this.timer ??= setTimeout(() => this.send(), this.batchIntervalMs);
+    return folded !== undefined;
   }
 
   /** Sends what is buffered and resolves once every batch so far is in the run; throws if one could not be sent. */

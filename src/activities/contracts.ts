@@ -6,6 +6,7 @@ import type { AgentSpec, ProviderToolSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
+import type { ProgressTarget } from '../schemas/run-input.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
 import type { Script } from '../schemas/script.js';
@@ -44,6 +45,8 @@ export interface CallModelInput {
   settings: ModelSettings | undefined;
   /** The run's request context, for the transforms that run here. */
   requestContext?: RequestContextValues;
+  /** A sub-agent's step: its text goes to the run that streams it, within this slice of its budget. */
+  progress?: ProgressTarget;
 }
 
 /** A tool call as the model made it. `invalid` says why it cannot run (unknown tool, bad JSON). */
@@ -77,6 +80,8 @@ export interface CallModelOutput {
   usage: Usage;
   /** The assistant message(s) to append to the conversation, as the AI SDK produced them. */
   assistantMessages: Message[];
+  /** Bytes of progress sent (a sub-agent's step, given `progress`). */
+  progressBytes?: number;
 }
 
 export interface ExecuteToolInput {
@@ -90,9 +95,16 @@ export interface ExecuteToolInput {
   /** Set when a suspended call is resumed: the data for `context.resumeData`. */
   resume?: { data: JsonValue };
   requestContext?: RequestContextValues;
+  /** The run's publish secret: what the tool writes (`context.writer`) goes to the run's stream with it. */
+  publishToken?: string;
+  /** A sub-agent's call: what the tool writes goes to the run that streams it too, within this slice. */
+  progress?: ProgressTarget;
 }
 
-export type ExecuteToolOutput =
+/** How an execution ended, and the bytes of progress it sent (a sub-agent's call, given `progress`). */
+export type ExecuteToolOutput = ExecuteToolEnd & { progressBytes?: number };
+
+type ExecuteToolEnd =
   /** `shaped`: the model's view came from the tool's transcript transform and `toModelOutput` already. */
   | { type: 'result'; output: JsonValue; modelOutput: ToolModelOutput; shaped?: boolean }
   | { type: 'error'; error: string }
@@ -106,7 +118,7 @@ export type ExecuteToolOutput =
 
 /** How a tool call ended, as the model and the result see it. */
 export type ToolCallOutcome =
-  | Extract<ExecuteToolOutput, { type: 'result' }>
+  | Extract<ExecuteToolEnd, { type: 'result' }>
   /** `transcript`: what the stored transcript (and so the model) keeps of the error, when a transform changed it. */
   | { type: 'error'; error: string; transcript?: string }
   | { type: 'declined'; message: string };

@@ -9,6 +9,7 @@ import { RequestContext } from '../tools/request-context.js';
 import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../tools/schema.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
+import { ToolWriter } from './tool-writer.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
@@ -22,9 +23,28 @@ class ToolSuspension {
  * so Temporal retries it by the tool's retry policy; the workflow turns the last failure into a tool
  * error. A tool that calls `suspend()` comes back as `suspended` (with the call's own resume schema,
  * when the tool makes one); resume data that fails its `resumeSchema`, or the call's own, comes back as
- * `resume-rejected`, and the tool does not run.
+ * `resume-rejected`, and the tool does not run. What the tool writes (`context.writer`) is in the run's
+ * stream before the activity returns, so before the call's result.
  */
 export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+  const writer = new ToolWriter(input);
+  let output: ExecuteToolOutput;
+  try {
+    output = await execution(registry, input, writer);
+  } catch (err) {
+    // What the tool wrote before it threw reaches the run too, as a model's text does before it fails.
+    await writer.close();
+    throw err;
+  }
+  const progressBytes = await writer.close();
+  return progressBytes > 0 ? { ...output, progressBytes } : output;
+}
+
+async function execution(
+  registry: AgentRegistry,
+  input: ExecuteToolInput,
+  writer: ToolWriter,
+): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
   const tool: AnyTool | undefined = ownTool(agent, input.toolName);
   if (!tool) {
@@ -70,6 +90,7 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     suspend,
     resumeData,
     requestContext,
+    writer,
     // Mastra's tools read these from `context.agent`.
     agent: { toolCallId: input.toolCallId, suspend, resumeData },
   };

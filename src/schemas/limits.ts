@@ -34,6 +34,29 @@ export const MAX_REQUEST_CONTEXT_BYTES = 16 * 1024;
 /** What the memo may take, of Temporal's 2 MiB. */
 export const MAX_MEMO_BYTES = 1024 * 1024;
 
+/**
+ * What a tool writes to the run's stream (`context.writer.write`): the `data` of each chunk, bytes of
+ * its JSON. Every chunk travels in a signal to the run (into its history) and stays in the stream's
+ * log, which a continuation carries.
+ */
+export const MAX_WRITE_BYTES = 16 * 1024;
+/** Chunks one execution of a tool may write. */
+export const MAX_WRITES_PER_CALL = 200;
+/** Bytes of `data` one execution of a tool may write in all (as much as its output may hold). */
+export const MAX_WRITTEN_BYTES_PER_CALL = 256 * 1024;
+/** The `<name>` of a written `data-<name>` chunk: characters. */
+export const MAX_DATA_NAME = 64;
+/**
+ * What a sub-agent's progress (its text, tool events and tools' writes, with everything below it) may
+ * add to the stream of the run that streams it, per delegation, bytes of JSON. The sub-agent's run
+ * keeps within it as it sends; the streamed run drops what comes over it.
+ */
+export const MAX_PROGRESS_BYTES = 256 * 1024;
+/** Of that budget, what one activity of a sub-agent (a model step, a tool execution) may send. */
+export const MAX_PROGRESS_SLICE_BYTES = 32 * 1024;
+/** Arguments and outputs in a sub-agent's progress are mentioned, not held, over this many bytes of JSON. */
+export const MAX_PROGRESS_PAYLOAD_BYTES = 4 * 1024;
+
 /** The characters of a run id: they travel in URLs, shells and Temporal's visibility queries. */
 const RUN_ID_CHARS = /^[A-Za-z0-9._:-]+$/;
 const RUN_ID_RULE = `letters, digits, ".", "_", ":" and "-" only`;

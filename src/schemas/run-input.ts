@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema } from './decisions.js';
-import { boundedJson, IdSchema } from './limits.js';
+import { boundedJson, IdSchema, MAX_PROGRESS_BYTES, MAX_QUALIFIED_ID, MAX_RUN_REF } from './limits.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
@@ -22,6 +22,21 @@ export const RunCarrySchema = z
   .strict();
 export type RunCarry = z.infer<typeof RunCarrySchema>;
 
+/**
+ * Where a sub-agent's run sends its progress: the run that streams it (its parent, or the streamed run
+ * above), the secret of the delegation there, the delegating call as that run names it (qualified by
+ * the calls between), and the bytes of progress it may send, with everything it delegates to.
+ */
+export const ProgressTargetSchema = z
+  .object({
+    runId: z.string().min(1).max(MAX_RUN_REF),
+    token: z.string().min(1).max(128),
+    toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID),
+    budgetBytes: z.number().int().nonnegative().max(MAX_PROGRESS_BYTES),
+  })
+  .strict();
+export type ProgressTarget = z.infer<typeof ProgressTargetSchema>;
+
 export const RunInputSchema = z
   .object({
     agentId: IdSchema,
@@ -36,6 +51,8 @@ export const RunInputSchema = z
     startedBy: PrincipalSchema.optional(),
     /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
     parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
+    /** Set for a sub-agent's run below a streamed run: where its progress goes. */
+    progress: ProgressTargetSchema.optional(),
     carry: RunCarrySchema.optional(),
     /**
      * Set for a tool run (`AgentClient.runTool`, `agentctl tools run`): the run's one step is this call,

@@ -1,21 +1,22 @@
 /**
- * What the run's stream handlers take and give: the batches the model activity publishes, and the
- * pages a reader gets from the `readStream` query. Sandbox-safe: the workflow checks them.
+ * What the run's stream handlers take and give: the batches its activities (and its sub-agents)
+ * publish, and the pages a reader gets from the `readStream` query. Sandbox-safe: the workflow checks them.
  */
 import { z } from 'zod';
-import { DeltaChunkSchema } from './stream-chunks.js';
+import { PublishedChunkSchema } from './stream-chunks.js';
 
 /**
- * A batch of chunks from the run's own model activity. `token` is the run's publish secret, which
- * the workflow gives its activities only; `publisher` and `sequence` let the run drop a batch that
- * was sent twice (a retried signal).
+ * A batch of chunks from the run's own activities, or a sub-agent's progress. `token` is the run's
+ * publish secret, which the workflow gives its activities only, or the secret of one delegation, which
+ * it gives that sub-agent's run; `publisher` and `sequence` let the run drop a batch that was sent
+ * twice (a retried signal).
  */
 export const ChunkBatchSchema = z
   .object({
     token: z.string().min(1).max(128),
     publisher: z.string().min(1).max(128),
     sequence: z.number().int().positive(),
-    chunks: z.array(DeltaChunkSchema).min(1).max(10_000),
+    chunks: z.array(PublishedChunkSchema).min(1).max(10_000),
   })
   .strict();
 export type ChunkBatch = z.infer<typeof ChunkBatchSchema>;

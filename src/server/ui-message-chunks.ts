@@ -3,7 +3,8 @@
  * renders a durable run (text, tool calls, approval requests, results) with no parsing of its own.
  */
 import type { UIMessageChunk } from 'ai';
-import type { RunStreamChunk } from '../schemas/stream-chunks.js';
+import type { JsonValue } from '../schemas/json.js';
+import type { AgentProgress, DataChunk, RunStreamChunk } from '../schemas/stream-chunks.js';
 
 /** `data-tool-suspended` parts carry a tool's suspend payload to the UI, and the fingerprint to resume it with. */
 export interface ToolSuspendedData {
@@ -38,10 +39,20 @@ export interface ToolResumedData {
   resumeData: unknown;
 }
 
-export type RunUIMessageChunk = UIMessageChunk<
-  RunMessageMetadata,
-  { 'tool-suspended': ToolSuspendedData; 'tool-uncertain': ToolUncertainData; 'tool-resumed': ToolResumedData }
->;
+/**
+ * The data parts of a run's UI message stream: the runner's own, and what tools write
+ * (`data-<name>`, any JSON).
+ */
+export interface RunUIDataTypes {
+  'tool-suspended': ToolSuspendedData;
+  'tool-uncertain': ToolUncertainData;
+  'tool-resumed': ToolResumedData;
+  /** A sub-agent's progress (text, tool events, its tools' writes), tagged with it and the delegating call. */
+  'agent-progress': AgentProgress;
+  [name: string]: JsonValue | ToolSuspendedData | ToolUncertainData | ToolResumedData | AgentProgress;
+}
+
+export type RunUIMessageChunk = UIMessageChunk<RunMessageMetadata, RunUIDataTypes>;
 
 /** Marks the UI chunks of a call the model's provider ran (a web search), as the AI SDK does. */
 function byProvider(chunk: { providerExecuted?: true }): { providerExecuted?: true } {
@@ -154,6 +165,8 @@ export class UiChunkMapper {
         ];
       case 'error':
         return [...this.closeText(), { type: 'error', errorText: chunk.error }];
+      default:
+        return [dataPart(chunk)];
     }
   }
 
@@ -162,4 +175,10 @@ export class UiChunkMapper {
     this.openText.clear();
     return ends;
   }
+}
+
+/** A chunk a tool wrote, or a sub-agent's progress, as the data part it already is. */
+function dataPart(chunk: DataChunk & { offset: number }): RunUIMessageChunk {
+  const { type, data, id, transient } = chunk;
+  return { type, data, ...(id !== undefined ? { id } : {}), ...(transient !== undefined ? { transient } : {}) };
 }

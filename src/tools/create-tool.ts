@@ -22,6 +22,31 @@ export interface ToolLogger {
   error(message: string, attrs?: Record<string, unknown>): void;
 }
 
+/**
+ * A chunk a tool writes to its run's stream, in the AI SDK's data-part form: a UI gets it as a
+ * `data-<name>` part of the UI message stream. `id`: a later chunk with the same type and id replaces
+ * this one in the UI's message; `transient`: the UI gets it (`onData`) but does not keep it in the message.
+ */
+export interface ToolDataChunk<TData = JsonValue> {
+  type: `data-${string}`;
+  data: TData;
+  id?: string;
+  transient?: boolean;
+}
+
+/** Where a tool writes custom chunks to its run's stream; see {@link ToolExecutionContext.writer}. */
+export interface ToolStreamWriter {
+  /**
+   * Writes a chunk to the run's stream, after the call's `tool-call` and before its result. Checked at
+   * once: a chunk that is not `{ type: 'data-<name>', data, id?, transient? }` with JSON `data` of at
+   * most 16 KiB, a name the runner reserves (`data-tool-*`, `data-agent-*`), or a write past 200 chunks
+   * or 256 KiB in this execution throws a `StreamWriteError` here. Resolves once the chunk is queued;
+   * chunks go to the run in batches, all before the call's result. Each execution writes anew, so a
+   * retried or resumed call writes again.
+   */
+  write(chunk: ToolDataChunk<unknown>): Promise<void>;
+}
+
 /** What `execute` gets besides its input. */
 export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue> {
   runId: string;
@@ -54,6 +79,11 @@ export interface ToolExecutionContext<TSuspend = JsonValue, TResume = JsonValue>
   resumeData: TResume | undefined;
   /** The run's request context (`requestContext.get('tier')`): what the caller or the server set for the run. */
   requestContext: RequestContext;
+  /**
+   * Writes custom chunks (`data-<name>` parts) to the run's stream, for UIs: progress, previews,
+   * partial results. In a sub-agent's run they go to its parent's stream too, as its progress.
+   */
+  writer: ToolStreamWriter;
   /** The same, where Mastra's tools look for them: `const { suspend, resumeData } = context.agent`. */
   agent: { toolCallId: string; suspend: (payload: TSuspend) => Promise<never>; resumeData: TResume | undefined };
 }

@@ -35,6 +35,7 @@ import { runCancelled } from './delegation.js';
 import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-views.js';
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
+import { ProgressRouting } from './progress.js';
 import {
   childReportSignal,
   decisionSignals,
@@ -103,16 +104,26 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     },
   });
 
-  const intake = new ChunkIntake(state.stream);
+  const intake = new ChunkIntake(state.stream, (progress) => state.takeProgress(progress));
   serveStream(state.stream, intake, new LegacyPublishIntake(state.stream));
-  // Only the run's own model activity gets the secret that publishing takes.
-  if (input?.stream) intake.token = uuid4();
+  // Only the run's own activities get the secret that publishing takes: the model's (when the run
+  // streams) and its tools' (what they write goes to the stream of any run).
+  intake.token = uuid4();
+  state.publishToken = intake.token;
+  state.progress = new ProgressRouting(
+    { runId, agentId: state.agentId },
+    intake,
+    input?.stream !== undefined,
+    input?.progress,
+  );
 
   state.graceMs = input?.stream?.graceMs ?? 0;
   let outcome: { result: StoredRunResult } | { failure: unknown };
   try {
     if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid run input: ${parsed.error}`, 'InvalidRunInput');
-    const result = await run(parsed.data, state, intake.token);
+    const result = await run(parsed.data, state);
+    // A sub-agent's progress is all in the streamed run before its result is.
+    if (state.progress?.sends) await state.progress.sent();
     if ('continueWith' in result) return continueRun(state, parsed.data, result.continueWith);
     state.finish('completed');
     state.publish(finishChunk(result, []));
@@ -178,19 +189,17 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });
+  const progress = state.progress?.carried();
   return continueAsNewWithAttributes({
     ...input,
     messages: state.conversation.messages,
+    ...(progress ? { progress } : {}),
     carry: { spec, ...state.handOver() },
   });
 }
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
-async function run(
-  input: RunInput,
-  state: RunState,
-  publishToken: string | undefined,
-): Promise<StoredRunResult | { continueWith: AgentSpec }> {
+async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
   const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
@@ -222,12 +231,15 @@ async function run(
     checkConversationSize(state);
     state.publish({ type: 'start-step', stepNumber });
     state.stream.live = streaming && !toolRun;
+    // A sub-agent's tool events of the last step precede its text of this one in the streamed run.
+    if (state.progress?.sends) await state.progress.sent();
+    const progress = toolRun ? undefined : state.progress?.slice();
     const model =
       toolRun ??
       (await callModel({
         stepNumber,
         stream: streaming,
-        publishToken,
+        publishToken: streaming ? state.publishToken : undefined,
         runId: state.runId,
         agentId: spec.id,
         model: options.model ?? spec.model,
@@ -238,7 +250,9 @@ async function run(
         toolChoice: options.toolChoice,
         settings: options.modelSettings,
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
+        ...(progress ? { progress } : {}),
       }).finally(() => (state.stream.live = false)));
+    if (!toolRun) state.progress?.settle(progress, model.progressBytes);
     state.conversation.startStep(stepNumber, model);
     await providerCallsDone(spec, options, state, stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.

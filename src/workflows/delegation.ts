@@ -17,7 +17,8 @@ import { startSearchAttributes } from './search-attributes.js';
 
 /**
  * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
- * visible in the Temporal UI under its parent. What it waits on is reported up to this run.
+ * visible in the Temporal UI under its parent. What it waits on is reported up to this run; below a
+ * streamed run, its progress goes to that run (see progress.ts).
  */
 export async function runSubAgent(
   tool: ToolSpecOf<'agent'>,
@@ -36,12 +37,14 @@ export async function runSubAgent(
     ...(options.requestContext ? { requestContext: options.requestContext } : {}),
     ...inheritedApproval(options),
   };
+  const progress = state.progress?.forChild(call.toolCallId);
   const input: RunInput = {
     agentId: sub.id,
     messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
     options: childOptions,
     ...(state.startedBy ? { startedBy: state.startedBy } : {}),
     parent: { runId: state.runId, toolCallId: call.toolCallId },
+    ...(progress ? { progress } : {}),
   };
   state.childStarted(call.toolCallId);
   let trail: StoredRunResult['decisions'] = [];
@@ -62,6 +65,7 @@ export async function runSubAgent(
     if (runCancelled()) throw err;
     return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${childFailureMessage(err)}` };
   } finally {
+    state.progress?.childEnded(progress);
     state.childFinished(call.toolCallId, trail);
   }
 }

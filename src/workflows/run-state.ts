@@ -19,11 +19,12 @@ import type {
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
-import { finishChunk, shownPending, type RunChunk } from '../schemas/stream-chunks.js';
+import { finishChunk, shownPending, type AgentProgressChunk, type RunChunk } from '../schemas/stream-chunks.js';
 import { ChunkLog } from './chunk-log.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
+import type { ProgressRouting } from './progress.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { StreamSegments } from './stream-segments.js';
 import { runResult } from './transcript.js';
@@ -41,7 +42,13 @@ export class RunState {
   readonly conversation: Conversation;
   /** The run's stream: its chunks by offset, in memory; readers query it. */
   readonly stream: ChunkLog;
+  /** The run's publish secret, which its own activities publish to its stream with. */
+  publishToken: string | undefined;
+  /** Where its sub-agents' progress goes, and its own (a sub-agent's run below a streamed run). */
+  progress: ProgressRouting | undefined;
   private readonly segments = new StreamSegments();
+  /** Sub-agents' progress that arrived while the stream was paused: it opens the next segment. */
+  private readonly heldProgress: AgentProgressChunk[] = [];
   private readonly ledger: ApprovalLedger;
   private readonly mirror: RunMirror;
   /** Accepted decisions, by the own call they resolve, until its waiter takes them. */
@@ -114,6 +121,17 @@ export class RunState {
 
   publish(chunk: RunChunk): void {
     this.stream.append(chunk);
+    this.progress?.forward(chunk);
+  }
+
+  /**
+   * A sub-agent's progress, as it arrives. While the stream's segment is paused nobody reads it: a
+   * signal that came after the pause it preceded (Temporal does not keep signals from one workflow in
+   * order) waits for the next segment, and opens it.
+   */
+  takeProgress(chunks: AgentProgressChunk[]): void {
+    if (this.segments.paused) this.heldProgress.push(...chunks);
+    else this.stream.append(...chunks);
   }
 
   /** The tool calls of a step start; the run pauses once every one of them finished or waits. */
@@ -278,6 +296,7 @@ export class RunState {
   private resumeSegment(): void {
     if (!this.segments.resumeNow()) return;
     this.publish({ type: 'start', runId: this.runId, agentId: this.agentId, resumed: true });
+    this.stream.append(...this.heldProgress.splice(0));
     this.report();
   }
 

@@ -35,9 +35,13 @@ const DEFAULT_TOOL_ACTIVITY = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 } satisfies ActivityOptions;
 
+/** Errors of the runner's own making that no retry of the tool can fix: a chunk the writer refused. */
+const NON_RETRYABLE_TOOL_ERRORS = ['StreamWriteError'];
+
 function toolActivityOptions(tool: ToolSpecOf<'tool'>, atMostOnce: boolean): ActivityOptions {
   const custom = tool.activity ?? {};
-  const retry = { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry };
+  const nonRetryableErrorTypes = [...(custom.retry?.nonRetryableErrorTypes ?? []), ...NON_RETRYABLE_TOOL_ERRORS];
+  const retry = { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry, nonRetryableErrorTypes };
   return {
     startToCloseTimeout: custom.startToCloseTimeout ?? DEFAULT_TOOL_ACTIVITY.startToCloseTimeout,
     heartbeatTimeout: custom.heartbeatTimeout ?? DEFAULT_TOOL_ACTIVITY.heartbeatTimeout,
@@ -223,6 +227,7 @@ async function executeOnWorker(
   let resumeSchema = tool.resumeSchema;
   for (;;) {
     let output;
+    const progress = state.progress?.slice();
     try {
       output = await executeTool({
         runId: state.runId,
@@ -234,8 +239,11 @@ async function executeOnWorker(
         resourceId: options.resourceId,
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
         ...(resumed ? { resume: { data: resumed.decision.resumeData ?? null } } : {}),
+        ...(state.publishToken ? { publishToken: state.publishToken } : {}),
+        ...(progress ? { progress } : {}),
       });
     } catch (err) {
+      state.progress?.settle(progress, undefined);
       if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
       if (resumed && !resumeRecorded) state.recordResume(resumed, undefined);
@@ -255,6 +263,7 @@ async function executeOnWorker(
         error: `The call of tool "${call.toolName}" was marked failed by ${decidedBy(record)}${why}`,
       };
     }
+    state.progress?.settle(progress, output.progressBytes);
     if (resumed && !resumeRecorded) {
       state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
     }

@@ -162,6 +162,7 @@ async function fetchWith(tool: typeof webFetchTool, url: string): Promise<FetchO
     suspend,
     resumeData: undefined,
     requestContext: new RequestContext(),
+    writer: { write: () => Promise.reject(new Error('web_fetch does not write')) },
     agent: { toolCallId: 'call-0', suspend, resumeData: undefined },
   } satisfies ToolExecutionContext;
   const output = await tool.execute!({ url }, context);
