@@ -10,6 +10,7 @@ import {
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
+  type TelemetryOptions,
   type ToolSet,
 } from 'ai';
 import { z } from 'zod';
@@ -23,6 +24,7 @@ import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.
 import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { ChunkPublisher } from './chunk-publisher.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
 import { inputDeltaShown, toJson, transcribedCalls } from './transform-payload.js';
@@ -43,6 +45,7 @@ export async function callModel(
   registry: AgentRegistry,
   factories: Record<string, ModelFactory>,
   input: CallModelInput,
+  tracing?: Tracing,
 ): Promise<CallModelOutput> {
   const agent = registry.get(input.agentId);
   const model: LanguageModel = input.model
@@ -79,6 +82,7 @@ export async function callModel(
     maxRetries: 0, // Temporal retries the activity
     abortSignal: activity.cancellationSignal,
     ...input.settings,
+    ...telemetry(tracing, input.agentId),
   };
 
   // A model call can take minutes with nothing streamed: heartbeat meanwhile, so that a worker that
@@ -125,6 +129,12 @@ export async function callModel(
   } finally {
     clearInterval(beat);
   }
+}
+
+/** The AI SDK's telemetry for a model call of a traced run: its spans nest in the activity's. */
+function telemetry(tracing: Tracing | undefined, agentId: string): { telemetry?: TelemetryOptions } {
+  const options = tracing?.modelTelemetry(agentId);
+  return options ? { telemetry: options } : {};
 }
 
 /** Streams one model step, publishing its deltas; they are all in the run's stream when it returns. */

@@ -25,6 +25,7 @@ import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
+import { waitSpan } from './spans.js';
 import { StreamSegments } from './stream-segments.js';
 import { runResult } from './transcript.js';
 
@@ -149,7 +150,11 @@ export class RunState {
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
-  async waitForDecision(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
+  waitForDecision(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
+    return waitSpan(waiting.kind, call.toolName, () => this.decided(call, waiting));
+  }
+
+  private async decided(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
     this.apply(this.ledger.ask(call, waiting));
     this.callFinished();
     // The ledger's `resolve` counts the call as going on again the moment it is decided.
