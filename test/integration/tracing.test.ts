@@ -4,12 +4,20 @@
  * into an in-memory exporter here. Tool arguments and outputs reach spans only as the display
  * transforms show them. A run started without tracing adds nothing to its history.
  */
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { AgentClient, createTool, defineAgent, type Script } from '../../src/index.js';
+import { workflowSpanSinks } from '../../src/tracing/config.js';
 import { createTracing } from '../../src/tracing/index.js';
 import { collect, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+
+process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
 
 const PIN = 'PIN-4711-RAW';
 const VAULT_CODE = 'VAULT-0042-RAW';
@@ -62,7 +70,7 @@ const exporter = new InMemorySpanExporter();
 const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(exporter), serviceName: 'tracing-test' });
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([agent], { tracing });
+  w = await startWorker([agent, supervisorAgent], { tracing });
 });
 afterAll(async () => {
   await w?.stop();
@@ -227,6 +235,44 @@ it('adds nothing to the history of a run started without tracing, and traces not
     expect(JSON.stringify(history)).toContain('_tracer-data');
   } finally {
     await plain.close();
+  }
+});
+
+it("keeps a sub-agent's run in its supervisor's trace, down the chain, with the approval given at the top", async () => {
+  const paused = await w.client.generate('supervisor', 'Delete r2.', supervisorDeleteOptions);
+  expect(paused.finishReason).toBe('suspended');
+  await w.client.approveToolCallGenerate({ runId: paused.runId, by: 'ops' });
+  const runs = (spans: ReadableSpan[]) => spans.filter((x) => x.name === 'RunWorkflow:agentRun');
+  const spans = await traceSpans(paused.runId, (all) => runs(all).length === 3);
+
+  // supervisor -> ops-agent -> records-agent (a child's run id is `<parent run>::<tool call>`), each under
+  // its parent's delegating tool call.
+  const depth = (x: ReadableSpan) => String(x.attributes.temporalWorkflowId).split('::').length;
+  const [top, middle, bottom] = [1, 2, 3].map((d) => runs(spans).find((x) => depth(x) === d));
+  expect(ancestry(spans, middle!).map((x) => x.name)).toEqual(
+    expect.arrayContaining(['execute_tool agent-ops', 'RunWorkflow:agentRun', 'StartWorkflow:agentRun']),
+  );
+  expect(ancestry(spans, bottom!).map((x) => x.name)).toContain('execute_tool agent-records');
+  expect(ancestry(spans, bottom!)).toContain(top);
+  // The deletion waited for its approval three levels down.
+  expect(one(spans, 'execute_tool deleteRecord').attributes).toMatchObject({
+    'durable_agents.approval.required': true,
+    'durable_agents.decision': 'approve',
+    'durable_agents.tool.outcome': 'result',
+  });
+});
+
+it('replays traced runs without non-determinism, on a worker that does not trace', async () => {
+  const traced = exporter.getFinishedSpans().filter((x) => x.name === 'StartWorkflow:agentRun');
+  expect(traced.length).toBeGreaterThanOrEqual(3);
+  for (const start of traced) {
+    const runId = String(start.attributes.temporalWorkflowId);
+    const history = await w.client.temporal.workflow.getHandle(runId).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks(undefined) },
+      history,
+      runId,
+    );
   }
 });
 
