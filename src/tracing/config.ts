@@ -58,7 +58,7 @@ export async function tracingFromEnv(serviceName: string): Promise<Tracing | und
   const protocol = otlpFromEnv(process.env);
   if (!protocol) return undefined;
   const { otlpTracing } = await import('./tracing.js');
-  return await otlpTracing(protocol, process.env.OTEL_SERVICE_NAME?.trim() || serviceName);
+  return otlpTracing(protocol, process.env.OTEL_SERVICE_NAME?.trim() || serviceName);
 }
 
 /**

@@ -19,6 +19,8 @@ import {
 } from '@opentelemetry/api';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { envDetectorSync, Resource } from '@opentelemetry/resources';
 import {
@@ -137,12 +139,9 @@ export function createTracing(options: TracingOptions | { exporter: SpanExporter
 }
 
 /** Tracing to the OTLP endpoint the environment names (the exporters read it), batched. */
-export async function otlpTracing(protocol: OtlpProtocol, serviceName: string): Promise<Tracing> {
-  const { OTLPTraceExporter } =
-    protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-trace-otlp-http')
-      : await import('@opentelemetry/exporter-trace-otlp-proto');
-  return createTracing({ exporter: new OTLPTraceExporter(), serviceName });
+export function otlpTracing(protocol: OtlpProtocol, serviceName: string): Tracing {
+  const exporter = protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  return createTracing({ exporter, serviceName });
 }
 
 /**
