@@ -262,6 +262,23 @@ it("keeps a sub-agent's run in its supervisor's trace, down the chain, with the 
   });
 });
 
+it('keeps a run that continues as new in its trace', async () => {
+  const script: Script = [{ toolCalls: [{ toolName: 'weather', args: { city: 'Oslo' } }] }, { text: 'Sunny.' }];
+  const result = await w.client.generate('traced-agent', 'weather', {
+    model: 'scripted',
+    script,
+    continueAsNewEvery: 1,
+  });
+  expect(result.text).toBe('Sunny.');
+  const runs = (spans: ReadableSpan[]) => spans.filter((x) => x.name === 'RunWorkflow:agentRun');
+  const spans = await traceSpans(result.runId, (all) => runs(all).length === 2);
+  const handOver = one(spans, 'ContinueAsNew:agentRun');
+  const [first, second] = runs(spans).sort((a, b) => (ancestry(spans, a).length < ancestry(spans, b).length ? -1 : 1));
+  expect(handOver.parentSpanId).toBe(id(first!));
+  expect(second!.parentSpanId).toBe(id(handOver));
+  expect(spans.filter((x) => x.attributes['gen_ai.operation.name'] === 'chat')).toHaveLength(2);
+});
+
 it('replays traced runs without non-determinism, on a worker that does not trace', async () => {
   const traced = exporter.getFinishedSpans().filter((x) => x.name === 'StartWorkflow:agentRun');
   expect(traced.length).toBeGreaterThanOrEqual(3);
