@@ -58,9 +58,20 @@ export default tseslint.config(
             },
             { group: ['ai', '@ai-sdk/*', 'hono', 'hono/*', '@hono/*', 'commander'], message: sandboxMessage },
             {
-              // Activity code, the client, the server, the codec and the worker are Node code; their types are fine.
+              // Tracing's Node side (exporters, the context manager, the client and worker interceptors).
+              group: ['@opentelemetry/exporter-*', '@opentelemetry/context-async-hooks'],
+              message: sandboxMessage,
+            },
+            {
+              regex: '^@temporalio/interceptors-opentelemetry(/lib/(client|worker)/.*|/lib/(index|plugin)\\.js)?$',
+              message: sandboxMessage,
+            },
+            {
+              // Activity code, the client, the server, the codec, tracing and the worker are Node code; their
+              // types are fine.
               regex:
-                '^\\.\\.?/(.*/)?(activities|client|server|models|tools|worker|registry|config|agent|codec)(/|\\.js$)',
+                '^\\.\\.?/(.*/)?' +
+                '(activities|client|server|models|tools|worker|registry|config|agent|codec|tracing)(/|\\.js$)',
               allowTypeImports: true,
               message: sandboxMessage,
             },

@@ -9,11 +9,24 @@ import { CONNECTION_SETTINGS, decisionKeysFromEnv, resolveConnection, type Conne
 import { rejectUnknownKeys } from './options.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
+import { tracingFromEnv, workflowSpanSinks } from './tracing/config.js';
+import type { Tracing } from './tracing/tracing.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
 export const workflowsPath = fileURLToPath(
   new URL(`./workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
+
+/**
+ * The workflow interceptor modules every bundle of the run workflow must include (tracing: see
+ * src/workflows/trace-interceptors.ts). `createWorker` adds them when it bundles; give them to
+ * `bundleWorkflowCode({ workflowsPath, workflowInterceptorModules })` when you bundle yourself.
+ */
+export const workflowInterceptorModules = [
+  fileURLToPath(
+    new URL(`./workflows/trace-interceptors${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  ),
+];
 
 /** The options of {@link createWorker}. */
 export interface CreateWorkerOptions extends ConnectionSettings {
@@ -39,7 +52,16 @@ export interface CreateWorkerOptions extends ConnectionSettings {
   codec?: PayloadCodec;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
-  /** A pre-built workflow bundle (see `bundleWorkflowCode`), to skip bundling at start. */
+  /**
+   * OpenTelemetry tracing (see `createTracing`): spans of the runs started by a tracing client, their
+   * activities and model calls. Default: on when the environment names an OTLP endpoint
+   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, see the README); `false` turns it off whatever the environment says.
+   */
+  tracing?: Tracing | false;
+  /**
+   * A pre-built workflow bundle (see `bundleWorkflowCode`, with {@link workflowInterceptorModules}),
+   * to skip bundling at start.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Other Temporal worker options (concurrency, interceptors, ...). */
   workerOptions?: Partial<
@@ -57,6 +79,8 @@ export interface AgentWorker {
   taskQueue: string;
   namespace: string;
   codec: PayloadCodec;
+  /** The tracing the worker reports to, when it traces. */
+  tracing: Tracing | undefined;
   /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
   run(): Promise<void>;
 }
@@ -69,6 +93,7 @@ const WORKER_OPTIONS = [
   'codec',
   'connection',
   'workflowBundle',
+  'tracing',
   'workerOptions',
   ...CONNECTION_SETTINGS,
 ] as const satisfies ReadonlyArray<keyof CreateWorkerOptions>;
@@ -77,11 +102,14 @@ const WORKER_OPTIONS = [
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
   rejectUnknownKeys('createWorker', options, WORKER_OPTIONS);
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
-  // Before connecting: bad codec keys fail here without a connection to close.
+  // Before connecting: bad codec keys or tracing settings fail here without a connection to close.
   const codec = options.codec ?? (await loadPayloadCodec());
+  const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   const registry = new AgentRegistry(options.agents);
+  const tracing = options.tracing || ownTracing;
+  const { interceptors, sinks } = options.workerOptions ?? {};
   const worker = await Worker.create({
     ...options.workerOptions,
     dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
@@ -96,8 +124,21 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
         ...options.models,
       },
       options.decisionKeys ?? decisionKeysFromEnv(),
+      tracing,
     ),
+    interceptors: {
+      ...interceptors,
+      // A pre-built bundle has its interceptor modules in it already (Temporal ignores these then).
+      ...(options.workflowBundle
+        ? {}
+        : { workflowModules: [...workflowInterceptorModules, ...(interceptors?.workflowModules ?? [])] }),
+      activity: [...(tracing?.workerInterceptors().activity ?? []), ...(interceptors?.activity ?? [])],
+    },
+    sinks: { ...sinks, ...workflowSpanSinks(tracing) },
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+  }).catch(async (err: unknown) => {
+    await ownTracing?.shutdown();
+    throw err;
   });
   return {
     worker,
@@ -106,11 +147,14 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     taskQueue,
     namespace,
     codec,
+    tracing,
     async run() {
       try {
         await worker.run();
       } finally {
         await ownConnection?.close();
+        // What the last tasks traced goes out before the process ends.
+        await ownTracing?.shutdown();
       }
     },
   };
@@ -122,14 +166,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace, agentIds, codec } = await createWorker({
+  const { worker, run, taskQueue, namespace, agentIds, codec, tracing } = await createWorker({
     ...options,
     workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
   });
   // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
   console.error(
     `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
-      describeCodec(codec),
+      describeCodec(codec) +
+      (tracing ? '; tracing runs started by tracing clients' : ''),
   );
   await run();
   console.error(`worker: stopped (${worker.getState()})`);

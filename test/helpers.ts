@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
+import type { Tracing } from '../src/tracing/tracing.js';
 import { AgentClient, createWorker, type Agent, type ModelFactory, type RunStreamChunk } from '../src/index.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
@@ -26,6 +27,8 @@ export async function startWorker(
     decisionKeys?: DecisionKeys;
     codec?: PayloadCodec;
     taskQueue?: string;
+    /** Tracing for the worker and the client (default: none, whatever the environment says). */
+    tracing?: Tracing;
   } = {},
 ): Promise<TestWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -37,6 +40,7 @@ export async function startWorker(
     decisionKeys: options.decisionKeys,
     models: options.models,
     codec: options.codec,
+    tracing: options.tracing ?? false,
     connection,
     namespace: 'default',
     taskQueue,
@@ -48,6 +52,7 @@ export async function startWorker(
     namespace: 'default',
     taskQueue,
     codec: options.codec,
+    tracing: options.tracing ?? false,
   });
   return {
     taskQueue,

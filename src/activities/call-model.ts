@@ -11,6 +11,7 @@ import {
   type LanguageModelUsage,
   type ModelMessage,
   type Tool,
+  type TelemetryOptions,
   type ToolSet,
 } from 'ai';
 import { errorMessage, WebSearchUnavailableError } from '../errors.js';
@@ -25,6 +26,7 @@ import type { Message } from '../schemas/message.js';
 import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import { checkWith } from '../tools/schema.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { ChunkPublisher } from './chunk-publisher.js';
 import { ProgressSender } from './progress-sender.js';
 import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
@@ -48,6 +50,7 @@ export async function callModel(
   registry: AgentRegistry,
   factories: Record<string, ModelFactory>,
   input: CallModelInput,
+  tracing?: Tracing,
 ): Promise<CallModelOutput> {
   const agent = registry.get(input.agentId);
   const model: LanguageModel = input.model
@@ -85,6 +88,7 @@ export async function callModel(
     maxRetries: 0, // Temporal retries the activity
     abortSignal: activity.cancellationSignal,
     ...input.settings,
+    ...telemetry(tracing, input.agentId),
   };
 
   // A model call can take minutes with nothing streamed: heartbeat meanwhile, so that a worker that
@@ -141,6 +145,12 @@ export async function callModel(
   } finally {
     clearInterval(beat);
   }
+}
+
+/** The AI SDK's telemetry for a model call of a traced run: its spans nest in the activity's. */
+function telemetry(tracing: Tracing | undefined, agentId: string): { telemetry?: TelemetryOptions } {
+  const options = tracing?.modelTelemetry(agentId);
+  return options ? { telemetry: options } : {};
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { callModel } from './call-model.js';
 import type { AgentActivities } from './contracts.js';
 import { describeAgent } from './describe-agent.js';
@@ -10,17 +11,18 @@ import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-
 
 /**
  * The activities of a worker, bound to its agents and model providers, and to its approvers' keys
- * when decisions must be signed.
+ * when decisions must be signed, and to its tracing, when it traces.
  */
 export function createActivities(
   registry: AgentRegistry,
   models: Record<string, ModelFactory>,
   decisionKeys?: DecisionKeys,
+  tracing?: Tracing,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   return {
     describeAgent: async (input) => ({ ...describeAgent(registry, input), ...(keys ? { signedDecisions: true } : {}) }),
-    callModel: (input) => callModel(registry, models, input),
+    callModel: (input) => callModel(registry, models, input, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
     executeTool: (input) => executeTool(registry, input),
     transformPayload: (input) => transformPayload(registry, input),

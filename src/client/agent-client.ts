@@ -7,6 +7,8 @@ import { Client, Connection } from '@temporalio/client';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { CONNECTION_SETTINGS, resolveConnection } from '../config.js';
 import { rejectUnknownKeys } from '../options.js';
+import { tracingFromEnv } from '../tracing/config.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
@@ -52,11 +54,14 @@ export class AgentClient {
   readonly taskQueue: string;
   private readonly ctx: ClientContext;
   private readonly ownConnection: Connection | undefined;
+  private readonly ownTracing: Tracing | undefined;
   private readonly warn: (message: string) => void;
   private readonly principal: PrincipalInput | undefined;
   private readonly signingKey: SigningKey | undefined;
 
-  constructor(args: { client: Client; taskQueue: string; ownConnection?: Connection } & ClientBehaviour) {
+  constructor(
+    args: { client: Client; taskQueue: string; ownConnection?: Connection; ownTracing?: Tracing } & ClientBehaviour,
+  ) {
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ctx = {
@@ -66,6 +71,7 @@ export class AgentClient {
       feeds: new StreamFeeds(args.client),
     };
     this.ownConnection = args.ownConnection;
+    this.ownTracing = args.ownTracing;
     this.warn = args.warn ?? ((m) => console.warn(m));
     this.principal = args.principal;
     this.signingKey = args.signingKey;
@@ -79,18 +85,26 @@ export class AgentClient {
       'warn',
       'principal',
       'signingKey',
+      'tracing',
     ] satisfies Array<keyof AgentClientOptions>);
     const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
     const codec = options.codec ?? (await loadPayloadCodec());
+    const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-client') : undefined;
+    const tracing = options.tracing || ownTracing;
     const connection = await Connection.connect({
       address: connectionOptions.address,
       tls: connectionOptions.tls,
       apiKey: connectionOptions.apiKey,
       metadata: connectionOptions.metadata,
     });
-    const client = new Client({ connection, namespace, dataConverter: { payloadCodecs: [codec] } });
+    const client = new Client({
+      connection,
+      namespace,
+      dataConverter: { payloadCodecs: [codec] },
+      ...(tracing ? { interceptors: { workflow: [tracing.clientInterceptor()] } } : {}),
+    });
     const { warn, principal, signingKey = signingKeyFromEnv() } = options;
-    return new AgentClient({ client, taskQueue, ownConnection: connection, warn, principal, signingKey });
+    return new AgentClient({ client, taskQueue, ownConnection: connection, ownTracing, warn, principal, signingKey });
   }
 
   get namespace(): string {
@@ -336,8 +350,12 @@ export class AgentClient {
     return this.next(runId);
   }
 
-  /** Closes the connection this client opened (none when it was given a Temporal client). */
+  /**
+   * Closes the connection this client opened (none when it was given a Temporal client), and sends
+   * the spans of the tracing it set up from the environment.
+   */
   async close(): Promise<void> {
     await this.ownConnection?.close();
+    await this.ownTracing?.shutdown();
   }
 }

@@ -69,6 +69,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       'payload codec keys, "<keyId>:<base64 key>" entries, current first ' +
         '(else DURABLE_AGENTS_CODEC_KEYS or DURABLE_AGENTS_CODEC_KEYS_FILE)',
     )
+    .addHelpText(
+      'after',
+      '\nTracing: with OTEL_EXPORTER_OTLP_ENDPOINT set, each run started here is an OpenTelemetry\n' +
+        'trace, and each decision sent from here a span (see the README, "Tracing").',
+    )
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .exitOverride()
     .showHelpAfterError('(agentctl --help lists the commands)');

@@ -1,6 +1,7 @@
 /** How an `AgentClient` is made and how it acts. */
 import type { PayloadCodec } from '@temporalio/common';
 import type { ConnectionSettings } from '../config.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { PrincipalInput } from './identity.js';
 import type { SigningKey } from './signing.js';
 
@@ -28,4 +29,11 @@ export type AgentClientOptions = ConnectionSettings &
      * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
      */
     codec?: PayloadCodec;
+    /**
+     * OpenTelemetry tracing (see `createTracing`): each run this client starts is a trace, which the
+     * workflow, its activities and model calls continue; decisions this client sends are spans too.
+     * Default: on when the environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, see the
+     * README), then flushed by `close()`; `false` turns it off whatever the environment says.
+     */
+    tracing?: Tracing | false;
   };

@@ -25,7 +25,7 @@ import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
 import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
-import { safeParse } from '../schemas/json.js';
+import { safeParse, type JsonValue } from '../schemas/json.js';
 import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
@@ -46,6 +46,7 @@ import {
   type RunSnapshot,
 } from './messages.js';
 import { RunState } from './run-state.js';
+import { recordOutcome, toolCallSpan } from './spans.js';
 import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
@@ -261,20 +262,27 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     }
     const toolOf = (name: string) => spec.tools.find((t) => t.name === name);
     const refTo = (call: ModelToolCall) => refOf(state.runId, spec.id, call, options.requestContext);
+    const shownArgs: JsonValue[] = [];
     for (const call of model.toolCalls) {
       const { toolCallId, toolName, fingerprint } = call;
       const args = await displayed(toolOf(toolName), refTo(call), 'input', call.args);
+      shownArgs.push(args);
       state.publish({ type: 'tool-call', stepNumber, toolCallId, toolName, args, fingerprint });
     }
 
     state.callsStart(model.toolCalls.length);
     const outcomes = await Promise.all(
-      model.toolCalls.map(async (call): Promise<ToolOutcome> => {
-        const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
-        state.conversation.recordOutcome(outcome);
-        state.publish(await displayedOutcome(toolOf(call.toolName), refTo(call), outcomeChunk(outcome)));
-        state.callFinished();
-        return outcome;
+      model.toolCalls.map((call, i) => {
+        const traced = { ...call, kind: toolOf(call.toolName)?.kind, stepNumber };
+        return toolCallSpan(traced, shownArgs[i]!, async (span): Promise<ToolOutcome> => {
+          const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
+          state.conversation.recordOutcome(outcome);
+          const shown = await displayedOutcome(toolOf(call.toolName), refTo(call), outcomeChunk(outcome));
+          recordOutcome(span, shown);
+          state.publish(shown);
+          state.callFinished();
+          return outcome;
+        });
       }),
     );
     const step = state.conversation.finishStep(outcomes);

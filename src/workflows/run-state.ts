@@ -26,6 +26,7 @@ import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
 import type { ProgressRouting } from './progress.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
+import { waitSpan } from './spans.js';
 import { StreamSegments } from './stream-segments.js';
 import { runResult } from './transcript.js';
 
@@ -167,7 +168,11 @@ export class RunState {
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
-  async waitForDecision(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
+  waitForDecision(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
+    return waitSpan(waiting.kind, call.toolName, () => this.decided(call, waiting));
+  }
+
+  private async decided(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
     this.apply(this.ledger.ask(call, waiting));
     this.callFinished();
     // The ledger's `resolve` counts the call as going on again the moment it is decided.

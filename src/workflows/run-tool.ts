@@ -21,6 +21,7 @@ import type { RunOptions } from '../schemas/run-options.js';
 import { runCancelled, runSubAgent, runWorkflowTool } from './delegation.js';
 import { displayed, refOf, transcribed, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
+import { recordApprovalRequired } from './spans.js';
 import { withChangedArguments } from './transcript.js';
 
 /**
@@ -73,7 +74,9 @@ export async function runTool(
     return { type: 'error', error: `Tool "${call.toolName}" is run by the model's provider; this call did not run.` };
   }
 
-  if (!needsApproval(options, tool)) return runCall(tool, spec, options, state, call, false);
+  const approval = needsApproval(options, tool);
+  recordApprovalRequired(approval);
+  if (!approval) return runCall(tool, spec, options, state, call, false);
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
   const waiting = {
     kind: 'approval' as const,

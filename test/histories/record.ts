@@ -14,11 +14,13 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.js';
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
+import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
@@ -34,6 +36,8 @@ interface Recording {
   options: StartOptions;
   /** Start it with `stream()`, which keeps it open this long after it finishes. */
   streamGraceMs?: number;
+  /** Start it from a client that traces: the run's history then carries trace contexts. */
+  traced?: boolean;
   /** What happens after the run first pauses or finishes. */
   then?: (client: AgentClient, runId: string) => Promise<unknown>;
 }
@@ -180,6 +184,18 @@ const recordings: Record<string, Recording> = {
   },
   // The provider's web search and a function call in one step (the canned Responses API), with a hook and a transform.
   'web-search': { agentId: 'web-search-agent', prompt: 'How many people live in Lyon?', options: {} },
+  // A supervisor chain, streamed, started by a tracing client: trace headers on the start, the
+  // activities, the children and the decision forwarded down.
+  'traced-supervisor': {
+    agentId: 'supervisor',
+    prompt: 'Delete the old customer list.',
+    options: supervisorDeleteOptions,
+    streamGraceMs: 0,
+    traced: true,
+    then: async (client, runId) => {
+      await client.approveToolCallGenerate({ runId, by: 'ops' });
+    },
+  },
   'agent-hooks': {
     agentId: 'hooked-agent',
     prompt: 'Go.',
@@ -205,16 +221,21 @@ const recordings: Record<string, Recording> = {
 
 const only = process.argv.slice(2);
 const taskQueue = `record-${randomUUID()}`;
-const client = await AgentClient.connect({ taskQueue });
+// Whatever the environment says: only the recordings that say so are traced (their spans go nowhere).
+const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) });
+const plainClient = await AgentClient.connect({ taskQueue, tracing: false });
+const tracingClient = await AgentClient.connect({ taskQueue, tracing });
 const { worker, run } = await createWorker({
   agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent, transformAgent, hookedAgent, webSearchAgent],
   taskQueue,
   enableScriptedModel: true,
+  tracing,
 });
 const running = run();
 try {
-  for (const [name, { agentId, prompt, options, streamGraceMs, then }] of Object.entries(recordings)) {
+  for (const [name, { agentId, prompt, options, streamGraceMs, traced, then }] of Object.entries(recordings)) {
     if (only.length > 0 && !only.includes(name)) continue;
+    const client = traced ? tracingClient : plainClient;
     // The replay test replays with this workflow id, which child workflow ids are made from.
     const start = { ...options, runId: `history-${name}` };
     const { runId } =
@@ -232,5 +253,7 @@ try {
 } finally {
   worker.shutdown();
   await running;
-  await client.close();
+  await plainClient.close();
+  await tracingClient.close();
+  await tracing.shutdown();
 }

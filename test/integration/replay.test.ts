@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
+import { workflowSpanSinks } from '../../src/tracing/config.js';
 import { describe, expect, inject, it } from 'vitest';
 import '../helpers.js';
 
@@ -29,6 +30,8 @@ describe('replay of recorded histories', () => {
         // Recorded by the version before the guarded stream: long-poll reads, the library's publishes.
         'streamed-before-guard.json',
         'streamed-guarded.json',
+        // Started by a tracing client: trace contexts in the headers of its start, commands and signals.
+        'traced-supervisor.json',
       ]),
     );
   });
@@ -37,7 +40,8 @@ describe('replay of recorded histories', () => {
     const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, dir), 'utf8')));
     // Recorded as run `history-<name>` (see record.ts): child workflow ids are made from it.
     await Worker.runReplayHistory(
-      { workflowBundle: { codePath: inject('workflowBundlePath') } },
+      // A worker that does not trace: the spans of a traced run go nowhere, and a replay sends none anyway.
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, sinks: workflowSpanSinks(undefined) },
       history,
       `history-${file.replace(/\.json$/, '')}`,
     );
