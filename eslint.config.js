@@ -45,6 +45,27 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // Node's ESM sees only a CommonJS package's default export (tsx and the bundles are laxer, so a
+    // named import passes the tests in-process and fails in a real worker process). Tests run in-process.
+    files: ['src/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts'],
+    ignores: SANDBOX,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@temporalio/proto',
+              importNames: ['temporal', 'google', 'coresdk'],
+              allowTypeImports: true,
+              message: "CommonJS: import proto from '@temporalio/proto', then proto.temporal...",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: SANDBOX,
     rules: {
       '@typescript-eslint/no-restricted-imports': [
