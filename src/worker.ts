@@ -9,6 +9,7 @@ import { CONNECTION_SETTINGS, decisionKeysFromEnv, resolveConnection, type Conne
 import { rejectUnknownKeys } from './options.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
+import { McpConnections } from './activities/mcp-connections.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
 export const workflowsPath = fileURLToPath(
@@ -82,6 +83,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   const registry = new AgentRegistry(options.agents);
+  const mcp = new McpConnections();
   const worker = await Worker.create({
     ...options.workerOptions,
     dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
@@ -95,6 +97,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
         ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
         ...options.models,
       },
+      mcp,
       options.decisionKeys ?? decisionKeysFromEnv(),
     ),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
@@ -110,6 +113,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       try {
         await worker.run();
       } finally {
+        await mcp.close();
         await ownConnection?.close();
       }
     },

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { Agent } from '../agent.js';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
@@ -9,6 +10,7 @@ import { RequestContext } from '../tools/request-context.js';
 import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../tools/schema.js';
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
+import type { McpConnections } from './mcp-connections.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
@@ -24,13 +26,19 @@ class ToolSuspension {
  * when the tool makes one); resume data that fails its `resumeSchema`, or the call's own, comes back as
  * `resume-rejected`, and the tool does not run.
  */
-export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+export async function executeTool(
+  registry: AgentRegistry,
+  input: ExecuteToolInput,
+  mcp?: McpConnections,
+): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
   const tool: AnyTool | undefined = ownTool(agent, input.toolName);
   if (!tool) {
     if (isProviderTool(agent.tools[input.toolName])) {
       return { type: 'error', error: `Tool "${input.toolName}" is run by the model's provider, never on the worker.` };
     }
+    const called = mcp && (await callMcpTool(mcp, agent, input));
+    if (called) return called;
     return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
   }
   const parsedInput = await checkWith(tool.inputSchema, input.args);
@@ -120,6 +128,16 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
     }
   }
 
+  return resultOf(agent, input, requestContext, output);
+}
+
+/** A tool's output as the run keeps it: JSON within the bound, with what the model is shown of it. */
+async function resultOf(
+  agent: Agent,
+  input: ExecuteToolInput,
+  requestContext: RequestContext,
+  output: unknown,
+): Promise<ExecuteToolOutput> {
   const json = toJson(output);
   const tooLarge = oversize(input.toolName, 'output', json);
   if (tooLarge) return { type: 'error', error: tooLarge };
@@ -144,6 +162,35 @@ export async function executeTool(registry: AgentRegistry, input: ExecuteToolInp
       shaped: true,
     }
   );
+}
+
+/**
+ * A call of one of the agent's MCP tools, through the worker's connection to its server; undefined
+ * when the name is not one of them. The worker heartbeats while the server works; a server that cannot
+ * be reached fails the attempt (Temporal retries it), and what the server answers is bounded as any
+ * tool's output.
+ */
+async function callMcpTool(
+  mcp: McpConnections,
+  agent: Agent,
+  input: ExecuteToolInput,
+): Promise<ExecuteToolOutput | undefined> {
+  const activity = Context.current();
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
+  let called;
+  try {
+    called = await mcp.call(agent, input.toolName, input.args, {
+      signal: activity.cancellationSignal,
+      idempotencyKey: `${input.runId}:${input.toolCallId}`,
+    });
+  } finally {
+    clearInterval(heartbeats);
+  }
+  if (!called) return undefined;
+  if ('error' in called) return { type: 'error', error: called.error };
+  return resultOf(agent, input, new RequestContext(input.requestContext), called.output);
 }
 
 /**
