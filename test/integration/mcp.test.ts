@@ -4,15 +4,19 @@
  * server that went down named in the tool error; and a run's own `clientTools` / `toolsets`, which pause
  * for the caller's result. `prepareStep` is refused.
  */
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AgentClient,
   createTool,
+  DEFAULT_REQUEST_OPTIONS,
   defineAgent,
   InvalidRunOptionsError,
   RunFailedError,
+  startServer,
   type Agent,
+  type RunOptions,
   type ToolCallHookContext,
 } from '../../src/index.js';
 import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
@@ -260,5 +264,47 @@ describe("a run's own tools: clientTools and toolsets", () => {
     await expect(w.client.generate('plain', 'x', options)).rejects.toThrow(
       /^Invalid run options: prepareStep: a function cannot be stored with a durable run/,
     );
+  });
+});
+
+describe('clientTools over HTTP', () => {
+  let w: TestWorker;
+  const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
+  beforeAll(async () => {
+    w = await startWorker([plainAgent]);
+  });
+  afterAll(async () => {
+    for (const server of servers) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await w?.stop();
+  });
+
+  const serve = async (requestOptions: ReadonlyArray<keyof RunOptions>) => {
+    const server = await startServer(w.client, { port: 0, agents: [plainAgent], requestOptions });
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const generate = (base: string, options: unknown) =>
+    fetch(`${base}/agents/plain/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'pick', options }),
+    });
+  const options = {
+    clientTools: { pick_color: { description: 'Pick a colour', inputSchema: { type: 'object' } } },
+    script: callThen('pick_color', {}),
+  };
+
+  it("takes a request's clientTools (JSON schemas) where the server lets requests set them", async () => {
+    const res = await generate(await serve([...DEFAULT_REQUEST_OPTIONS, 'script', 'clientTools']), options);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { finishReason: string; pendingToolCalls: unknown[] };
+    expect(body.finishReason).toBe('tool-calls');
+    expect(body.pendingToolCalls).toEqual([expect.objectContaining({ toolName: 'pick_color', kind: 'client' })]);
+  });
+
+  it('refuses them by default', async () => {
+    const res = await generate(await serve([...DEFAULT_REQUEST_OPTIONS, 'script']), options);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/a request may not set clientTools/);
   });
 });
