@@ -10,6 +10,7 @@ import type { AnyTool } from './tools/create-tool.js';
 import { toolNameOf } from './tools/builtin/builtin-names.js';
 import type { AgentHooks } from './tools/hooks.js';
 import { checkTransforms, type ToolTransforms } from './tools/transforms.js';
+import { checkMcpServers, type McpServer, type McpServerConfig } from './tools/mcp.js';
 
 /** The options of {@link defineAgent}. */
 export interface AgentConfig {
@@ -29,6 +30,14 @@ export interface AgentConfig {
    * (the model provider's own web search, which the provider runs inside the model call).
    */
   tools?: Record<string, AgentTool>;
+  /**
+   * MCP servers whose tools the agent offers, by name: `{ command, args?, env?, cwd? }` (a local server
+   * over stdio, started by the worker) or `{ url, headers? }` (Streamable HTTP). Each tool is named
+   * `<server>_<tool>`, as Mastra's `MCPClient.listTools()` names them. The worker connects and lists the
+   * tools when a run starts; every call is an activity on the worker, with approval (`requireApproval`:
+   * `true` or the tool names that need it), hooks, transforms and the idempotency key as for any tool.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
   /** Sub-agents: each key becomes a tool `agent-<key>` whose calls run the sub-agent as a child workflow. */
   agents?: Record<string, Agent>;
   /** Temporal workflows: each key becomes a tool `workflow-<key>` that runs the workflow as a child. */
@@ -70,6 +79,7 @@ export interface Agent extends AgentConfig {
   tools: Record<string, AgentTool>;
   agents: Record<string, Agent>;
   workflows: Record<string, WorkflowTool>;
+  mcpServers: Record<string, McpServer>;
 }
 
 /** A Temporal workflow an agent can call as a tool; see {@link defineWorkflowTool}. */
@@ -108,6 +118,7 @@ const AGENT_OPTIONS = [
   'tools',
   'agents',
   'workflows',
+  'mcpServers',
   'defaultOptions',
   'access',
   'overridable',
@@ -173,10 +184,17 @@ export function defineAgent(config: AgentConfig): Agent {
         `defineAgent("${config.id}"): workflows.${key} is not a workflow tool; create it with defineWorkflowTool()`,
       );
   }
+  const mcpServers = checkMcpServers(`defineAgent("${config.id}")`, config.mcpServers);
   if (config.defaultOptions) {
     const parsed = RunOptionsSchema.safeParse(config.defaultOptions);
     if (!parsed.success) {
       throw new TypeError(`defineAgent("${config.id}"): invalid defaultOptions: ${parsed.error.message}`);
+    }
+    if (config.defaultOptions.clientTools) {
+      throw new TypeError(
+        `defineAgent("${config.id}"): defaultOptions.clientTools is a run option; ` +
+          'give the agent the tool itself (tools: { name: createTool({ ... }) } without execute)',
+      );
     }
   }
   if (config.access) {
@@ -212,6 +230,7 @@ export function defineAgent(config: AgentConfig): Agent {
     tools,
     agents: config.agents ?? {},
     workflows: config.workflows ?? {},
+    mcpServers,
     kind: 'agent',
   };
 }

@@ -77,6 +77,27 @@ export class WebSearchUnavailableError extends Error {
   }
 }
 
+/**
+ * An agent's MCP server could not be reached, or broke off: it names the server, the agent and the
+ * transport's reason. Thrown on the worker (listing the server's tools, or calling one); Temporal
+ * retries the activity, and the run fails with it (listing) or the model gets it as a tool error (a call).
+ */
+export class McpServerUnavailableError extends Error {
+  override readonly name = 'McpServerUnavailableError';
+  constructor(
+    readonly agentId: string,
+    readonly server: string,
+    readonly where: string,
+    reason: string,
+  ) {
+    super(
+      `MCP server "${server}" of agent "${agentId}" (${where}) is unavailable: ${reason}. ` +
+        'Check that it runs and that mcpServers.' +
+        `${server} in defineAgent points at it.`,
+    );
+  }
+}
+
 /** Run options or input that do not fit their schema. */
 export class InvalidRunOptionsError extends Error {
   override readonly name = 'InvalidRunOptionsError';

@@ -22,6 +22,7 @@ export type { PlanReview, PlanVerdict } from './tools/builtin/submit-plan.js';
 export { defineAgent, defineWorkflowTool } from './agent.js';
 export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext } from './tools/hooks.js';
 export type { Agent, AgentConfig, AgentTool, WorkflowTool } from './agent.js';
+export type { McpServerConfig } from './tools/mcp.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowInterceptorModules, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
@@ -36,6 +37,7 @@ export type { Resolving } from './client/decisions.js';
 export type { SigningKey } from './client/signing.js';
 export { DEFAULT_STREAM_GRACE_MS } from './client/run-input.js';
 export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.js';
+export type { ClientToolInput } from './client/client-tools.js';
 export { RunStream } from './client/run-stream.js';
 export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
 export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
@@ -91,7 +93,7 @@ export type { DecisionRecord, PathHop, PendingToolCall, RefusalType } from './sc
 export type { AccessPolicy, AccessRule, Principal, ToolAccess } from './schemas/access.js';
 export type { JsonValue } from './schemas/json.js';
 export type { Message } from './schemas/message.js';
-export type { ModelSettings, RunOptions, ToolChoice } from './schemas/run-options.js';
+export type { ClientToolSpec, ModelSettings, RunOptions, ToolChoice } from './schemas/run-options.js';
 export type {
   RunFinishReason,
   RunResult,

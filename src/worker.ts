@@ -11,6 +11,7 @@ import { builtinModels, scriptedModel, type ModelFactory } from './models/regist
 import { AgentRegistry } from './registry.js';
 import { tracingFromEnv, workflowSpanSinks } from './tracing/config.js';
 import type { Tracing } from './tracing/tracing.js';
+import { McpConnections } from './activities/mcp-connections.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
 export const workflowsPath = fileURLToPath(
@@ -110,6 +111,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const registry = new AgentRegistry(options.agents);
   const tracing = options.tracing || ownTracing;
   const { interceptors, sinks } = options.workerOptions ?? {};
+  const mcp = new McpConnections();
   const worker = await Worker.create({
     ...options.workerOptions,
     dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
@@ -123,6 +125,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
         ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
         ...options.models,
       },
+      mcp,
       options.decisionKeys ?? decisionKeysFromEnv(),
       tracing,
     ),
@@ -152,6 +155,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       try {
         await worker.run();
       } finally {
+        await mcp.close();
         await ownConnection?.close();
         // What the last tasks traced goes out before the process ends.
         await ownTracing?.shutdown();

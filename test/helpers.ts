@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PayloadCodec } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
@@ -69,7 +69,9 @@ export async function startWorker(
 /** The event types of a run's history, in order. */
 export async function historyEventTypes(client: AgentClient, runId: string): Promise<string[]> {
   const history = await client.temporal.workflow.getHandle(runId).fetchHistory();
-  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType));
+  return (history.events ?? []).map(
+    (e) => proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType),
+  );
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */

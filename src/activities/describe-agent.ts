@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { AgentRegistry } from '../registry.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpec } from '../schemas/agent-spec.js';
 import type { Agent, AgentTool } from '../agent.js';
@@ -6,6 +7,7 @@ import type { AnyTool } from '../tools/create-tool.js';
 import { jsonSchemaOf } from '../tools/schema.js';
 import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
+import type { McpToolEntry } from './mcp-connections.js';
 
 // Made in tools/schema.ts, for any schema library; exported here too, where the spec is made.
 export { jsonSchemaOf };
@@ -96,8 +98,45 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ...(agent.access ? { access: agent.access } : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
+    ...agentTransformed(agent),
     ...(agent.hooks
       ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
       : {}),
   };
+}
+
+/** The stages the agent's own transforms change, where it has any: they apply to a run's client tools too. */
+function agentTransformed(agent: Agent): Pick<AgentSpec, 'agentTransform'> {
+  const stages = transformStages(undefined, agent.transform);
+  return stages ? { agentTransform: stages } : {};
+}
+
+/**
+ * The spec with the tools of the agent's MCP servers (as listed when the run starts), after its own:
+ * tools that execute on the worker, under `<server>_<tool>`. A name another tool of the agent has is
+ * refused, naming both, rather than one shadowing the other.
+ */
+export function withMcpTools(agent: Agent, spec: AgentSpec, tools: McpToolEntry[]): AgentSpec {
+  if (tools.length === 0) return spec;
+  const taken = new Set(spec.tools.map((t) => t.name));
+  const added = tools.map((tool): ToolSpec => {
+    if (taken.has(tool.name)) {
+      throw ApplicationFailure.nonRetryable(
+        `Agent "${agent.id}": MCP tool "${tool.tool}" of server "${tool.server}" is named "${tool.name}", ` +
+          'which another of its tools already is; rename that tool or the server in mcpServers',
+        'McpToolNameTaken',
+      );
+    }
+    taken.add(tool.name);
+    return {
+      name: tool.name,
+      id: tool.name,
+      kind: 'tool',
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      requireApproval: tool.requireApproval,
+      ...transformed(agent, undefined),
+    };
+  });
+  return { ...spec, tools: [...spec.tools, ...added] };
 }

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { Agent } from '../agent.js';
 import { errorMessage } from '../errors.js';
 import type { AgentRegistry } from '../registry.js';
 import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
@@ -10,6 +11,7 @@ import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../tool
 import { toJson } from './transform-payload.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { ToolWriter } from './tool-writer.js';
+import type { McpConnections } from './mcp-connections.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
@@ -26,11 +28,15 @@ class ToolSuspension {
  * `resume-rejected`, and the tool does not run. What the tool writes (`context.writer`) is in the run's
  * stream before the activity returns, so before the call's result.
  */
-export async function executeTool(registry: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+export async function executeTool(
+  registry: AgentRegistry,
+  input: ExecuteToolInput,
+  mcp?: McpConnections,
+): Promise<ExecuteToolOutput> {
   const writer = new ToolWriter(input);
   let output: ExecuteToolOutput;
   try {
-    output = await execution(registry, input, writer);
+    output = await execution(registry, input, writer, mcp);
   } catch (err) {
     // What the tool wrote before it threw reaches the run too, as a model's text does before it fails.
     await writer.close();
@@ -44,6 +50,7 @@ async function execution(
   registry: AgentRegistry,
   input: ExecuteToolInput,
   writer: ToolWriter,
+  mcp?: McpConnections,
 ): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
   const tool: AnyTool | undefined = ownTool(agent, input.toolName);
@@ -51,6 +58,8 @@ async function execution(
     if (isProviderTool(agent.tools[input.toolName])) {
       return { type: 'error', error: `Tool "${input.toolName}" is run by the model's provider, never on the worker.` };
     }
+    const called = mcp && (await callMcpTool(mcp, agent, input));
+    if (called) return called;
     return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
   }
   const parsedInput = await checkWith(tool.inputSchema, input.args);
@@ -141,6 +150,16 @@ async function execution(
     }
   }
 
+  return resultOf(agent, input, requestContext, output);
+}
+
+/** A tool's output as the run keeps it: JSON within the bound, with what the model is shown of it. */
+async function resultOf(
+  agent: Agent,
+  input: ExecuteToolInput,
+  requestContext: RequestContext,
+  output: unknown,
+): Promise<ExecuteToolOutput> {
   const json = toJson(output);
   const tooLarge = oversize(input.toolName, 'output', json);
   if (tooLarge) return { type: 'error', error: tooLarge };
@@ -165,6 +184,35 @@ async function execution(
       shaped: true,
     }
   );
+}
+
+/**
+ * A call of one of the agent's MCP tools, through the worker's connection to its server; undefined
+ * when the name is not one of them. The worker heartbeats while the server works; a server that cannot
+ * be reached fails the attempt (Temporal retries it), and what the server answers is bounded as any
+ * tool's output.
+ */
+async function callMcpTool(
+  mcp: McpConnections,
+  agent: Agent,
+  input: ExecuteToolInput,
+): Promise<ExecuteToolOutput | undefined> {
+  const activity = Context.current();
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
+  let called;
+  try {
+    called = await mcp.call(agent, input.toolName, input.args, {
+      signal: activity.cancellationSignal,
+      idempotencyKey: `${input.runId}:${input.toolCallId}`,
+    });
+  } finally {
+    clearInterval(heartbeats);
+  }
+  if (!called) return undefined;
+  if ('error' in called) return { type: 'error', error: called.error };
+  return resultOf(agent, input, new RequestContext(input.requestContext), called.output);
 }
 
 /**

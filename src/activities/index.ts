@@ -3,28 +3,35 @@ import type { AgentRegistry } from '../registry.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { callModel } from './call-model.js';
 import type { AgentActivities } from './contracts.js';
-import { describeAgent } from './describe-agent.js';
+import { describeAgent, withMcpTools } from './describe-agent.js';
+import type { McpConnections } from './mcp-connections.js';
 import { executeTool } from './execute-tool.js';
 import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 
 /**
- * The activities of a worker, bound to its agents and model providers, and to its approvers' keys
- * when decisions must be signed, and to its tracing, when it traces.
+ * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
+ * servers, to its approvers' keys when decisions must be signed, and to its tracing, when it traces.
  */
 export function createActivities(
   registry: AgentRegistry,
   models: Record<string, ModelFactory>,
+  mcp: McpConnections,
   decisionKeys?: DecisionKeys,
   tracing?: Tracing,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   return {
-    describeAgent: async (input) => ({ ...describeAgent(registry, input), ...(keys ? { signedDecisions: true } : {}) }),
+    describeAgent: async (input) => {
+      const agent = registry.get(input.agentId);
+      const spec = describeAgent(registry, input);
+      const withMcp = withMcpTools(agent, spec, await mcp.toolsOf(agent));
+      return { ...withMcp, ...(keys ? { signedDecisions: true } : {}) };
+    },
     callModel: (input) => callModel(registry, models, input, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
-    executeTool: (input) => executeTool(registry, input),
+    executeTool: (input) => executeTool(registry, input, mcp),
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),

@@ -74,7 +74,16 @@ export function effectiveRunOptions(
   if (run.maxSteps !== undefined && run.maxSteps > limit) {
     problems.push(`maxSteps: ${run.maxSteps} is more than agent "${spec.id}" allows (${limit})`);
   }
-  const agentTools = agent.activeTools ?? spec.tools.map((t) => t.name);
+  const clientTools = Object.keys(run.clientTools ?? {});
+  const taken = clientTools.filter((name) => spec.tools.some((t) => t.name === name));
+  if (taken.length > 0) {
+    problems.push(
+      `clientTools: agent "${spec.id}" has tools named ${taken.map((n) => `"${n}"`).join(', ')} already; ` +
+        "give the run's own tools other names",
+    );
+  }
+  // The run's own client tools are the caller's to offer; the agent's bound is on its own tools.
+  const agentTools = [...(agent.activeTools ?? spec.tools.map((t) => t.name)), ...clientTools];
   const extra = (run.activeTools ?? []).filter((name) => !agentTools.includes(name));
   if (extra.length > 0) {
     problems.push(
@@ -94,10 +103,20 @@ export function effectiveRunOptions(
       ...run,
       ...(agent.requireToolApproval || run.requireToolApproval ? { requireToolApproval: true } : {}),
       maxSteps: run.maxSteps ?? limit,
-      ...((run.activeTools ?? agent.activeTools) ? { activeTools: run.activeTools ?? agent.activeTools } : {}),
+      ...activeToolsOf(agent, run, clientTools),
       ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
     },
   };
+}
+
+/**
+ * The tools a run offers, when it names them: its own list, or the agent's with the run's client tools
+ * (a run that brings tools along means them to be offered).
+ */
+function activeToolsOf(agent: RunOptions, run: RunOptions, clientTools: string[]): Pick<RunOptions, 'activeTools'> {
+  if (run.activeTools) return { activeTools: run.activeTools };
+  if (agent.activeTools) return { activeTools: [...agent.activeTools, ...clientTools] };
+  return {};
 }
 
 /**

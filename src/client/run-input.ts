@@ -6,6 +6,7 @@ import { unknownKeyMessage } from '../options.js';
 import { oneLine } from '../schemas/json.js';
 import { IdSchema, jsonBytes, kib, MAX_INPUT_BYTES, measureJson } from '../schemas/limits.js';
 import { checkInput } from './checks.js';
+import { storableClientTools, type ClientToolInput } from './client-tools.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { AgentHooks } from '../tools/hooks.js';
@@ -17,7 +18,7 @@ import { StreamGraceMsSchema } from '../schemas/stream-grace.js';
 export type RunPrompt = string | Message[];
 
 /** Options of `AgentClient.start` and `AgentClient.generate`. */
-export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
+export interface StartOptions extends Omit<RunOptions, 'requireToolApproval' | 'clientTools'> {
   /** The run id (the Temporal workflow id); default `run-<uuid>`. */
   runId?: string;
   /** Who starts the run (default: the client's principal): they may read it, and the agent's policy is checked. */
@@ -33,6 +34,24 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval'> {
    * client warns.
    */
   hooks?: AgentHooks;
+  /**
+   * Tools of this run that the caller runs (Mastra's `clientTools`), by the name the model calls them:
+   * stored with the run as JSON schemas; the run pauses at each call for the caller's result
+   * (`submitToolResult`). An `execute` cannot be stored: the tool is still offered, and the client warns.
+   */
+  clientTools?: Record<string, ClientToolInput>;
+  /**
+   * More tools for this run, in named sets (Mastra's `toolsets`, e.g. what an MCP client lists): each
+   * tool is offered by its own key, as a client tool, exactly as `clientTools` are. For MCP tools that
+   * run on the worker, give the agent `mcpServers`.
+   */
+  toolsets?: Record<string, Record<string, ClientToolInput>>;
+  /**
+   * Not supported: a function cannot be stored with a durable run, and a step's options must be the
+   * same when the run replays. Passing one is refused ({@link InvalidRunOptionsError}); set `activeTools`,
+   * `toolChoice` or `modelSettings` for the whole run instead.
+   */
+  prepareStep?: never;
 }
 
 /** Options of `AgentClient.stream`. */
@@ -44,6 +63,12 @@ export interface StreamOptions extends StartOptions {
    */
   streamGraceMs?: number;
 }
+
+/** Why a run is refused `prepareStep`. */
+export const PREPARE_STEP_REFUSAL =
+  'prepareStep: a function cannot be stored with a durable run, and each step must be the same when the run ' +
+  'replays, so it is not supported. Set activeTools, toolChoice or modelSettings for the whole run, or ' +
+  'start a new run with other options.';
 
 /** The warning given when a run is started with per-call hooks. */
 export const PER_CALL_HOOKS_WARNING =
@@ -68,10 +93,12 @@ export function buildRunInput(
   warn: (message: string) => void,
 ): RunInput {
   checkInput('agentId', IdSchema, agentId);
-  const { requireToolApproval, hooks, ...rest } = options;
-  const known = [...Object.keys(RunOptionsSchema.shape), 'hooks'];
+  const { requireToolApproval, hooks, clientTools, toolsets, prepareStep, ...rest } = options;
+  const known = [...Object.keys(RunOptionsSchema.shape), 'hooks', 'toolsets', 'prepareStep'];
   const unknown = Object.keys(options).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
+  if (prepareStep !== undefined) throw new InvalidRunOptionsError(PREPARE_STEP_REFUSAL);
+  const storedTools = storableClientTools(clientTools, toolsets, warn);
   // Input nested too deep to check or to serialise is refused before a schema recurses into it.
   const walked = measureJson({ prompt, options: rest });
   if (!walked.ok) throw new InvalidInputError('the run input', `not JSON data that can be sent: ${walked.problem}`);
@@ -79,6 +106,7 @@ export function buildRunInput(
   if (hooks) warn(PER_CALL_HOOKS_WARNING);
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,
+    ...(storedTools ? { clientTools: storedTools } : {}),
     ...(approval !== undefined ? { requireToolApproval: approval } : {}),
   });
   if (!parsedOptions.success) throw new InvalidRunOptionsError(oneLine(parsedOptions.error.issues));

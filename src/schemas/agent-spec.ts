@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
 import { MAX_ID } from './limits.js';
-import { RunOptionsSchema } from './run-options.js';
+import { RunOptionsSchema, type RunOptions } from './run-options.js';
 import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from './transform-stages.js';
 
 const Duration = z.union([z.string(), z.number()]);
@@ -75,6 +75,12 @@ export type WebSearchOptions = z.infer<typeof WebSearchOptionsSchema>;
 export const ProviderToolSchema = z.object({ type: z.literal('web-search'), options: WebSearchOptionsSchema });
 export type ProviderToolSpec = z.infer<typeof ProviderToolSchema>;
 
+/** The stages of a call that transforms change. */
+const TransformStagesSchema = z.object({
+  display: z.array(z.enum(DISPLAY_STAGES)),
+  transcript: z.array(z.enum(TRANSCRIPT_STAGES)),
+});
+
 /** What every kind of tool has: its name (the registration key), description and input schema. */
 const toolBase = {
   name: z.string(),
@@ -83,9 +89,7 @@ const toolBase = {
   inputSchema: JsonSchemaObject,
   requireApproval: z.boolean(),
   /** The stages of a call that the tool's or the agent's transforms change (the code is on the worker). */
-  transform: z
-    .object({ display: z.array(z.enum(DISPLAY_STAGES)), transcript: z.array(z.enum(TRANSCRIPT_STAGES)) })
-    .optional(),
+  transform: TransformStagesSchema.optional(),
   /** The tool has a `toModelOutput`: outputs that did not come from its `execute` are shaped on the worker. */
   modelOutput: z.boolean().optional(),
 };
@@ -145,6 +149,8 @@ export const AgentSpecSchema = z.object({
   signedDecisions: z.boolean().optional(),
   /** JSON schema of what a run's request context may hold; without it, a run may carry none. */
   requestContextSchema: JsonSchemaObject.optional(),
+  /** The stages the agent's own transforms change, for tools a run brings along (`clientTools`). */
+  agentTransform: TransformStagesSchema.optional(),
   /** Which of the agent's hooks exist (the code is on the worker): the run calls them around every tool call. */
   hooks: z.object({ beforeToolCall: z.boolean(), afterToolCall: z.boolean() }).optional(),
 });
@@ -158,6 +164,26 @@ export function withToolKinds(spec: AgentSpec): AgentSpec {
   // Typed as today's spec, but recorded data may lack the field: test it as data.
   const kindOf = (tool: ToolSpec): ToolSpec['kind'] | undefined => (tool as { kind?: ToolSpec['kind'] }).kind;
   return { ...spec, tools: spec.tools.map((tool) => (kindOf(tool) ? tool : { ...tool, kind: 'tool' })) };
+}
+
+/**
+ * The spec with the run's own client tools (`clientTools`, `toolsets`) after the agent's tools: the
+ * caller supplies their results. Only the agent's transforms apply to them. A run without any has the
+ * agent's spec as it is (a name both have is refused before, by `effectiveRunOptions`).
+ */
+export function withClientTools(spec: AgentSpec, clientTools: RunOptions['clientTools']): AgentSpec {
+  const entries = Object.entries(clientTools ?? {});
+  if (entries.length === 0) return spec;
+  const added = entries.map(([name, tool]): ToolSpec => ({
+    name,
+    id: name,
+    kind: 'client',
+    description: tool.description ?? '',
+    inputSchema: tool.inputSchema,
+    requireApproval: tool.requireApproval ?? false,
+    ...(spec.agentTransform ? { transform: spec.agentTransform } : {}),
+  }));
+  return { ...spec, tools: [...spec.tools, ...added] };
 }
 
 /** The input of every `agent-<key>` tool: the task for the sub-agent. */

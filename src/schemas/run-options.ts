@@ -1,6 +1,6 @@
 /** The options of one run: what the model is given and how the run behaves. Sandbox-safe. */
 import { z } from 'zod';
-import { boundedJson, IdSchema, MAX_ID, MAX_REQUEST_CONTEXT_BYTES } from './limits.js';
+import { boundedJson, IdSchema, MAX_ID, MAX_REQUEST_CONTEXT_BYTES, MAX_TEXT } from './limits.js';
 import { JsonValueSchema, type JsonValue } from './json.js';
 import { ScriptSchema } from './script.js';
 
@@ -26,6 +26,25 @@ export const ModelSettingsSchema = z
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;
 
 export const DEFAULT_MAX_STEPS = 10;
+
+/** A name the model calls a tool by. */
+export const ToolNameSchema = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name is 1-64 letters, digits, _ or -');
+
+/**
+ * A tool a run brings along that the caller runs (Mastra's `clientTools`, and `toolsets`): stored with
+ * the run as data. The run pauses at each call for the caller's result, as for an agent's tool without
+ * `execute`.
+ */
+export const ClientToolSchema = z
+  .object({
+    description: z.string().max(MAX_TEXT).optional(),
+    /** JSON schema of the tool's input (an object). */
+    inputSchema: z.record(z.string(), z.unknown()),
+    /** Pause each call for approval before the caller is asked for its result. */
+    requireApproval: z.boolean().optional(),
+  })
+  .strict();
+export type ClientToolSpec = z.infer<typeof ClientToolSchema>;
 
 /**
  * A run's request context: serialisable values (who asks, their tier, a locale) that reach its tools,
@@ -70,6 +89,11 @@ export const RunOptionsSchema = z
      * agent's `requestContextSchema` allows; sub-agents get the run's own.
      */
     requestContext: RequestContextSchema.optional(),
+    /**
+     * Tools of this run that the caller runs, by the name the model calls them (`clientTools` and the
+     * tools of `toolsets`, as the client stores them): offered next to the agent's own tools.
+     */
+    clientTools: z.record(ToolNameSchema, ClientToolSchema).optional(),
     /** Options for the runs of sub-agents, by their key in `agents` (e.g. a model, or a script). */
     get subAgentOptions(): z.ZodOptional<z.ZodRecord<z.ZodString, typeof RunOptionsSchema>> {
       return z.record(z.string(), RunOptionsSchema).optional();

@@ -23,7 +23,7 @@ import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activit
 import { canStart } from '../approvals/access.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
-import { withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
+import { withClientTools, withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
 import { safeParse, type JsonValue } from '../schemas/json.js';
 import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
@@ -201,16 +201,18 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
 async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
-  const spec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
+  const agentSpec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
   // A sub-agent's run is started by its parent's agent, not by a caller.
-  const start = input.parent ? { allowed: true as const } : canStart(spec.access, spec.id, input.startedBy);
+  const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
-  const checked = effectiveRunOptions(spec, input.options, { fromParent: input.parent !== undefined });
+  const checked = effectiveRunOptions(agentSpec, input.options, { fromParent: input.parent !== undefined });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');
     throw ApplicationFailure.nonRetryable(`Run options not allowed: ${problems}`, 'RunOptionsNotAllowed');
   }
   const { options } = checked;
+  // The run's own client tools join the agent's; a continued run gets the agent's spec and adds them again.
+  const spec = withClientTools(agentSpec, options.clientTools);
   // A tool run's call is checked as a model's would be, before anything is announced.
   const toolRun = input.toolCall ? await toolRunOf(state.runId, spec, options, input.toolCall) : undefined;
   state.govern(spec.access, input.startedBy, options.resourceId);
@@ -227,7 +229,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     const stepsHere = stepNumber - firstStep;
     const every = options.continueAsNewEvery;
     if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (every !== undefined && stepsHere >= every))) {
-      return { continueWith: spec };
+      return { continueWith: agentSpec };
     }
     checkConversationSize(state);
     state.publish({ type: 'start-step', stepNumber });

@@ -26,6 +26,7 @@ import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervi
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
+import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
@@ -217,6 +218,44 @@ const recordings: Record<string, Recording> = {
       await client.submitToolResultGenerate({ runId, result: 'b', by: 'ui' });
     },
   },
+  'mcp-tool': {
+    agentId: 'mcp-notes',
+    prompt: 'Add, then delete the note.',
+    options: {
+      model: 'scripted',
+      script: [
+        {
+          toolCalls: [
+            { toolName: 'notes_add', args: { a: 2, b: 3 } },
+            { toolName: 'notes_delete_note', args: { id: 'n1' } },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+    },
+    then: async (client, runId) => {
+      await client.approveToolCallGenerate({ runId, by: 'ops' });
+    },
+  },
+  'run-client-tools': {
+    agentId: 'toolbox-agent',
+    prompt: 'Pick a colour.',
+    options: {
+      model: 'scripted',
+      clientTools: {
+        pick_color: {
+          description: 'Asks the user to pick a colour',
+          inputSchema: { type: 'object', properties: { options: { type: 'array', items: { type: 'string' } } } },
+          requireApproval: true,
+        },
+      },
+      script: [{ toolCalls: [{ toolName: 'pick_color', args: { options: ['red', 'blue'] } }] }, { text: 'Blue.' }],
+    },
+    then: async (client, runId) => {
+      await client.approveToolCallGenerate({ runId, by: 'ops' });
+      await client.submitToolResultGenerate({ runId, result: 'blue', by: 'ui' });
+    },
+  },
 };
 
 const only = process.argv.slice(2);
@@ -226,7 +265,16 @@ const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(new InMem
 const plainClient = await AgentClient.connect({ taskQueue, tracing: false });
 const tracingClient = await AgentClient.connect({ taskQueue, tracing });
 const { worker, run } = await createWorker({
-  agents: [weatherAgent, recordsAgent, toolboxAgent, supervisorAgent, transformAgent, hookedAgent, webSearchAgent],
+  agents: [
+    weatherAgent,
+    recordsAgent,
+    toolboxAgent,
+    supervisorAgent,
+    transformAgent,
+    hookedAgent,
+    webSearchAgent,
+    mcpNotesAgent,
+  ],
   taskQueue,
   enableScriptedModel: true,
   tracing,

@@ -27,6 +27,8 @@ describe('replay of recorded histories', () => {
         'transforms.json',
         'agent-hooks.json',
         'web-search.json',
+        'mcp-tool.json',
+        'run-client-tools.json',
         // Recorded by the version before the guarded stream: long-poll reads, the library's publishes.
         'streamed-before-guard.json',
         'streamed-guarded.json',

@@ -112,3 +112,17 @@ it("shapes a client tool's result with toModelOutput and the agent's transforms"
   expect(toolMessage.content[0]!.output).toEqual({ type: 'text', value: 'the user picked {"card":"**** ****"}' });
   expect(result.toolResults[0]).toMatchObject({ output: { card: '4111 1111' } });
 });
+
+it("applies the agent's transforms to a client tool the run brings along (clientTools)", async () => {
+  const s = await w.client.stream('transform-agent', 'go', {
+    model: 'scripted',
+    script: calling('card_form', {}),
+    clientTools: { card_form: { inputSchema: { type: 'object' } } },
+  });
+  await collect(s);
+  const after = await collect(await w.client.submitToolResult({ runId: s.runId, result: { card: '4111 1111' } }));
+  expect(ofType(after, 'tool-result')[0]!.output).toEqual({ card: '**** ****' });
+  const result = await w.client.next(s.runId);
+  expect(JSON.stringify(result.messages)).not.toContain('4111');
+  expect(result.toolResults[0]).toMatchObject({ toolName: 'card_form', output: { card: '4111 1111' } });
+});
