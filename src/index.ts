@@ -34,6 +34,9 @@ export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.
 export { RunStream } from './client/run-stream.js';
 export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
 export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
+export type { ThreadFilter, ThreadInfo, ThreadMessages } from './client/threads.js';
+export { DEFAULT_LAST_MESSAGES } from './schemas/thread.js';
+export type { MemoryOptions } from './schemas/thread.js';
 export { toolRunOutcome } from './client/tools.js';
 export type { ToolRunOptions, ToolRunStarted } from './client/tools.js';
 export type { ToolInfo, ToolOwner } from './schemas/tool-info.js';

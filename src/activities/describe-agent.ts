@@ -96,6 +96,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ...(agent.access ? { access: agent.access } : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
+    ...(agent.memory ? { memory: agent.memory } : {}),
     ...(agent.hooks
       ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
       : {}),

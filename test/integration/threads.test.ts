@@ -1,0 +1,232 @@
+/**
+ * Threads: runs started with the same threadId (within a resourceId) share the conversation, kept by
+ * one thread workflow; any process reads it, with no worker up.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineAgent, ThreadNotFoundError, type Message } from '../../src/index.js';
+import { threadWorkflowId } from '../../src/schemas/thread.js';
+import { addTool, askTool, modelCalls, spyModels } from '../fixtures/agents.js';
+import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
+
+const chatAgent = defineAgent({
+  id: 'thread-chat',
+  name: 'Chat',
+  instructions: 'You chat.',
+  model: 'spy/chat',
+  memory: { lastMessages: 20 },
+  tools: { add: addTool, ask: askTool },
+});
+
+/** Keeps only the last five earlier messages: the cut never separates a call from its result. */
+const shortAgent = defineAgent({ ...chatAgent, id: 'thread-short', memory: { lastMessages: 5 } });
+
+let w: TestWorker;
+beforeAll(async () => {
+  w = await startWorker([chatAgent, shortAgent], { models: spyModels });
+});
+afterAll(async () => w?.stop());
+
+/** A prompt as lines: `role: text` for text, `role: call <tool>` / `role: result <tool>` for tool parts. */
+function lines(prompt: LanguageModelV4Prompt | Message[]): string[] {
+  return prompt.flatMap((m) => {
+    if (typeof m.content === 'string') return [`${m.role}: ${m.content}`];
+    return (m.content as Array<Record<string, unknown>>).map((p) =>
+      p.type === 'text'
+        ? `${m.role}: ${String(p.text)}`
+        : `${m.role}: ${p.type === 'tool-call' ? 'call' : 'result'} ${String(p.toolName)}`,
+    );
+  });
+}
+
+/** The prompts the spy model got from now on. */
+function spying(): () => string[][] {
+  const before = modelCalls.length;
+  return () => modelCalls.slice(before).map((c) => lines(c.prompt));
+}
+
+/** The thread once its memo shows `count` messages: the last turn's signal may still be on its way. */
+async function readThread(thread: { threadId: string; resourceId: string }, count: number) {
+  return waitFor(`${count} messages on thread ${thread.threadId}`, async () => {
+    const read = await w.client.getThreadMessages(thread);
+    return read.messages.length === count ? read : undefined;
+  });
+}
+
+const addCall = { toolName: 'add', args: { a: 1, b: 2 } };
+
+describe('a conversation that continues', () => {
+  it('shows the second run the first run’s turns, tool call and result included', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    await w.client.generate('thread-chat', 'My name is Ada. Add 1 and 2.', {
+      ...thread,
+      script: [{ toolCalls: [addCall] }, { text: 'Hi Ada, it is 3.' }],
+    });
+    const prompts = spying();
+    const second = await w.client.generate('thread-chat', 'What is my name?', {
+      ...thread,
+      script: [{ text: 'Ada.' }],
+    });
+    expect(prompts()[0]).toEqual([
+      'system: You chat.',
+      'user: My name is Ada. Add 1 and 2.',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: Hi Ada, it is 3.',
+      'user: What is my name?',
+    ]);
+    expect(second.text).toBe('Ada.');
+
+    const read = await readThread(thread, 6);
+    expect(lines(read.messages)).toEqual([
+      'user: My name is Ada. Add 1 and 2.',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: Hi Ada, it is 3.',
+      'user: What is my name?',
+      'assistant: Ada.',
+    ]);
+    expect(read).toMatchObject({ turnCount: 2, messageCount: 6, agentIds: ['thread-chat'], lastRunId: second.runId });
+  });
+
+  it('keeps threads of other resources apart', async () => {
+    const threadId = `t-${randomUUID()}`;
+    await w.client.generate('thread-chat', 'Secret of A', { threadId, resourceId: 'res-a', script: [{ text: 'ok' }] });
+    const prompts = spying();
+    await w.client.generate('thread-chat', 'Anything?', { threadId, resourceId: 'res-b', script: [{ text: 'no' }] });
+    expect(prompts()[0]).toEqual(['system: You chat.', 'user: Anything?']);
+  });
+
+  it('shows the last messages only, starting at a user message, never a result without its call', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    await w.client.generate('thread-short', 'first', { ...thread, script: [{ text: 'one' }] });
+    await w.client.generate('thread-short', 'second', {
+      ...thread,
+      script: [{ toolCalls: [addCall] }, { text: 'two' }],
+    });
+    const prompts = spying();
+    await w.client.generate('thread-short', 'third', { ...thread, script: [{ text: 'three' }] });
+    // The last five are "one" and the second turn: "one" is an answer with no question, so it goes too.
+    expect(prompts()[0]).toEqual([
+      'system: You chat.',
+      'user: second',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: two',
+      'user: third',
+    ]);
+  });
+
+  it('records a failed run’s turn: its message is not lost', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    const { runId } = await w.client.start('thread-chat', 'Remember 42', {
+      ...thread,
+      script: [{ toolCalls: [addCall] }], // the script runs out: the run fails
+    });
+    await expect(w.client.result(runId)).rejects.toThrow(/script/i);
+    const prompts = spying();
+    await w.client.generate('thread-chat', 'What did I ask?', { ...thread, script: [{ text: '42' }] });
+    expect(prompts()[0]).toEqual([
+      'system: You chat.',
+      'user: Remember 42',
+      'assistant: call add',
+      'tool: result add',
+      'user: What did I ask?',
+    ]);
+  });
+
+  it('records a suspended run’s turn when it pauses, and whole when it ends', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    const paused = await w.client.generate('thread-chat', 'Ask me something', {
+      ...thread,
+      script: [
+        { text: 'Let me ask.', toolCalls: [{ toolName: 'ask', args: { question: 'Color?' } }] },
+        { text: 'Blue it is.' },
+      ],
+    });
+    expect(paused.finishReason).toBe('suspended');
+    const atPause = await readThread(thread, 2);
+    expect(lines(atPause.messages)).toEqual([
+      'user: Ask me something',
+      'assistant: Let me ask.',
+      'assistant: call ask',
+    ]);
+
+    // Another run on the thread meanwhile: it sees the paused turn's text, not its unanswered call.
+    const prompts = spying();
+    await w.client.generate('thread-chat', 'Still there?', { ...thread, script: [{ text: 'Yes.' }] });
+    expect(prompts()[0]).toEqual([
+      'system: You chat.',
+      'user: Ask me something',
+      'assistant: Let me ask.',
+      'user: Still there?',
+    ]);
+
+    await w.client.resumeGenerate(
+      { answer: 'Blue' },
+      { runId: paused.runId, toolCallId: paused.pendingToolCalls[0]!.toolCallId },
+    );
+    const read = await readThread(thread, 7);
+    // The paused run's turn stays whole, before the turn of the run that began after it.
+    expect(lines(read.messages)).toEqual([
+      'user: Ask me something',
+      'assistant: Let me ask.',
+      'assistant: call ask',
+      'tool: result ask',
+      'assistant: Blue it is.',
+      'user: Still there?',
+      'assistant: Yes.',
+    ]);
+  });
+
+  it('runs two runs on one thread at once: each turn whole, none lost', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    const [a, b] = await Promise.all(
+      ['A', 'B'].map((name) =>
+        w.client.generate('thread-chat', `from ${name}`, {
+          ...thread,
+          script: [{ toolCalls: [addCall] }, { text: `done ${name}` }],
+        }),
+      ),
+    );
+    expect([a!.text, b!.text]).toEqual(['done A', 'done B']);
+    const read = await readThread(thread, 8);
+    expect(read.turnCount).toBe(2);
+    const shown = lines(read.messages);
+    const turnOf = (name: string) => [
+      `user: from ${name}`,
+      'assistant: call add',
+      'tool: result add',
+      `assistant: done ${name}`,
+    ];
+    // The turns are in the order they began, each one whole.
+    const first = shown[0] === 'user: from A' ? 'A' : 'B';
+    expect(shown).toEqual([...turnOf(first), ...turnOf(first === 'A' ? 'B' : 'A')]);
+  });
+
+  it('leaves a run without a thread as it was: no thread, no new commands', async () => {
+    const done = await w.client.generate('thread-chat', 'plain', { script: [{ text: 'plain answer' }] });
+    const events = await historyEventTypes(w.client, done.runId);
+    expect(events.filter((e) => e.includes('ACTIVITY_TASK_SCHEDULED'))).toHaveLength(2); // describeAgent, callModel
+    expect(events.some((e) => e.includes('SIGNAL_EXTERNAL') || e.includes('MARKER'))).toBe(false);
+  });
+});
+
+describe('reading threads', () => {
+  it('lists a resource’s threads and refuses an unknown thread', async () => {
+    const resourceId = `res-${randomUUID()}`;
+    await w.client.generate('thread-chat', 'one', { threadId: 'a', resourceId, script: [{ text: '1' }] });
+    await w.client.generate('thread-chat', 'two', { threadId: 'b', resourceId, script: [{ text: '2' }] });
+    const threads = await waitFor('both threads listed', async () => {
+      const listed = await w.client.listThreads({ resourceId });
+      return listed.length === 2 && listed.every((t) => t.messageCount === 2) ? listed : undefined;
+    });
+    expect(threads.map((t) => t.threadId).sort()).toEqual(['a', 'b']);
+    expect(threads[0]).toMatchObject({ resourceId, turnCount: 1, agentIds: ['thread-chat'] });
+    await expect(w.client.getThreadMessages({ threadId: 'nope', resourceId })).rejects.toBeInstanceOf(
+      ThreadNotFoundError,
+    );
+    expect(threadWorkflowId(resourceId, 'a')).toBe(`thread:${resourceId}:a`);
+  });
+});
