@@ -19,6 +19,8 @@ export interface BeginThreadTurnInput {
   resourceId: string | undefined;
   runId: string;
   agentId: string;
+  /** The id of who started the run, when known. */
+  startedBy?: string;
   /** The messages the run was started with: they join the thread. */
   messages: Message[];
   /** How many earlier messages the run's model is shown. */

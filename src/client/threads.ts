@@ -25,6 +25,8 @@ export interface ThreadInfo {
   droppedTurns: number;
   /** The agents whose runs took part, and the most recent run. */
   agentIds: string[];
+  /** Each agent with who started its runs on the thread, when known (reading is checked against them). */
+  participants: Array<{ agentId: string; startedBy?: string }>;
   lastRunId: string | undefined;
   /** Set when this process cannot read the thread's memo (a codec key it lacks): why. */
   unreadable?: string;
@@ -62,6 +64,7 @@ function threadInfo(info: Pick<WorkflowExecutionInfo, 'memo' | 'typedSearchAttri
     turnCount: memo?.turnCount ?? 0,
     droppedTurns: memo?.droppedTurns ?? 0,
     agentIds: memo?.agentIds ?? [],
+    participants: memo?.participants ?? [],
     lastRunId: memo?.lastRunId,
   };
 }

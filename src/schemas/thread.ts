@@ -21,6 +21,8 @@ export const MAX_THREAD_MESSAGES = 2000;
 export const MAX_THREAD_BYTES = 1024 * 1024;
 /** The most recent messages the thread's memo shows, for readers with no worker up. */
 export const MEMO_MESSAGES = 100;
+/** The most (agent, starter) pairs the memo lists; a thread with more is read by those its agents let read. */
+export const MEMO_PARTICIPANTS = 100;
 /** Bytes of JSON of the messages the memo shows. */
 export const MEMO_MESSAGE_BYTES = 256 * 1024;
 /** The memo key of a thread workflow. */
@@ -43,6 +45,8 @@ export type TurnStatus = z.infer<typeof TurnStatusSchema>;
 export const ThreadTurnSchema = z.object({
   runId: z.string(),
   agentId: z.string(),
+  /** The id of who started the run, when known: they may read the thread's messages of it. */
+  startedBy: z.string().optional(),
   status: TurnStatusSchema,
   messages: z.array(MessageSchema),
   at: z.string(),
@@ -67,6 +71,7 @@ export const BeginTurnSchema = z
   .object({
     runId: z.string().min(1).max(1000),
     agentId: IdSchema,
+    startedBy: IdSchema.optional(),
     messages: z.array(MessageSchema),
     lastMessages: z.number().int().min(0).max(MAX_LAST_MESSAGES),
   })
@@ -97,6 +102,8 @@ export const ThreadMemoSchema = z.object({
   droppedTurns: z.number().int(),
   /** The agents whose runs took part, and the most recent run. */
   agentIds: z.array(z.string()),
+  /** Each agent with who started its runs here (distinct pairs, at most {@link MEMO_PARTICIPANTS}): who may read is checked against them. */
+  participants: z.array(z.object({ agentId: z.string(), startedBy: z.string().optional() })),
   lastRunId: z.string().optional(),
   /** The most recent messages ({@link MEMO_MESSAGES}, {@link MEMO_MESSAGE_BYTES}), oldest first. */
   messages: z.array(MessageSchema),

@@ -315,6 +315,7 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     resourceId,
     runId: state.runId,
     agentId: spec.id,
+    ...(state.startedBy ? { startedBy: state.startedBy.id } : {}),
     messages: state.conversation.messages,
     lastMessages: spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES,
   });

@@ -23,6 +23,7 @@ import {
   MAX_THREAD_MESSAGES,
   MEMO_MESSAGE_BYTES,
   MEMO_MESSAGES,
+  MEMO_PARTICIPANTS,
   RecordTurnSchema,
   THREAD_MEMO_KEY,
   ThreadInputSchema,
@@ -35,6 +36,19 @@ import { beginTurnUpdate, recordTurnSignal, threadTurnsQuery, type BeganTurn } f
 
 /** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
 const CONTINUE_AS_NEW_EVERY = 200;
+
+/** The distinct (agent, starter) pairs of the turns; past the bound, a pair without a starter stands for the rest. */
+function participants(turns: ThreadTurn[]): ThreadMemo['participants'] {
+  const pairs = new Map<string, ThreadMemo['participants'][number]>();
+  for (const { agentId, startedBy } of turns) {
+    const key = JSON.stringify([agentId, startedBy ?? null]);
+    if (!pairs.has(key)) pairs.set(key, { agentId, ...(startedBy ? { startedBy } : {}) });
+  }
+  const all = [...pairs.values()];
+  if (all.length <= MEMO_PARTICIPANTS) return all;
+  // Too many to list: only the agents' own read rules decide, as for a run whose starter is unknown.
+  return [...new Set(all.map((p) => p.agentId))].slice(0, MEMO_PARTICIPANTS).map((agentId) => ({ agentId }));
+}
 
 export async function agentThread(rawInput: ThreadInput): Promise<void> {
   const parsed = safeParse(ThreadInputSchema, rawInput);
@@ -66,6 +80,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       turnCount: turns.length,
       droppedTurns,
       agentIds: [...new Set(turns.map((t) => t.agentId))],
+      participants: participants(turns),
       ...(last ? { lastRunId: last.runId } : {}),
       messages: page.messages,
       omittedMessages: page.omitted,
@@ -75,13 +90,14 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   setHandler(
     beginTurnUpdate,
     (request): BeganTurn => {
-      const { runId, agentId, messages, lastMessages } = BeginTurnSchema.parse(request);
+      const { runId, agentId, startedBy, messages, lastMessages } = BeginTurnSchema.parse(request);
       // A retried activity asks again: the turn is there already, and the answer is the same.
       const at = turns.findIndex((t) => t.runId === runId);
       const before = at >= 0 ? turns.slice(0, at) : turns;
       const history = historyForModel(before, lastMessages, MAX_HISTORY_BYTES);
       if (at < 0) {
-        turns.push({ runId, agentId, status: 'running', messages, at: new Date().toISOString() });
+        const at = new Date().toISOString();
+        turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
         changed();
       }
       return { history };
