@@ -102,7 +102,10 @@ export const ThreadMemoSchema = z.object({
   droppedTurns: z.number().int(),
   /** The agents whose runs took part, and the most recent run. */
   agentIds: z.array(z.string()),
-  /** Each agent with who started its runs here (distinct pairs, at most {@link MEMO_PARTICIPANTS}): who may read is checked against them. */
+  /**
+   * Each agent with who started its runs here (distinct pairs, at most {@link MEMO_PARTICIPANTS}): who
+   * may read is checked against them.
+   */
   participants: z.array(z.object({ agentId: z.string(), startedBy: z.string().optional() })),
   lastRunId: z.string().optional(),
   /** The most recent messages ({@link MEMO_MESSAGES}, {@link MEMO_MESSAGE_BYTES}), oldest first. */
