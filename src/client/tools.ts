@@ -3,7 +3,7 @@
  * one call of one tool, made by the caller, as a run of its agent under the agent's policy.
  */
 import { randomUUID } from 'node:crypto';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { InvalidRunOptionsError, NoWorkerError, RequestRefusedError } from '../errors.js';
 import { unknownKeyMessage } from '../options.js';
@@ -70,7 +70,8 @@ export async function listTools(ctx: ClientContext, timeoutMs = DEFAULT_TOOLS_TI
 
 /** Who polled the task queue for workflows lately (worker identities); undefined if it cannot be told. */
 async function workflowPollers(ctx: ClientContext): Promise<string[] | undefined> {
-  const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
+  // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
+  const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
   try {
     const described = await ctx.temporal.workflowService.describeTaskQueue({
       namespace: ctx.namespace,
