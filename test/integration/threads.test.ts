@@ -167,7 +167,7 @@ describe('a conversation that continues', () => {
       { answer: 'Blue' },
       { runId: paused.runId, toolCallId: paused.pendingToolCalls[0]!.toolCallId },
     );
-    const read = await readThread(thread, 7);
+    const read = await readThread(thread, 6);
     // The paused run's turn stays whole, before the turn of the run that began after it.
     expect(lines(read.messages)).toEqual([
       'user: Ask me something',
@@ -203,6 +203,39 @@ describe('a conversation that continues', () => {
     // The turns are in the order they began, each one whole.
     const first = shown[0] === 'user: from A' ? 'A' : 'B';
     expect(shown).toEqual([...turnOf(first), ...turnOf(first === 'A' ? 'B' : 'A')]);
+  });
+
+  it('keeps a run’s link to its thread when it continues as new', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    await w.client.generate('thread-chat', 'before', { ...thread, script: [{ text: 'earlier' }] });
+    const prompts = spying();
+    const long = await w.client.generate('thread-chat', 'add twice', {
+      ...thread,
+      continueAsNewEvery: 1,
+      script: [{ toolCalls: [addCall] }, { toolCalls: [addCall] }, { text: 'six' }],
+    });
+    expect(long.text).toBe('six');
+    // Every step of the continued run was shown the earlier turn once, then its own messages.
+    expect(prompts()[2]).toEqual([
+      'system: You chat.',
+      'user: before',
+      'assistant: earlier',
+      'user: add twice',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: call add',
+      'tool: result add',
+    ]);
+    const read = await readThread(thread, 8);
+    expect(read.turnCount).toBe(2);
+    expect(lines(read.messages).slice(2)).toEqual([
+      'user: add twice',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: call add',
+      'tool: result add',
+      'assistant: six',
+    ]);
   });
 
   it('leaves a run without a thread as it was: no thread, no new commands', async () => {
