@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, ThreadNotFoundError, type Message } from '../../src/index.js';
+import { defineAgent, InvalidInputError, ThreadNotFoundError, type Message } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { addTool, askTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
@@ -247,6 +247,16 @@ describe('a conversation that continues', () => {
 });
 
 describe('reading threads', () => {
+  it('refuses an oversized message before anything reaches the thread', async () => {
+    const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
+    const err = await w.client
+      .start('thread-chat', 'x'.repeat(600 * 1024), { ...thread, script: [{ text: 'never' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidInputError);
+    expect((err as InvalidInputError).tooLarge).toBe(true);
+    await expect(w.client.getThreadMessages(thread)).rejects.toBeInstanceOf(ThreadNotFoundError);
+  });
+
   it('lists a resource’s threads and refuses an unknown thread', async () => {
     const resourceId = `res-${randomUUID()}`;
     await w.client.generate('thread-chat', 'one', { threadId: 'a', resourceId, script: [{ text: '1' }] });
