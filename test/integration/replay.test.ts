@@ -29,6 +29,9 @@ describe('replay of recorded histories', () => {
         // Recorded by the version before the guarded stream: long-poll reads, the library's publishes.
         'streamed-before-guard.json',
         'streamed-guarded.json',
+        // A run on a thread (earlier turn shown, turn recorded at the pause and the end), and its thread.
+        'thread-turn.json',
+        'thread-turn-thread.json',
       ]),
     );
   });
