@@ -5,26 +5,27 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
 import { AgentClient, type RunResult, type ThreadInfo, type ThreadMessages } from '../../src/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
-import { agentctl, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
+import { agentctl, devServer, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
 
 let dir: string;
 const workers: WorkerProcess[] = [];
 const taskQueue = `threads-${randomUUID()}`;
-const env = () => ({
-  TEMPORAL_ADDRESS: temporalAddress(),
+const env = (address: string) => ({
+  TEMPORAL_ADDRESS: address,
   TEMPORAL_TASK_QUEUE: taskQueue,
   RECORDS_FILE: join(dir, 'records.json'),
 });
-const ctl = (args: string[]) =>
-  agentctl(['--address', temporalAddress(), '--namespace', 'default', '--task-queue', taskQueue, ...args]);
-async function worker(): Promise<WorkerProcess> {
-  const w = await spawnWorker(env());
+const ctl = (args: string[], address = temporalAddress()) =>
+  agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args]);
+async function worker(address = temporalAddress()): Promise<WorkerProcess> {
+  const w = await spawnWorker(env(address));
   workers.push(w);
   return w;
 }
@@ -44,9 +45,14 @@ async function scriptFile(name: string, script: unknown): Promise<string> {
 }
 
 /** The thread as `agentctl threads show --json` reads it once it holds `count` messages. */
-async function shown(threadId: string, resourceId: string, count: number): Promise<ThreadMessages> {
+async function shown(
+  threadId: string,
+  resourceId: string,
+  count: number,
+  address = temporalAddress(),
+): Promise<ThreadMessages> {
   return waitFor(`${count} messages on ${threadId}`, async () => {
-    const out = await ctl(['threads', 'show', threadId, '--resource', resourceId, '--json']);
+    const out = await ctl(['threads', 'show', threadId, '--resource', resourceId, '--json'], address);
     expect(out.code).toBe(0);
     const read = JSON.parse(out.stdout) as ThreadMessages;
     return read.messages.length === count ? read : undefined;
@@ -106,7 +112,7 @@ describe('a thread across killed workers', () => {
     const after = await shown(thread, 'u1', 6);
     expect(after.messages.slice(0, 4)).toEqual(before.messages);
     expect(after.turnCount).toBe(2);
-  });
+  }, 180_000);
 
   it('keeps a paused turn through a killed worker, and records it whole once approved with no worker up', async () => {
     const thread = `ops-${randomUUID()}`;
@@ -154,5 +160,62 @@ describe('a thread across killed workers', () => {
     } finally {
       await client.close();
     }
-  });
+  }, 180_000);
+
+  it('keeps a thread through a restart of the dev server on its SQLite file, and continues it', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const serverDir = join(dir, 'server');
+    const serverArgs = [
+      '--port',
+      String(port),
+      '--dir',
+      serverDir,
+      '--db',
+      join(serverDir, 'temporal.db'),
+      '--headless',
+    ];
+    const address = await devServer(['start', ...serverArgs]);
+    const thread = `restart-${randomUUID()}`;
+    try {
+      const w = await worker(address);
+      const file = await scriptFile('hello', [{ text: 'Hello, Ada.' }]);
+      const run1 = await ctl(
+        ['start', 'weather-agent', '--prompt', 'I am Ada.', '--script', file, '--thread', thread, '--resource', 'u3'],
+        address,
+      );
+      expect(run1.code).toBe(0);
+      await shown(thread, 'u3', 2, address);
+      await killHard(w);
+      await devServer(['stop', ...serverArgs]);
+      expect(await devServer(['start', ...serverArgs])).toBe(address);
+
+      const after = await shown(thread, 'u3', 2, address);
+      expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+      const listed = await ctl(['threads', 'list', '--resource', 'u3', '--json'], address);
+      expect((JSON.parse(listed.stdout) as ThreadInfo[]).map((t) => t.threadId)).toEqual([thread]);
+
+      await worker(address);
+      const client = await AgentClient.connect({ address, namespace: 'default', taskQueue });
+      try {
+        const run2 = await client.generate('weather-agent', 'Who am I?', {
+          threadId: thread,
+          resourceId: 'u3',
+          model: 'scripted',
+          script: [{ text: 'You are Ada.' }],
+        });
+        expect(run2.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      } finally {
+        await client.close();
+      }
+      await shown(thread, 'u3', 4, address);
+    } finally {
+      for (const w of workers) w.child.kill('SIGKILL');
+      await devServer(['stop', ...serverArgs]);
+    }
+  }, 180_000);
 });
