@@ -7,7 +7,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, InvalidInputError, ThreadNotFoundError, type Message } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { recordTurnSignal } from '../../src/workflows/thread-messages.js';
+import { recordTurnSignal, threadTurnsQuery } from '../../src/workflows/thread-messages.js';
 import { addTool, askTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
@@ -89,6 +89,13 @@ describe('a conversation that continues', () => {
       'assistant: Ada.',
     ]);
     expect(read).toMatchObject({ turnCount: 2, messageCount: 6, agentIds: ['thread-chat'], lastRunId: second.runId });
+    // With a worker up, the thread's query answers with every turn it keeps.
+    const handle = w.client.temporal.workflow.getHandle(threadWorkflowId(thread.resourceId, thread.threadId));
+    const turns = await handle.query(threadTurnsQuery);
+    expect(turns.map((t) => [t.runId, t.status, t.messages.length])).toEqual([
+      [expect.any(String), 'completed', 4],
+      [second.runId, 'completed', 2],
+    ]);
   });
 
   it('keeps threads of other resources apart', async () => {
