@@ -16,7 +16,7 @@ import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
 import type { ThreadInfo } from '../client/threads.js';
-import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../errors.js';
+import { AccessDeniedError, RequestRefusedError, RunFailedError, ThreadNotFoundError } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
@@ -125,6 +125,22 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     });
   };
 
+  /**
+   * A run on a thread is shown the thread's messages: the caller must be allowed to read the thread,
+   * if it exists already.
+   */
+  const mayJoinThread = async (threadId: string, resourceId: string | undefined, principal: Principal | undefined) => {
+    const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) }).catch((err) => {
+      if (err instanceof ThreadNotFoundError) return undefined;
+      throw err;
+    });
+    if (thread && !threadReadable(thread, principal)) {
+      throw new AccessDeniedError(
+        `you may not start a run on thread "${threadId}": it holds runs of agents you may not read`,
+      );
+    }
+  };
+
   /** The resource a thread request is about: the caller's tenant unless it names another (refused for a tenant). */
   const threadResource = (c: Context<ServerEnv>): string | undefined => {
     const principal = c.get('principal');
@@ -162,6 +178,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       ...(body.runId ? { runId: body.runId } : {}),
       ...(principal ? { principal } : {}),
     };
+    if (runOptions.threadId) await mayJoinThread(runOptions.threadId, runOptions.resourceId, principal);
     return { agentId, prompt, options: runOptions };
   };
 

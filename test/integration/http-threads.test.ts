@@ -101,4 +101,18 @@ describe('threads over HTTP, with no worker up', () => {
     expect((await get('/threads/bank-1/messages', 'nora')).status).toBe(403);
     expect((await get('/threads/bank-1/messages', 'ann')).status).toBe(200);
   });
+
+  it('refuses a run on a thread the caller may not read: its model would be shown the thread', async () => {
+    const res = await fetch(`${base}/agents/http-chat/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${people.nora.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'what happened here?', options: { threadId: 'bank-1', script: [{ text: 'x' }] } }),
+    });
+    expect(res.status).toBe(403);
+    const { error } = (await res.json()) as { error: { type: string; message: string } };
+    expect(error).toEqual({
+      type: 'AccessDenied',
+      message: 'Access denied: you may not start a run on thread "bank-1": it holds runs of agents you may not read',
+    });
+  });
 });
