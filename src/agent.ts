@@ -5,6 +5,7 @@ import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
+import { MemoryOptionsSchema, type MemoryOptions } from './schemas/thread.js';
 import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
 import { toolNameOf } from './tools/builtin/builtin-names.js';
@@ -67,6 +68,11 @@ export interface AgentConfig {
    * it, or any request context where the agent has no schema, is refused (`RunOptionsNotAllowed`).
    */
   requestContextSchema?: z.ZodType;
+  /**
+   * How runs on a thread (`threadId`, within a `resourceId`) see the thread's earlier messages, with
+   * Mastra's names: `lastMessages` (default 10; 0 shows none). See the README's "Threads and memory".
+   */
+  memory?: MemoryOptions;
 }
 
 /** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */
@@ -125,6 +131,7 @@ const AGENT_OPTIONS = [
   'hooks',
   'transform',
   'requestContextSchema',
+  'memory',
 ] as const satisfies ReadonlyArray<keyof AgentConfig>;
 // Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
 const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
@@ -185,6 +192,12 @@ export function defineAgent(config: AgentConfig): Agent {
       );
   }
   const mcpServers = checkMcpServers(`defineAgent("${config.id}")`, config.mcpServers);
+  if (config.memory !== undefined) {
+    const parsed = MemoryOptionsSchema.safeParse(config.memory);
+    if (!parsed.success) {
+      throw new TypeError(`defineAgent("${config.id}"): invalid memory: ${oneLine(parsed.error.issues)}`);
+    }
+  }
   if (config.defaultOptions) {
     const parsed = RunOptionsSchema.safeParse(config.defaultOptions);
     if (!parsed.success) {

@@ -140,6 +140,18 @@ export class RunNotFoundError extends Error {
   }
 }
 
+/** A thread that no run has been started on (in this resource). */
+export class ThreadNotFoundError extends Error {
+  override readonly name = 'ThreadNotFoundError';
+  constructor(
+    readonly threadId: string,
+    readonly resourceId: string | undefined,
+  ) {
+    const where = resourceId === undefined ? 'with no resource' : `of resource "${resourceId}"`;
+    super(`No thread "${threadId}" ${where}: no run was started on it. List threads with \`agentctl threads list\`.`);
+  }
+}
+
 /** A run that ended in failure; `reason` is why, as the workflow recorded it. */
 export class RunFailedError extends Error {
   override readonly name = 'RunFailedError';

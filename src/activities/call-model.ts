@@ -54,7 +54,7 @@ export async function callModel(
 ): Promise<CallModelOutput> {
   const agent = registry.get(input.agentId);
   const model: LanguageModel = input.model
-    ? resolveModel(input.model, { script: input.script }, factories)
+    ? resolveModel(input.model, { script: input.script, ...threadSteps(input) }, factories)
     : (agent.model as LanguageModel);
   const activity = Context.current();
 
@@ -345,4 +345,11 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
 function invalidCallMessage(toolName: string, error: unknown): string {
   const reason = errorMessage(error);
   return `Invalid call of tool "${toolName}": ${reason}. Call it again with arguments that match its input schema.`;
+}
+
+/** The assistant messages the run's thread put before the run's own, for the scripted model. */
+function threadSteps(input: CallModelInput): { priorSteps?: number } {
+  if (!input.threadMessages) return {};
+  const prior = input.messages.slice(0, input.threadMessages).filter((m) => m.role === 'assistant').length;
+  return { priorSteps: prior };
 }

@@ -14,6 +14,20 @@ import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
 
+/** A run's turn on its thread begins (see `beginThreadTurn`). */
+export interface BeginThreadTurnInput {
+  threadId: string;
+  resourceId: string | undefined;
+  runId: string;
+  agentId: string;
+  /** The id of who started the run, when known. */
+  startedBy?: string;
+  /** The messages the run was started with: they join the thread. */
+  messages: Message[];
+  /** How many earlier messages the run's model is shown. */
+  lastMessages: number;
+}
+
 export interface DescribeAgentInput {
   agentId: string;
 }
@@ -40,6 +54,11 @@ export interface CallModelInput {
   script: Script | undefined;
   instructions: string;
   messages: Message[];
+  /**
+   * How many of `messages` come first from the run's thread (set only when some do): the scripted
+   * model counts its steps after them.
+   */
+  threadMessages?: number;
   tools: ModelToolDefinition[];
   toolChoice: ToolChoice | undefined;
   settings: ModelSettings | undefined;
@@ -134,6 +153,8 @@ export interface AgentActivities {
   shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;
   /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
   listTools(): Promise<ToolInfo[]>;
+  /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
+  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
 }
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */

@@ -99,6 +99,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
     ...agentTransformed(agent),
+    ...(agent.memory ? { memory: agent.memory } : {}),
     ...(agent.hooks
       ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
       : {}),

@@ -40,6 +40,7 @@ import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
+import { getThreadMessages, listThreads, type ThreadFilter, type ThreadInfo, type ThreadMessages } from './threads.js';
 import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
 
 /**
@@ -302,6 +303,23 @@ export class AgentClient {
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
     return listRuns(this.ctx, filter);
+  }
+
+  /**
+   * The threads of a resource (of every resource when none is given), most recently updated first:
+   * from Temporal visibility, with no worker needed.
+   */
+  async listThreads(filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
+    return listThreads(this.ctx, filter);
+  }
+
+  /**
+   * A thread's most recent messages (the last 100, within 256 KiB; `omittedMessages` says how many
+   * older ones it keeps), oldest first, from the thread's memo: no worker needed.
+   * `ThreadNotFoundError` when no run was started on it.
+   */
+  async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
+    return getThreadMessages(this.ctx, target);
   }
 
   /**

@@ -11,6 +11,7 @@ import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from './agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './agentctl-common.js';
 import { addDecisionCommands } from './agentctl-decisions.js';
+import { addThreadCommands } from './agentctl-threads.js';
 import { addToolCommands } from './agentctl-tools.js';
 import { resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
@@ -55,7 +56,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   const program = new Command('agentctl')
     .description(
       'Find, inspect, approve, decline, resume, submit client tool results for, resolve uncertain calls of, ' +
-        'and start durable agent runs in a Temporal namespace; list, describe and run the tools its workers serve.',
+        'and start durable agent runs in a Temporal namespace; list, describe and run the tools its workers serve; ' +
+        'list threads and show their messages.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
@@ -149,6 +151,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
 
   addDecisionCommands(program, { connect, print });
   addToolCommands(program, { connect, print }, io);
+  addThreadCommands(program, { connect, print });
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

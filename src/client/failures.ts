@@ -13,6 +13,7 @@ import {
   RunAlreadyExistsError,
   RunFailedError,
   RunNotFoundError,
+  ThreadNotFoundError,
   RunNotWaitingError,
   StreamOffsetError,
   UnknownToolError,
@@ -39,6 +40,7 @@ const USAGE = 2;
 /** Each typed error in the order they are tried (subclasses before their parents). */
 const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitCode: number; type?: string }> = [
   { matches: (e) => e instanceof RunNotFoundError, httpStatus: 404, exitCode: REFUSED },
+  { matches: (e) => e instanceof ThreadNotFoundError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof UnknownToolError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof NoWorkerError, httpStatus: 503, exitCode: REFUSED },
   { matches: (e) => e instanceof AccessDeniedError, httpStatus: 403, exitCode: REFUSED, type: 'AccessDenied' },

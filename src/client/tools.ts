@@ -70,6 +70,7 @@ export async function listTools(ctx: ClientContext, timeoutMs = DEFAULT_TOOLS_TI
 
 /** Who polled the task queue for workflows lately (worker identities); undefined if it cannot be told. */
 async function workflowPollers(ctx: ClientContext): Promise<string[] | undefined> {
+  // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
   const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
   try {
     const described = await ctx.temporal.workflowService.describeTaskQueue({

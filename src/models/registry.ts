@@ -8,6 +8,8 @@ import { ScriptedLanguageModel } from './scripted.js';
 export interface ModelContext {
   /** The run's script, for scripted models. */
   script: Script | undefined;
+  /** Assistant messages that came from the run's thread, before the run's own: a script's step 0 follows them. */
+  priorSteps?: number;
 }
 
 /**
@@ -28,11 +30,11 @@ function openaiProvider() {
  * a run dictate every tool call, so a worker has it only when enabled (`enableScriptedModel`): for
  * tests and demos.
  */
-export const scriptedModel: ModelFactory = (_id, { script }) => {
+export const scriptedModel: ModelFactory = (_id, { script, priorSteps }) => {
   if (!script) {
     throw new UnknownModelError('scripted', 'the scripted model needs a script: pass `script` in the run options');
   }
-  return new ScriptedLanguageModel(script);
+  return new ScriptedLanguageModel(script, priorSteps);
 };
 
 /**

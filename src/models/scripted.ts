@@ -23,7 +23,11 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   /** It reads no file a prompt links to, so it takes every URL as it is: the AI SDK downloads nothing for it. */
   readonly supportedUrls = { '*/*': [/^https?:\/\//] };
 
-  constructor(private readonly script: Script) {}
+  constructor(
+    private readonly script: Script,
+    /** Assistant messages of earlier runs (from the run's thread) that the prompt starts with. */
+    private readonly priorSteps = 0,
+  ) {}
 
   /** The step index a prompt asks for. */
   static stepIndex(prompt: LanguageModelV4Prompt): number {
@@ -31,7 +35,7 @@ export class ScriptedLanguageModel implements LanguageModelV4 {
   }
 
   private step(options: LanguageModelV4CallOptions): { index: number; step: ScriptStep } {
-    const index = ScriptedLanguageModel.stepIndex(options.prompt);
+    const index = ScriptedLanguageModel.stepIndex(options.prompt) - this.priorSteps;
     const step = this.script[index];
     if (!step) throw new ScriptExhaustedError(this.script.length, index + 1);
     return { index, step };

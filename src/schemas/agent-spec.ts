@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
 import { MAX_ID } from './limits.js';
 import { RunOptionsSchema, type RunOptions } from './run-options.js';
+import { MemoryOptionsSchema } from './thread.js';
 import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from './transform-stages.js';
 
 const Duration = z.union([z.string(), z.number()]);
@@ -153,6 +154,8 @@ export const AgentSpecSchema = z.object({
   agentTransform: TransformStagesSchema.optional(),
   /** Which of the agent's hooks exist (the code is on the worker): the run calls them around every tool call. */
   hooks: z.object({ beforeToolCall: z.boolean(), afterToolCall: z.boolean() }).optional(),
+  /** How runs on a thread see its earlier messages (`lastMessages`). */
+  memory: MemoryOptionsSchema.optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 

@@ -18,6 +18,8 @@ export const RunCarrySchema = z
     version: z.number(),
     /** The run stream's chunks (see `ChunkLog`; runs from before it carried a `WorkflowStreamState`). */
     stream: z.record(z.string(), z.unknown()),
+    /** Set for a run on a thread: how many of its messages came first from the thread. */
+    threadMessages: z.number().int().nonnegative().optional(),
   })
   .strict();
 export type RunCarry = z.infer<typeof RunCarrySchema>;

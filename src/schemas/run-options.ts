@@ -73,7 +73,11 @@ export const RunOptionsSchema = z
     activeTools: z.array(IdSchema).max(256).optional(),
     /** Replaces the agent's instructions for this run. */
     instructions: z.string().optional(),
-    /** Search attributes carry them (`AgentThreadId`, `AgentResourceId`): ids of at most 256 characters. */
+    /**
+     * The run joins this thread (within `resourceId`): its model sees the thread's earlier messages and
+     * its turn is recorded there (see the README's "Threads and memory"). Search attributes carry them
+     * (`AgentThreadId`, `AgentResourceId`): ids of at most 256 characters.
+     */
     threadId: IdSchema.optional(),
     resourceId: IdSchema.optional(),
     modelSettings: ModelSettingsSchema.optional(),

@@ -15,7 +15,8 @@ import { checkInput } from '../client/checks.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
-import { AccessDeniedError, RequestRefusedError, RunFailedError } from '../errors.js';
+import type { ThreadInfo } from '../client/threads.js';
+import { AccessDeniedError, RequestRefusedError, RunFailedError, ThreadNotFoundError } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
@@ -112,6 +113,42 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return info;
   };
 
+  /**
+   * Whether the principal may read a thread: within its tenant, and allowed to read every run that took
+   * part (as their starter, or by the agent's read rule): a thread holds their conversations.
+   */
+  const threadReadable = (thread: ThreadInfo, principal: Principal | undefined): boolean => {
+    if (!tenantCheck(principal, thread.resourceId).allowed) return false;
+    return thread.participants.every(({ agentId, startedBy }) => {
+      const run = { runId: '', resourceId: thread.resourceId, startedBy: startedBy ? { id: startedBy } : undefined };
+      return canRead(readers(policies.get(agentId)), run, principal).allowed;
+    });
+  };
+
+  /**
+   * A run on a thread is shown the thread's messages: the caller must be allowed to read the thread,
+   * if it exists already.
+   */
+  const mayJoinThread = async (threadId: string, resourceId: string | undefined, principal: Principal | undefined) => {
+    const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) }).catch((err) => {
+      if (err instanceof ThreadNotFoundError) return undefined;
+      throw err;
+    });
+    if (thread && !threadReadable(thread, principal)) {
+      throw new AccessDeniedError(
+        `you may not start a run on thread "${threadId}": it holds runs of agents you may not read`,
+      );
+    }
+  };
+
+  /** The resource a thread request is about: the caller's tenant unless it names another (refused for a tenant). */
+  const threadResource = (c: Context<ServerEnv>): string | undefined => {
+    const principal = c.get('principal');
+    const resourceId = checkInput('resourceId', IdSchema.optional(), c.req.query('resourceId') || principal?.tenant);
+    allowOrDeny(tenantCheck(principal, resourceId));
+    return resourceId;
+  };
+
   /** A run's stream from a position, as SSE; the UI mapping first goes through what came before it. */
   const streamFrom = async (runId: string, from: SsePosition): Promise<Response> => {
     // Reading what came before also refuses an offset past the end, before the response starts.
@@ -141,6 +178,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       ...(body.runId ? { runId: body.runId } : {}),
       ...(principal ? { principal } : {}),
     };
+    if (runOptions.threadId) await mayJoinThread(runOptions.threadId, runOptions.resourceId, principal);
     return { agentId, prompt, options: runOptions };
   };
 
@@ -174,6 +212,22 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const read = readers(policies.get(agentId));
     const visible = runs.filter((run) => canRead(run.read ?? read, run, principal).allowed).map(suspendedRun);
     return c.json({ runs: visible });
+  });
+
+  app.get('/threads', async (c) => {
+    const resourceId = threadResource(c);
+    const threads = await client.listThreads({ ...(resourceId ? { resourceId } : {}), limit: 1000 });
+    return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal'))) });
+  });
+
+  app.get('/threads/:threadId/messages', async (c) => {
+    const resourceId = threadResource(c);
+    const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
+    const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) });
+    if (!threadReadable(thread, c.get('principal'))) {
+      throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
+    }
+    return c.json(thread);
   });
 
   const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {

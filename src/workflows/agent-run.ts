@@ -13,6 +13,7 @@ import {
   condition,
   isCancellation,
   makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -50,6 +51,8 @@ import { recordOutcome, toolCallSpan } from './spans.js';
 import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
+import { ThreadLink } from './thread-link.js';
+import { DEFAULT_LAST_MESSAGES, threadWorkflowId, type TurnStatus } from '../schemas/thread.js';
 import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
@@ -58,6 +61,12 @@ const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'Sc
 const { describeAgent } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+});
+
+/** The thread's workflow starts on the run's task queue if need be, and answers with the earlier messages. */
+const { beginThreadTurn } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10 },
 });
 
 const { verifyDecision } = proxyLocalActivities<AgentActivities>({
@@ -126,6 +135,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     // A sub-agent's progress is all in the streamed run before its result is.
     if (state.progress?.sends) await state.progress.sent();
     if ('continueWith' in result) return continueRun(state, parsed.data, result.continueWith);
+    await endTurn(state, 'completed');
     state.finish('completed');
     state.publish(finishChunk(result, []));
     outcome = { result };
@@ -133,6 +143,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     // A cancelled run (or a cancelled parent) ends as cancelled, which also cancels its sub-agents.
     const cancelled = runCancelled() && isCancellation(err);
     const failure = cancelled ? err : runFailure(err);
+    await endTurn(state, cancelled ? 'cancelled' : 'failed');
     state.finish(cancelled ? 'cancelled' : 'failed');
     const error = failure instanceof Error ? failure.message : 'the run was cancelled';
     const failureType = failure instanceof ApplicationFailure ? (failure.type ?? undefined) : 'Cancelled';
@@ -147,6 +158,15 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   });
   if ('failure' in outcome) throw outcome.failure;
   return outcome.result;
+}
+
+/**
+ * The run's turn is recorded on its thread however it ended, before its end is visible: whoever
+ * starts the next run on the thread once this one returned finds the turn there.
+ */
+async function endTurn(state: RunState, status: TurnStatus): Promise<void> {
+  const { thread } = state;
+  if (thread) await CancellationScope.nonCancellable(() => thread.record(state.conversation.messages, status));
 }
 
 /** A decision signal: checked against the approvers' keys first where decisions must be signed. */
@@ -222,6 +242,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const streaming = input.stream !== undefined;
   if (input.carry) state.announce();
   else state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
+  await joinThread(input, options, state, spec);
   const firstStep = state.conversation.steps.length;
 
   for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {
@@ -249,6 +270,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
         script: options.script,
         instructions: options.instructions ?? spec.instructions,
         messages: state.conversation.messages,
+        ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
         tools,
         toolChoice: options.toolChoice,
         settings: options.modelSettings,
@@ -295,6 +317,34 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     if (model.toolCalls.length === 0 || toolRun) break;
   }
   return state.snapshot().result;
+}
+
+/**
+ * A run started on a thread (not a sub-agent's, not a tool run) begins its turn there and is shown the
+ * thread's earlier messages before its own; a continued run keeps the link it had.
+ */
+async function joinThread(input: RunInput, options: RunOptions, state: RunState, spec: AgentSpec): Promise<void> {
+  const { threadId, resourceId } = options;
+  if (!threadId || input.parent || input.toolCall) return;
+  const workflowId = threadWorkflowId(resourceId, threadId);
+  if (input.carry) {
+    const prefix = input.carry.threadMessages;
+    if (prefix !== undefined) state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix);
+    return;
+  }
+  // Runs on a thread started before threads kept their conversation replay without it.
+  if (!patched('thread-memory')) return;
+  const { history } = await beginThreadTurn({
+    threadId,
+    resourceId,
+    runId: state.runId,
+    agentId: spec.id,
+    ...(state.startedBy ? { startedBy: state.startedBy.id } : {}),
+    messages: state.conversation.messages,
+    lastMessages: spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES,
+  });
+  state.conversation.prependHistory(history);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length);
 }
 
 /**

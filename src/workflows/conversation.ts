@@ -17,6 +17,11 @@ export class Conversation {
     this.steps = [...steps];
   }
 
+  /** The thread's earlier messages come first, before those the run was started with. */
+  prependHistory(history: Message[]): void {
+    this.messages.unshift(...history);
+  }
+
   /** The model answered: its messages join the conversation, and its tool calls start. */
   startStep(stepNumber: number, model: CallModelOutput): void {
     this.messages.push(...model.assistantMessages);

@@ -1,3 +1,4 @@
 /** The workflows a worker registers; this file is the workflow bundle's entry point. */
 export { agentRun } from './agent-run.js';
 export { listAgentTools } from './list-tools.js';
+export { agentThread } from './agent-thread.js';

@@ -28,6 +28,7 @@ import type { ProgressRouting } from './progress.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { waitSpan } from './spans.js';
 import { StreamSegments } from './stream-segments.js';
+import type { ThreadLink } from './thread-link.js';
 import { runResult } from './transcript.js';
 
 /** What a continuation of a run needs besides the conversation and the agent spec. */
@@ -83,6 +84,9 @@ export class RunState {
     this.access = { ...(startedBy ? { startedBy } : {}), ...(read ? { read } : {}) };
   }
 
+  /** Set for a run on a thread: its turn is recorded there when it pauses and when it ends. */
+  thread: ThreadLink | undefined;
+
   /** Whether every decision must carry an approver's signature (the worker has decision keys). */
   signedDecisions = false;
 
@@ -103,6 +107,7 @@ export class RunState {
       decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
       version: this.version,
       stream: this.stream.carry(),
+      ...(this.thread ? { threadMessages: this.thread.prefix } : {}),
     };
   }
 
@@ -296,6 +301,7 @@ export class RunState {
     if (!this.segments.pauseNow(this.pending().length)) return;
     this.publish(finishChunk(this.snapshot().result, this.pending()));
     this.report();
+    void this.thread?.record(this.conversation.messages, 'suspended');
   }
 
   private resumeSegment(): void {

@@ -29,3 +29,10 @@ export function startSearchAttributes(
   if (options.resourceId) pairs.push({ key: AgentResourceIdKey, value: options.resourceId });
   return pairs;
 }
+
+/** The search attributes of a thread workflow: visibility lists the threads of a resource by them. */
+export function threadSearchAttributes(options: { threadId: string; resourceId?: string }): SearchAttributePair[] {
+  const pairs: SearchAttributePair[] = [{ key: AgentThreadIdKey, value: options.threadId }];
+  if (options.resourceId) pairs.push({ key: AgentResourceIdKey, value: options.resourceId });
+  return pairs;
+}

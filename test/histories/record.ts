@@ -22,6 +22,7 @@ import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
 import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
@@ -41,6 +42,10 @@ interface Recording {
   traced?: boolean;
   /** What happens after the run first pauses or finishes. */
   then?: (client: AgentClient, runId: string) => Promise<unknown>;
+  /** What happens before the run starts (an earlier run on its thread). */
+  before?: (client: AgentClient) => Promise<unknown>;
+  /** Also record the history of this workflow (the run's thread), as `<name>-thread.json`. */
+  alsoRecord?: string;
 }
 
 const recordings: Record<string, Recording> = {
@@ -113,6 +118,30 @@ const recordings: Record<string, Recording> = {
       await client.next(runId, { decisionId: 'bad' }).catch(() => undefined);
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
+  },
+  // A run on a thread with an earlier turn: it begins its turn (the earlier messages come back from the
+  // activity), records it when it pauses and when it ends; and the thread workflow's own history.
+  'thread-turn': {
+    agentId: 'toolbox-agent',
+    prompt: 'Ask me again.',
+    options: {
+      model: 'scripted',
+      threadId: 'history-thread',
+      resourceId: 'history-resource',
+      script: [{ toolCalls: [{ toolName: 'ask', args: { question: 'Colour?' } }] }, { text: 'Thanks.' }],
+    },
+    before: async (client) => {
+      await client.generate('toolbox-agent', 'First turn.', {
+        model: 'scripted',
+        threadId: 'history-thread',
+        resourceId: 'history-resource',
+        script: [{ toolCalls: [{ toolName: 'add', args: { a: 1, b: 2 } }] }, { text: 'Three.' }],
+      });
+    },
+    then: async (client, runId) => {
+      await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
+    },
+    alsoRecord: threadWorkflowId('history-resource', 'history-thread'),
   },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
@@ -281,9 +310,11 @@ const { worker, run } = await createWorker({
 });
 const running = run();
 try {
-  for (const [name, { agentId, prompt, options, streamGraceMs, traced, then }] of Object.entries(recordings)) {
+  for (const [name, recording] of Object.entries(recordings)) {
+    const { agentId, prompt, options, streamGraceMs, traced, then, before, alsoRecord } = recording;
     if (only.length > 0 && !only.includes(name)) continue;
     const client = traced ? tracingClient : plainClient;
+    await before?.(client);
     // The replay test replays with this workflow id, which child workflow ids are made from.
     const start = { ...options, runId: `history-${name}` };
     const { runId } =
@@ -297,6 +328,12 @@ try {
     const file = new URL(`./${name}.json`, import.meta.url);
     await writeFile(file, historyToJSON(history) + '\n');
     console.log(`recorded ${name}: ${history.events?.length} events -> ${file.pathname}`);
+    if (alsoRecord) {
+      const other = await client.temporal.workflow.getHandle(alsoRecord).fetchHistory();
+      const otherFile = new URL(`./${name}-thread.json`, import.meta.url);
+      await writeFile(otherFile, historyToJSON(other) + '\n');
+      console.log(`recorded ${alsoRecord}: ${other.events?.length} events -> ${otherFile.pathname}`);
+    }
   }
 } finally {
   worker.shutdown();

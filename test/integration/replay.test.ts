@@ -34,6 +34,9 @@ describe('replay of recorded histories', () => {
         'streamed-guarded.json',
         // Started by a tracing client: trace contexts in the headers of its start, commands and signals.
         'traced-supervisor.json',
+        // A run on a thread (earlier turn shown, turn recorded at the pause and the end), and its thread.
+        'thread-turn.json',
+        'thread-turn-thread.json',
       ]),
     );
   });

@@ -122,6 +122,16 @@ describe('defineAgent and createTool', () => {
     ).toThrow(/invalid defaultOptions/);
   });
 
+  it('take memory options with Mastra’s names, refusing what does not fit, and describe them', () => {
+    const base = { id: 'm', name: 'M', model: 'scripted' };
+    const agent = defineAgent({ ...base, memory: { lastMessages: 20 } });
+    expect(describeAgent(new AgentRegistry([agent]), { agentId: 'm' }).memory).toEqual({ lastMessages: 20 });
+    expect(describeAgent(new AgentRegistry([defineAgent(base)]), { agentId: 'm' })).not.toHaveProperty('memory');
+    expect(() => defineAgent({ ...base, memory: { lastMessages: -1 } })).toThrow(/invalid memory: lastMessages/);
+    expect(() => defineAgent({ ...base, memory: { lastMessages: 5000 } })).toThrow(/invalid memory/);
+    expect(() => defineAgent({ ...base, memory: { semanticRecall: true } as never })).toThrow(/semanticRecall/);
+  });
+
   it('refuse two agents with one id on a worker', () => {
     const one = defineAgent({ id: 'a', name: 'A', instructions: '', model: 'scripted' });
     const other = defineAgent({ id: 'a', name: 'Another A', instructions: '', model: 'scripted' });

@@ -1,0 +1,130 @@
+/**
+ * Threads, read from Temporal itself: visibility lists the thread workflows of a resource, and each
+ * thread's memo holds its most recent messages, so any process reads them with no worker up.
+ */
+import { WorkflowNotFoundError, type WorkflowExecutionInfo } from '@temporalio/client';
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
+import { errorMessage, ThreadNotFoundError } from '../errors.js';
+import { IdSchema } from '../schemas/limits.js';
+import type { Message } from '../schemas/message.js';
+import { THREAD_MEMO_KEY, ThreadMemoSchema, threadWorkflowId, type ThreadMemo } from '../schemas/thread.js';
+import { AgentResourceIdKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
+import { checkInput } from './checks.js';
+import type { ClientContext } from './context.js';
+
+/** A thread, as {@link listThreads} finds it. */
+export interface ThreadInfo {
+  threadId: string;
+  resourceId: string | undefined;
+  /** When the first run on it began, and when a run last recorded its turn. */
+  createdAt: Date | undefined;
+  updatedAt: Date | undefined;
+  /** Messages and turns (runs) the thread keeps; turns dropped to keep it within its bounds. */
+  messageCount: number;
+  turnCount: number;
+  droppedTurns: number;
+  /** The agents whose runs took part, and the most recent run. */
+  agentIds: string[];
+  /** Each agent with who started its runs on the thread, when known (reading is checked against them). */
+  participants: Array<{ agentId: string; startedBy?: string }>;
+  lastRunId: string | undefined;
+  /** Set when this process cannot read the thread's memo (a codec key it lacks): why. */
+  unreadable?: string;
+}
+
+/** A thread's most recent messages, as {@link getThreadMessages} reads them. */
+export interface ThreadMessages extends ThreadInfo {
+  /** Oldest first: at most the last 100 messages (256 KiB of JSON) the thread keeps. */
+  messages: Message[];
+  /** Older messages the thread keeps that `messages` leaves out. */
+  omittedMessages: number;
+}
+
+/** Which threads {@link listThreads} returns. */
+export interface ThreadFilter {
+  /** The resource (user, tenant) whose threads to list; all threads when omitted. */
+  resourceId?: string;
+  /** At most this many (default 100). */
+  limit?: number;
+}
+
+function memoOf(memo: Record<string, unknown> | undefined): ThreadMemo | undefined {
+  const parsed = ThreadMemoSchema.safeParse(memo?.[THREAD_MEMO_KEY]);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function threadInfo(info: Pick<WorkflowExecutionInfo, 'memo' | 'typedSearchAttributes' | 'startTime'>): ThreadInfo {
+  const memo = memoOf(info.memo);
+  return {
+    threadId: memo?.threadId ?? info.typedSearchAttributes.get(AgentThreadIdKey) ?? '',
+    resourceId: memo?.resourceId ?? info.typedSearchAttributes.get(AgentResourceIdKey),
+    createdAt: memo ? new Date(memo.createdAt) : info.startTime,
+    updatedAt: memo ? new Date(memo.updatedAt) : undefined,
+    messageCount: memo?.messageCount ?? 0,
+    turnCount: memo?.turnCount ?? 0,
+    droppedTurns: memo?.droppedTurns ?? 0,
+    agentIds: memo?.agentIds ?? [],
+    participants: memo?.participants ?? [],
+    lastRunId: memo?.lastRunId,
+  };
+}
+
+/** The threads of a resource (of every resource when none is given), most recently updated first. */
+export async function listThreads(ctx: ClientContext, filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
+  const resourceId = checkInput('resourceId', IdSchema.optional(), filter.resourceId);
+  const clauses = [`WorkflowType = 'agentThread'`, `ExecutionStatus = 'Running'`];
+  if (resourceId !== undefined) clauses.push(`AgentResourceId = ${quote(resourceId)}`);
+  const limit = filter.limit ?? 100;
+  const { namespace, temporal } = ctx;
+  const converter = temporal.options.loadedDataConverter;
+  const threads: ThreadInfo[] = [];
+  let nextPageToken: Uint8Array = Buffer.alloc(0);
+  do {
+    const response = await temporal.workflowService.listWorkflowExecutions({
+      namespace,
+      query: clauses.join(' AND '),
+      nextPageToken,
+      pageSize: Math.min(limit, 1000),
+    });
+    for (const raw of response.executions) {
+      if (threads.length >= limit) break;
+      try {
+        threads.push(threadInfo(await executionInfoFromRaw(raw, converter, raw, namespace)));
+      } catch (err) {
+        const withoutMemo = Object.assign(Object.create(raw) as typeof raw, { memo: null });
+        const bare = await executionInfoFromRaw(withoutMemo, converter, raw, namespace);
+        threads.push({ ...threadInfo(bare), unreadable: errorMessage(err) });
+      }
+    }
+    nextPageToken = response.nextPageToken;
+  } while (threads.length < limit && nextPageToken && nextPageToken.length > 0);
+  return threads.sort((a, b) => (b.updatedAt?.getTime() ?? 0) - (a.updatedAt?.getTime() ?? 0));
+}
+
+/** A thread's most recent messages, from its memo (no worker needed). `ThreadNotFoundError` when no run began it. */
+export async function getThreadMessages(
+  ctx: ClientContext,
+  target: { threadId: string; resourceId?: string },
+): Promise<ThreadMessages> {
+  const threadId = checkInput('threadId', IdSchema, target.threadId);
+  const resourceId = checkInput('resourceId', IdSchema.optional(), target.resourceId);
+  let description;
+  try {
+    description = await ctx.temporal.workflow.getHandle(threadWorkflowId(resourceId, threadId)).describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError(threadId, resourceId);
+    throw err;
+  }
+  const memo = memoOf(description.memo);
+  return {
+    ...threadInfo(description),
+    threadId,
+    resourceId,
+    messages: memo?.messages ?? [],
+    omittedMessages: memo?.omittedMessages ?? 0,
+  };
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}

@@ -1,0 +1,123 @@
+/**
+ * Threads: the conversation that runs started with the same `threadId` (within one `resourceId`)
+ * share, kept by one long-lived thread workflow per thread. Sandbox-safe: ids, bounds and schemas.
+ */
+import { z } from 'zod';
+import { IdSchema } from './limits.js';
+import { MessageSchema, type Message } from './message.js';
+
+/** How many earlier messages of its thread a run's model sees, unless the agent says (`memory.lastMessages`). */
+export const DEFAULT_LAST_MESSAGES = 10;
+/** The most earlier messages an agent may show its model. */
+export const MAX_LAST_MESSAGES = 1000;
+/**
+ * Bytes of JSON of the earlier messages a run takes from its thread: the rest of the run's conversation
+ * budget (`MAX_CONVERSATION_BYTES`) is its own.
+ */
+export const MAX_HISTORY_BYTES = 256 * 1024;
+/** The most messages a thread keeps; the oldest whole turns go first. */
+export const MAX_THREAD_MESSAGES = 2000;
+/** Bytes of JSON a thread keeps (its workflow carries them when it continues as new, under Temporal's 2 MiB). */
+export const MAX_THREAD_BYTES = 1024 * 1024;
+/** The most recent messages the thread's memo shows, for readers with no worker up. */
+export const MEMO_MESSAGES = 100;
+/** The most (agent, starter) pairs the memo lists; a thread with more is read by those its agents let read. */
+export const MEMO_PARTICIPANTS = 100;
+/** Bytes of JSON of the messages the memo shows. */
+export const MEMO_MESSAGE_BYTES = 256 * 1024;
+/** The memo key of a thread workflow. */
+export const THREAD_MEMO_KEY = 'agentThread';
+
+/** An agent's memory options, with Mastra's names. */
+export const MemoryOptionsSchema = z
+  .object({
+    /** How many earlier messages of the thread the model sees (default 10; 0: none). */
+    lastMessages: z.number().int().min(0).max(MAX_LAST_MESSAGES).optional(),
+  })
+  .strict();
+export type MemoryOptions = z.infer<typeof MemoryOptionsSchema>;
+
+/** How a run's turn stands: the run is going on, waits on a decision, or ended. */
+export const TurnStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);
+export type TurnStatus = z.infer<typeof TurnStatusSchema>;
+
+/** One run's part of a thread: the messages it was started with and those it made, kept together. */
+export const ThreadTurnSchema = z.object({
+  runId: z.string(),
+  agentId: z.string(),
+  /** The id of who started the run, when known: they may read the thread's messages of it. */
+  startedBy: z.string().optional(),
+  status: TurnStatusSchema,
+  messages: z.array(MessageSchema),
+  at: z.string(),
+});
+export type ThreadTurn = z.infer<typeof ThreadTurnSchema>;
+
+/** What the thread workflow starts with (and continues as new with). */
+export const ThreadInputSchema = z
+  .object({
+    threadId: IdSchema,
+    resourceId: IdSchema.optional(),
+    createdAt: z.string().optional(),
+    turns: z.array(ThreadTurnSchema).optional(),
+    /** Turns dropped so far to keep the thread within its bounds. */
+    droppedTurns: z.number().int().optional(),
+  })
+  .strict();
+export type ThreadInput = z.infer<typeof ThreadInputSchema>;
+
+/** A run's turn begins: its starting messages join the thread, and it gets the earlier messages. */
+export const BeginTurnSchema = z
+  .object({
+    runId: z.string().min(1).max(1000),
+    agentId: IdSchema,
+    startedBy: IdSchema.optional(),
+    messages: z.array(MessageSchema),
+    lastMessages: z.number().int().min(0).max(MAX_LAST_MESSAGES),
+  })
+  .strict();
+export type BeginTurn = z.infer<typeof BeginTurnSchema>;
+
+/** A run's messages so far (those it started with, then its own), replacing what its turn held. */
+export const RecordTurnSchema = z
+  .object({
+    runId: z.string().min(1).max(1000),
+    agentId: IdSchema,
+    status: TurnStatusSchema,
+    messages: z.array(MessageSchema),
+  })
+  .strict();
+export type RecordTurn = z.infer<typeof RecordTurnSchema>;
+
+/** A thread as its memo shows it to any process, with no worker up. */
+export const ThreadMemoSchema = z.object({
+  threadId: z.string(),
+  resourceId: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Messages the thread keeps, and turns (runs). */
+  messageCount: z.number().int(),
+  turnCount: z.number().int(),
+  /** Turns dropped to keep the thread within its bounds. */
+  droppedTurns: z.number().int(),
+  /** The agents whose runs took part, and the most recent run. */
+  agentIds: z.array(z.string()),
+  /**
+   * Each agent with who started its runs here (distinct pairs, at most {@link MEMO_PARTICIPANTS}): who
+   * may read is checked against them.
+   */
+  participants: z.array(z.object({ agentId: z.string(), startedBy: z.string().optional() })),
+  lastRunId: z.string().optional(),
+  /** The most recent messages ({@link MEMO_MESSAGES}, {@link MEMO_MESSAGE_BYTES}), oldest first. */
+  messages: z.array(MessageSchema),
+  /** How many older messages the thread keeps that `messages` leaves out. */
+  omittedMessages: z.number().int(),
+});
+export type ThreadMemo = z.infer<typeof ThreadMemoSchema>;
+
+/** The id of the thread workflow of a thread: ids are escaped, so no two threads share one. */
+export function threadWorkflowId(resourceId: string | undefined, threadId: string): string {
+  return `thread:${encodeURIComponent(resourceId ?? '')}:${encodeURIComponent(threadId)}`;
+}
+
+export type { Message };

@@ -1,0 +1,139 @@
+/**
+ * One thread, as one long-lived Temporal workflow (id: `threadWorkflowId(resourceId, threadId)`): the
+ * turns of the runs started on it, in the order they began, each run's messages kept together. Runs
+ * begin their turn through an update (and get the earlier messages), and record their messages with a
+ * signal when they pause and when they end. The memo shows the most recent messages to any process,
+ * with no worker up. Bounded; it continues as new before its history grows long.
+ */
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  makeContinueAsNewFunc,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { safeParse } from '../schemas/json.js';
+import { clip } from '../schemas/limits.js';
+import {
+  BeginTurnSchema,
+  MAX_HISTORY_BYTES,
+  MAX_THREAD_BYTES,
+  MAX_THREAD_MESSAGES,
+  MEMO_MESSAGE_BYTES,
+  MEMO_MESSAGES,
+  MEMO_PARTICIPANTS,
+  RecordTurnSchema,
+  THREAD_MEMO_KEY,
+  ThreadInputSchema,
+  type ThreadInput,
+  type ThreadMemo,
+  type ThreadTurn,
+} from '../schemas/thread.js';
+import { boundTurns, historyForModel, recentPage } from './thread-history.js';
+import { beginTurnUpdate, recordTurnSignal, threadTurnsQuery, type BeganTurn } from './thread-messages.js';
+
+/** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
+const CONTINUE_AS_NEW_EVERY = 200;
+
+/** The distinct (agent, starter) pairs of the turns; past the bound, a pair without a starter stands for the rest. */
+function participants(turns: ThreadTurn[]): ThreadMemo['participants'] {
+  const pairs = new Map<string, ThreadMemo['participants'][number]>();
+  for (const { agentId, startedBy } of turns) {
+    const key = JSON.stringify([agentId, startedBy ?? null]);
+    if (!pairs.has(key)) pairs.set(key, { agentId, ...(startedBy ? { startedBy } : {}) });
+  }
+  const all = [...pairs.values()];
+  if (all.length <= MEMO_PARTICIPANTS) return all;
+  // Too many to list: only the agents' own read rules decide, as for a run whose starter is unknown.
+  return [...new Set(all.map((p) => p.agentId))].slice(0, MEMO_PARTICIPANTS).map((agentId) => ({ agentId }));
+}
+
+export async function agentThread(rawInput: ThreadInput): Promise<void> {
+  const parsed = safeParse(ThreadInputSchema, rawInput);
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`Invalid thread input: ${parsed.error}`, 'InvalidInput');
+  const input = parsed.data;
+  const createdAt = input.createdAt ?? new Date().toISOString();
+  let turns: ThreadTurn[] = input.turns ?? [];
+  let droppedTurns = input.droppedTurns ?? 0;
+  let changes = 0;
+
+  const changed = (): void => {
+    const bounded = boundTurns(turns, MAX_THREAD_MESSAGES, MAX_THREAD_BYTES);
+    turns = bounded.turns;
+    droppedTurns += bounded.dropped;
+    changes++;
+    upsertMemo({ [THREAD_MEMO_KEY]: memo() });
+  };
+
+  const memo = (): ThreadMemo => {
+    const all = turns.flatMap((t) => t.messages);
+    const page = recentPage(all, MEMO_MESSAGES, MEMO_MESSAGE_BYTES);
+    const last = turns[turns.length - 1];
+    return {
+      threadId: input.threadId,
+      ...(input.resourceId ? { resourceId: input.resourceId } : {}),
+      createdAt,
+      updatedAt: new Date().toISOString(),
+      messageCount: all.length,
+      turnCount: turns.length,
+      droppedTurns,
+      agentIds: [...new Set(turns.map((t) => t.agentId))],
+      participants: participants(turns),
+      ...(last ? { lastRunId: last.runId } : {}),
+      messages: page.messages,
+      omittedMessages: page.omitted,
+    };
+  };
+
+  setHandler(
+    beginTurnUpdate,
+    (request): BeganTurn => {
+      const { runId, agentId, startedBy, messages, lastMessages } = BeginTurnSchema.parse(request);
+      // A retried activity asks again: the turn is there already, and the answer is the same.
+      const at = turns.findIndex((t) => t.runId === runId);
+      const before = at >= 0 ? turns.slice(0, at) : turns;
+      const history = historyForModel(before, lastMessages, MAX_HISTORY_BYTES);
+      if (at < 0) {
+        const at = new Date().toISOString();
+        turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
+        changed();
+      }
+      return { history };
+    },
+    {
+      validator: (request) => {
+        const checked = safeParse(BeginTurnSchema, request);
+        if (!checked.success) throw new Error(`beginTurn refused: ${clip(String(checked.error), 300)}`);
+      },
+    },
+  );
+
+  setHandler(recordTurnSignal, (raw) => {
+    // A signal that does not fit is recorded in the history and changes nothing.
+    const checked = safeParse(RecordTurnSchema, raw);
+    if (!checked.success) return;
+    const { runId, agentId, status, messages } = checked.data;
+    const turn = turns.find((t) => t.runId === runId);
+    if (turn) {
+      turn.status = status;
+      turn.messages = messages;
+    } else {
+      turns.push({ runId, agentId, status, messages, at: new Date().toISOString() });
+    }
+    changed();
+  });
+
+  setHandler(threadTurnsQuery, () => turns);
+
+  if (!input.turns) upsertMemo({ [THREAD_MEMO_KEY]: memo() });
+  await condition(() => changes >= CONTINUE_AS_NEW_EVERY || workflowInfo().continueAsNewSuggested);
+  await condition(allHandlersFinished);
+  const info = workflowInfo();
+  const continueAsNew = makeContinueAsNewFunc<typeof agentThread>({
+    memo: info.memo,
+    typedSearchAttributes: info.typedSearchAttributes,
+  });
+  return continueAsNew({ ...input, createdAt, turns, droppedTurns });
+}

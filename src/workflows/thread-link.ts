@@ -1,0 +1,27 @@
+/** A run's link to its thread: where its turn is recorded, and how many of its messages came from the thread. */
+import { getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { Message } from '../schemas/message.js';
+import type { TurnStatus } from '../schemas/thread.js';
+import { recordTurnSignal } from './thread-messages.js';
+
+export class ThreadLink {
+  constructor(
+    readonly workflowId: string,
+    readonly runId: string,
+    readonly agentId: string,
+    /** The first `prefix` messages of the run's conversation are the thread's earlier ones. */
+    readonly prefix: number,
+  ) {}
+
+  /**
+   * Records the run's messages (those it started with and its own) as its turn: a signal, which the
+   * server takes whether or not a worker runs the thread. A thread that is gone (terminated by hand)
+   * does not fail the run.
+   */
+  async record(conversation: Message[], status: TurnStatus): Promise<void> {
+    const turn = { runId: this.runId, agentId: this.agentId, status, messages: conversation.slice(this.prefix) };
+    await getExternalWorkflowHandle(this.workflowId)
+      .signal(recordTurnSignal, turn)
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,24 @@
+/** The update, signal and query of a thread workflow, defined once for it, the run, the activities and the client. */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Message } from '../schemas/message.js';
+import type { BeginTurn, RecordTurn, ThreadTurn } from '../schemas/thread.js';
+
+/** The earlier messages a run's model is shown, as the thread had them when the run's turn began. */
+export interface BeganTurn {
+  history: Message[];
+}
+
+/**
+ * A run's turn begins: its starting messages join the thread and it gets the earlier messages. An
+ * update (through an activity of the run, so the answer is in the run's history); idempotent by run id.
+ */
+export const beginTurnUpdate = defineUpdate<BeganTurn, [BeginTurn]>('beginTurn');
+
+/**
+ * A run's messages so far, replacing what its turn held: sent by the run workflow itself when it
+ * pauses and when it ends (a signal, which the server takes with no worker up).
+ */
+export const recordTurnSignal = defineSignal<[RecordTurn]>('recordTurn');
+
+/** Every turn the thread keeps, in order. */
+export const threadTurnsQuery = defineQuery<ThreadTurn[]>('threadTurns');
