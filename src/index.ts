@@ -40,6 +40,7 @@ export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.
 export type { ClientToolInput } from './client/client-tools.js';
 export { RunStream } from './client/run-stream.js';
 export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
+export type { ThreadToolApproval } from './client/thread-decisions.js';
 export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
 export type { ThreadFilter, ThreadInfo, ThreadMessages } from './client/threads.js';
 export { DEFAULT_LAST_MESSAGES } from './schemas/thread.js';

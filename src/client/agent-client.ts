@@ -35,6 +35,8 @@ import {
 import { readChunks, RunStream, streamOffset, subscribe } from './run-stream.js';
 import { confirmStart } from './started.js';
 import { StreamFeeds } from './stream-feed.js';
+import { pickThreadCall, type ThreadToolApproval } from './thread-decisions.js';
+import { decisionRefused } from '../errors.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
@@ -229,6 +231,41 @@ export class AgentClient {
   /** Supplies a client tool's result; returns the next result: final, or the next pause. */
   async submitToolResultGenerate(target: DecisionTarget & { result: JsonValue }): Promise<RunResult> {
     return this.decideAndWait('result', target);
+  }
+
+  /**
+   * Approves or declines the call a run of a thread waits on (Mastra's `sendToolApproval`): the run is
+   * found through visibility, by `threadId` (and `resourceId`), then decided with the checks of
+   * {@link approveToolCall}; where several calls wait, `toolCallId` or `fingerprint` names one (else
+   * `UnknownToolCallError` lists them). Returns the run's stream from there.
+   */
+  async sendToolApproval(approval: ThreadToolApproval & { agentId?: string }): Promise<RunStream> {
+    const { kind, decision } = await this.threadDecision(approval);
+    return this.decideAndStream(kind, decision);
+  }
+
+  /** {@link sendToolApproval}, returning the run's next result. */
+  async sendToolApprovalGenerate(approval: ThreadToolApproval & { agentId?: string }): Promise<RunResult> {
+    const { kind, decision } = await this.threadDecision(approval);
+    return this.decideAndWait(kind, decision);
+  }
+
+  private async threadDecision(
+    approval: ThreadToolApproval & { agentId?: string },
+  ): Promise<{ kind: 'approve' | 'decline'; decision: Decision }> {
+    const { threadId, resourceId, agentId, toolCallId, fingerprint, approved, reason, principal, by } = approval;
+    const runs = await this.listSuspendedRuns({ threadId, resourceId, agentId });
+    const picked = pickThreadCall(threadId, runs, { toolCallId, fingerprint });
+    if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
+    const decision: Decision = {
+      runId: picked.runId,
+      toolCallId: picked.call.toolCallId,
+      ...(fingerprint !== undefined ? { fingerprint } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+      ...(principal !== undefined ? { principal } : {}),
+      ...(by !== undefined ? { by } : {}),
+    };
+    return { kind: approved ? 'approve' : 'decline', decision };
   }
 
   /**

@@ -11,6 +11,7 @@ import type { DecisionTarget } from './decisions.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './run-input.js';
 import type { RunStream } from './run-stream.js';
 import type { RunFilter } from './runs.js';
+import type { ThreadToolApproval } from './thread-decisions.js';
 
 /** A waiting run as Mastra's `listSuspendedRuns` gives it: its calls are `toolCalls`. */
 export interface AgentSuspendedRun {
@@ -67,6 +68,11 @@ export class AgentHandle {
 
   resumeGenerate(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
     return this.client.resumeGenerate(resumeData, target);
+  }
+
+  /** Approves or declines the call this agent's run on a thread waits on (see {@link AgentClient.sendToolApproval}). */
+  sendToolApproval(approval: ThreadToolApproval): Promise<RunStream> {
+    return this.client.sendToolApproval({ ...approval, agentId: this.id });
   }
 
   /**

@@ -15,8 +15,15 @@ import { checkInput } from '../client/checks.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
+import { pickThreadCall } from '../client/thread-decisions.js';
 import type { ThreadInfo } from '../client/threads.js';
-import { AccessDeniedError, RequestRefusedError, RunFailedError, ThreadNotFoundError } from '../errors.js';
+import {
+  AccessDeniedError,
+  decisionRefused,
+  RequestRefusedError,
+  RunFailedError,
+  ThreadNotFoundError,
+} from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
@@ -25,7 +32,13 @@ import type { RequestContextValues, RunOptions } from '../schemas/run-options.js
 import type { Authenticator } from './auth.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
 import { publicRunFailure } from './public-errors.js';
-import { DecisionBodySchema, jsonBody, StartBodySchema, toModelMessages } from './requests.js';
+import {
+  DecisionBodySchema,
+  jsonBody,
+  StartBodySchema,
+  ThreadApprovalBodySchema,
+  toModelMessages,
+} from './requests.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
@@ -254,6 +267,30 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const stream = await client.decideAndStream(kind, decision);
     return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
   };
+  app.post('/threads/:threadId/tool-approval', async (c) => {
+    const principal = c.get('principal');
+    const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
+    const body = await jsonBody(c, ThreadApprovalBodySchema);
+    const resourceId = body.resourceId ?? principal?.tenant;
+    allowOrDeny(tenantCheck(principal, resourceId));
+    // Only the runs this principal may read are searched, so a refusal names no other call.
+    const runs = await client.listRuns({ status: 'suspended', threadId, resourceId, limit: Infinity });
+    const visible = runs
+      .filter((run) => canRead(run.read ?? readers(policies.get(run.agentId ?? '')), run, principal).allowed)
+      .map(suspendedRun);
+    const picked = pickThreadCall(threadId, visible, { toolCallId: body.toolCallId, fingerprint: body.fingerprint });
+    if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
+    const decision = {
+      runId: picked.runId,
+      toolCallId: picked.call.toolCallId,
+      fingerprint: body.fingerprint,
+      ...(body.reason !== undefined ? { reason: body.reason } : {}),
+      ...(body.by !== undefined ? { by: body.by } : {}),
+      ...(principal ? { principal } : {}),
+    };
+    const stream = await client.decideAndStream(body.approved ? 'approve' : 'decline', decision);
+    return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
+  });
   app.post('/runs/:runId/approve', decide('approve'));
   app.post('/runs/:runId/decline', decide('decline'));
   app.post('/runs/:runId/resume', decide('resume'));

@@ -7,6 +7,7 @@ import { errorMessage } from '../errors.js';
 import { oneLine, truncate } from '../schemas/json.js';
 import {
   boundedJson,
+  IdSchema,
   isTooLarge,
   MAX_ID,
   MAX_QUALIFIED_ID,
@@ -45,6 +46,20 @@ export const DecisionBodySchema = z
     /** `resolve`: retry, skip (with `output`) or fail (with `reason`) a call whose side effect is uncertain. */
     resolution: z.enum(['retry', 'skip', 'fail']).optional(),
     output: boundedJson().optional(),
+  })
+  .strict();
+
+/** `POST /threads/:threadId/tool-approval`: approve or decline the call a run of the thread waits on. */
+export const ThreadApprovalBodySchema = z
+  .object({
+    /** Default: the authenticated tenant. */
+    resourceId: IdSchema.optional(),
+    toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID).optional(),
+    /** Required, as for every decision over HTTP: it names the exact call (and tells runs apart). */
+    fingerprint: z.string().min(1, 'send the fingerprint of the call you decide on').max(128),
+    approved: z.boolean({ error: 'required: true to approve, false to decline' }),
+    by: z.string().max(MAX_TEXT).optional(),
+    reason: z.string().max(MAX_TEXT).optional(),
   })
   .strict();
 

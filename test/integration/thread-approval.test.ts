@@ -1,0 +1,104 @@
+/**
+ * Deciding by thread (Mastra's `sendToolApproval`): the run of a thread that waits for an approval is
+ * found by thread, through visibility, and decided with the same checks as by run id; where several
+ * calls wait, the caller must name one. Also over HTTP, where the fingerprint is required.
+ */
+import type { ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineAgent, NothingPendingError, startServer, UnknownToolCallError } from '../../src/index.js';
+import { guardedRuns, guardedTool } from '../fixtures/agents.js';
+import { startWorker, waitFor, type TestWorker } from '../helpers.js';
+
+const approverAgent = defineAgent({
+  id: 'thread-approver',
+  name: 'Approver',
+  model: 'scripted',
+  tools: { guarded: guardedTool },
+});
+
+let w: TestWorker;
+beforeAll(async () => {
+  w = await startWorker([approverAgent]);
+});
+afterAll(async () => w?.stop());
+
+const guardedScript = (target: string) => [
+  { toolCalls: [{ toolName: 'guarded', args: { target } }] },
+  { text: `did ${target}` },
+];
+
+/** Pauses a run of the thread on `guarded`, and waits until visibility lists it. */
+async function pausedOn(thread: { threadId: string; resourceId: string }, target: string) {
+  const paused = await w.client.generate('thread-approver', `do ${target}`, {
+    ...thread,
+    script: guardedScript(target),
+  });
+  expect(paused.finishReason).toBe('suspended');
+  await waitFor('the run listed as waiting', async () =>
+    (await w.client.listSuspendedRuns(thread)).some((r) => r.runId === paused.runId) ? true : undefined,
+  );
+  return paused;
+}
+
+describe('deciding by thread', () => {
+  it('finds the waiting run of a thread; with two, refuses until one is named, then decides it', async () => {
+    const thread = { threadId: `t-${Date.now()}`, resourceId: 'acme' };
+    await expect(w.client.sendToolApprovalGenerate({ ...thread, approved: true })).rejects.toThrow(NothingPendingError);
+    const first = await pausedOn(thread, 'alpha');
+    const second = await pausedOn(thread, 'beta');
+
+    await expect(w.client.sendToolApprovalGenerate({ ...thread, approved: true })).rejects.toThrow(
+      UnknownToolCallError,
+    );
+    await expect(w.client.sendToolApprovalGenerate({ ...thread, approved: true })).rejects.toThrow(
+      /2 calls wait for approval on thread "t-\d+" \(guarded call-0-0 in run .+; guarded call-0-0 in run .+\); name one by its fingerprint/,
+    );
+    expect(guardedRuns.filter((r) => r.startsWith(first.runId) || r.startsWith(second.runId))).toEqual([]);
+
+    const done = await w.client.sendToolApprovalGenerate({
+      ...thread,
+      fingerprint: first.suspendPayload!.fingerprint,
+      approved: true,
+    });
+    expect(done).toMatchObject({ runId: first.runId, text: 'did alpha' });
+
+    await waitFor('one run left waiting', async () =>
+      (await w.client.listSuspendedRuns(thread)).length === 1 ? true : undefined,
+    );
+    const declined = await w.client.sendToolApprovalGenerate({ ...thread, approved: false, reason: 'not beta' });
+    expect(declined.runId).toBe(second.runId);
+    expect(declined.toolResults[0]).toMatchObject({ declined: true, error: expect.stringContaining('not beta') });
+    expect(guardedRuns.filter((r) => r.startsWith(second.runId))).toEqual([]);
+  });
+
+  it('works through the agent handle, and over HTTP with the fingerprint', async () => {
+    const thread = { threadId: `h-${Date.now()}`, resourceId: 'acme' };
+    const viaHandle = await pausedOn(thread, 'gamma');
+    const stream = await w.client.getAgent('thread-approver').sendToolApproval({ ...thread, approved: true });
+    expect(stream.runId).toBe(viaHandle.runId);
+    expect((await w.client.next(viaHandle.runId)).text).toBe('did gamma');
+
+    const viaHttp = await pausedOn(thread, 'delta');
+    const server: ServerType = await startServer(w.client, { port: 0, agents: [approverAgent] });
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const post = (body: unknown) =>
+        fetch(`${base}/threads/${thread.threadId}/tool-approval`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const noFingerprint = await post({ resourceId: 'acme', approved: true });
+      expect(noFingerprint.status).toBe(400);
+      const wrong = await post({ resourceId: 'acme', approved: true, fingerprint: 'not-it' });
+      expect(wrong.status).toBe(409);
+      const ok = await post({ resourceId: 'acme', approved: true, fingerprint: viaHttp.suspendPayload!.fingerprint });
+      expect(ok.status).toBe(200);
+      await ok.text();
+      expect((await w.client.next(viaHttp.runId)).text).toBe('did delta');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
