@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
 import type { Tracing } from '../src/tracing/tracing.js';
@@ -90,4 +91,22 @@ export async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<Ru
   const chunks: RunStreamChunk[] = [];
   for await (const chunk of stream) chunks.push(chunk);
   return chunks;
+}
+
+/** A worker of the plain Temporal workflows in `test/fixtures/workflows.ts`, which agents call as workflow tools. */
+export async function startWorkflowWorker(taskQueue: string): Promise<{ stop(): Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./fixtures/workflows.ts', import.meta.url)),
+  });
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
 }

@@ -4,8 +4,6 @@
  * not built yet are not here: Valibot and ArkType schemas, MCP, provider web search, task tools, the
  * sub-agent progress chunks (`data-tool-agent`).
  */
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AgentClient, type JsonValue, type RunStreamChunk } from '../../src/index.js';
 import {
@@ -27,12 +25,10 @@ import {
   weatherAgent,
   WORKFLOW_QUEUE,
 } from '../fixtures/mastra-tools-page.js';
-import { collect, startWorker, temporalAddress, type TestWorker } from '../helpers.js';
+import { collect, startWorker, startWorkflowWorker, temporalAddress, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
-let connection: NativeConnection;
-let workflowWorker: Worker;
-let workflowWorkerRun: Promise<void>;
+let workflowWorker: { stop(): Promise<void> } | undefined;
 beforeAll(async () => {
   w = await startWorker([
     weatherAgent,
@@ -48,18 +44,10 @@ beforeAll(async () => {
     readerAgent,
     assistant,
   ]);
-  connection = await NativeConnection.connect({ address: temporalAddress() });
-  workflowWorker = await Worker.create({
-    connection,
-    taskQueue: WORKFLOW_QUEUE,
-    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-  });
-  workflowWorkerRun = workflowWorker.run();
+  workflowWorker = await startWorkflowWorker(WORKFLOW_QUEUE);
 });
 afterAll(async () => {
-  workflowWorker?.shutdown();
-  await workflowWorkerRun;
-  await connection?.close();
+  await workflowWorker?.stop();
   await w?.stop();
 });
 beforeEach(() => {

@@ -1,31 +1,19 @@
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions, RunResult, Script } from '../../src/index.js';
 import { childReportSignal } from '../../src/workflows/messages.js';
 import { guardedRuns } from '../fixtures/agents.js';
 import { topAgent, WORKFLOW_TOOL_QUEUE } from '../fixtures/supervisors.js';
-import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+import { historyEventTypes, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
-let workflowWorker: Worker;
-let workflowWorkerRun: Promise<void>;
-let connection: NativeConnection;
+let workflowWorker: { stop(): Promise<void> } | undefined;
 
 beforeAll(async () => {
   w = await startWorker([topAgent]);
-  connection = await NativeConnection.connect({ address: temporalAddress() });
-  workflowWorker = await Worker.create({
-    connection,
-    taskQueue: WORKFLOW_TOOL_QUEUE,
-    workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
-  });
-  workflowWorkerRun = workflowWorker.run();
+  workflowWorker = await startWorkflowWorker(WORKFLOW_TOOL_QUEUE);
 });
 afterAll(async () => {
-  workflowWorker?.shutdown();
-  await workflowWorkerRun;
-  await connection?.close();
+  await workflowWorker?.stop();
   await w?.stop();
 });
 
