@@ -293,6 +293,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       shownArgs.push(args);
       state.publish({ type: 'tool-call', stepNumber, toolCallId, toolName, args, fingerprint });
     }
+    // A sub-agent's calls reach the streamed run before what its tools write there: the writes come
+    // from the tools' activities, by signals of their own, which nothing would order after ours.
+    if (state.progress?.sends && model.toolCalls.length > 0) await state.progress.sent();
 
     state.callsStart(model.toolCalls.length);
     const outcomes = await Promise.all(
