@@ -4,7 +4,7 @@
  * imports, `mastra.getAgent(id)` → `client.getAgent(id)`, the model (each run gives the scripted
  * model its script), `process.stdout.write` → a string the test reads, and the placeholders the page
  * leaves to the reader (`showApprovalDialog`). Blocks 12, 14 and 15 (automatic resume from the next
- * message on a thread) wait for threads and memory.
+ * message on a thread) wait for auto-resume (issue #13).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentHandle, JsonValue, RunStream } from '../../src/index.js';
