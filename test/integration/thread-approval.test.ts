@@ -6,7 +6,15 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, NothingPendingError, startServer, UnknownToolCallError } from '../../src/index.js';
+import {
+  bearerTokens,
+  defineAgent,
+  DEFAULT_REQUEST_OPTIONS,
+  NothingPendingError,
+  startServer,
+  UnknownToolCallError,
+} from '../../src/index.js';
+import { bankAgent, people, transferScript } from '../fixtures/bank.js';
 import { guardedRuns, guardedTool } from '../fixtures/agents.js';
 import { startWorker, waitFor, type TestWorker } from '../helpers.js';
 
@@ -19,7 +27,7 @@ const approverAgent = defineAgent({
 
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([approverAgent]);
+  w = await startWorker([approverAgent, bankAgent]);
 });
 afterAll(async () => w?.stop());
 
@@ -100,5 +108,69 @@ describe('deciding by thread', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('deciding by thread over HTTP, with authentication', () => {
+  type Person = keyof typeof people;
+  let server: ServerType;
+  let base: string;
+  beforeAll(async () => {
+    const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
+    server = await startServer(w.client, {
+      port: 0,
+      authenticate: bearerTokens(tokens),
+      agents: [bankAgent],
+      requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server?.close(() => resolve())));
+
+  const post = async (who: Person, path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${people[who].token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, text: await res.text() };
+  };
+
+  it('keeps tenants apart, names no call to whoever may not read the run, and holds the decide rule', async () => {
+    const threadId = `pay-${Date.now()}`;
+    const started = await post('tina', '/agents/bank-agent/generate', {
+      prompt: 'send 7 to bob',
+      options: { threadId, script: transferScript(7) },
+    });
+    expect(started.status).toBe(200);
+    const { runId, suspendPayload } = JSON.parse(started.text) as {
+      runId: string;
+      suspendPayload: { fingerprint: string };
+    };
+    const thread = { threadId, resourceId: 'acme' };
+    await waitFor('the run listed as waiting', async () =>
+      (await w.client.listSuspendedRuns(thread)).some((r) => r.runId === runId) ? true : undefined,
+    );
+    const decision = { fingerprint: suspendPayload.fingerprint, approved: true };
+    const path = `/threads/${threadId}/tool-approval`;
+
+    // Another tenant: its own resource has no such run; naming ours is refused outright.
+    const other = await post('bert', path, decision);
+    expect(other.status).toBe(409);
+    expect(other.text).toMatch(/NothingPending/);
+    expect(other.text).not.toContain(runId);
+    expect((await post('bert', path, { ...decision, resourceId: 'acme' })).status).toBe(403);
+    // Same tenant, but may not read the run (nor decide its call): nothing is named to her.
+    const nora = await post('nora', path, decision);
+    expect(nora.status).toBe(409);
+    expect(nora.text).not.toContain(runId);
+    // The starter may read the run, but the agent lets only approvers decide.
+    const tina = await post('tina', path, decision);
+    expect(tina.status).toBe(403);
+    expect(tina.text).toMatch(/may not decide/);
+    // An approver (the agent's deciders may read the runs they decide) finds the call and decides it.
+    const ann = await post('ann', path, decision);
+    expect(ann.status).toBe(200);
+    expect((await w.client.next(runId)).finishReason).toBe('stop');
   });
 });
