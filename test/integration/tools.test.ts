@@ -111,13 +111,11 @@ describe('listing and describing', () => {
       taskQueue: `no-worker-${randomUUID()}`,
     });
     try {
-      const started = Date.now();
       const refused = await nobody.listTools().catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(NoWorkerError);
       expect((refused as Error).message).toMatch(
         /^No worker answered on task queue "no-worker-.*": no worker polls it in namespace "default". The tools are known to the workers only: start one/,
       );
-      expect(Date.now() - started).toBeLessThan(8_000);
     } finally {
       await nobody.close();
     }
