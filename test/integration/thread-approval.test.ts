@@ -14,7 +14,15 @@ import {
   startServer,
   UnknownToolCallError,
 } from '../../src/index.js';
-import { bankAgent, people, transferScript } from '../fixtures/bank.js';
+import { bankAgent, transferScript } from '../fixtures/bank.js';
+
+// Their own tenant: other files read the threads of theirs, on the same dev server.
+const people = {
+  tina: { token: 'ta-teller-token-000001', principal: { id: 'tina', roles: ['teller'], tenant: 'initech' } },
+  ann: { token: 'ta-approver-token-0002', principal: { id: 'ann', roles: ['approver'], tenant: 'initech' } },
+  bert: { token: 'ta-other-tenant-00003', principal: { id: 'bert', roles: ['approver'], tenant: 'globex' } },
+  nora: { token: 'ta-no-roles-token-004', principal: { id: 'nora', tenant: 'initech' } },
+};
 import { guardedRuns, guardedTool } from '../fixtures/agents.js';
 import { startWorker, waitFor, type TestWorker } from '../helpers.js';
 
@@ -51,7 +59,7 @@ async function pausedOn(thread: { threadId: string; resourceId: string }, target
 
 describe('deciding by thread', () => {
   it('finds the waiting run of a thread; with two, refuses until one is named, then decides it', async () => {
-    const thread = { threadId: `t-${Date.now()}`, resourceId: 'acme' };
+    const thread = { threadId: `t-${Date.now()}`, resourceId: 'initech' };
     await expect(w.client.sendToolApprovalGenerate({ ...thread, approved: true })).rejects.toThrow(NothingPendingError);
     const first = await pausedOn(thread, 'alpha');
     const second = await pausedOn(thread, 'beta');
@@ -81,7 +89,7 @@ describe('deciding by thread', () => {
   });
 
   it('works through the agent handle, and over HTTP with the fingerprint', async () => {
-    const thread = { threadId: `h-${Date.now()}`, resourceId: 'acme' };
+    const thread = { threadId: `h-${Date.now()}`, resourceId: 'initech' };
     const viaHandle = await pausedOn(thread, 'gamma');
     const stream = await w.client.getAgent('thread-approver').sendToolApproval({ ...thread, approved: true });
     expect(stream.runId).toBe(viaHandle.runId);
@@ -97,11 +105,15 @@ describe('deciding by thread', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
-      const noFingerprint = await post({ resourceId: 'acme', approved: true });
+      const noFingerprint = await post({ resourceId: 'initech', approved: true });
       expect(noFingerprint.status).toBe(400);
-      const wrong = await post({ resourceId: 'acme', approved: true, fingerprint: 'not-it' });
+      const wrong = await post({ resourceId: 'initech', approved: true, fingerprint: 'not-it' });
       expect(wrong.status).toBe(409);
-      const ok = await post({ resourceId: 'acme', approved: true, fingerprint: viaHttp.suspendPayload!.fingerprint });
+      const ok = await post({
+        resourceId: 'initech',
+        approved: true,
+        fingerprint: viaHttp.suspendPayload!.fingerprint,
+      });
       expect(ok.status).toBe(200);
       await ok.text();
       expect((await w.client.next(viaHttp.runId)).text).toBe('did delta');
@@ -147,7 +159,7 @@ describe('deciding by thread over HTTP, with authentication', () => {
       runId: string;
       suspendPayload: { fingerprint: string };
     };
-    const thread = { threadId, resourceId: 'acme' };
+    const thread = { threadId, resourceId: 'initech' };
     await waitFor('the run listed as waiting', async () =>
       (await w.client.listSuspendedRuns(thread)).some((r) => r.runId === runId) ? true : undefined,
     );
@@ -159,7 +171,7 @@ describe('deciding by thread over HTTP, with authentication', () => {
     expect(other.status).toBe(409);
     expect(other.text).toMatch(/NothingPending/);
     expect(other.text).not.toContain(runId);
-    expect((await post('bert', path, { ...decision, resourceId: 'acme' })).status).toBe(403);
+    expect((await post('bert', path, { ...decision, resourceId: 'initech' })).status).toBe(403);
     // Same tenant, but may not read the run (nor decide its call): nothing is named to her.
     const nora = await post('nora', path, decision);
     expect(nora.status).toBe(409);
