@@ -245,6 +245,23 @@ export class NoWorkerError extends Error {
   }
 }
 
+/**
+ * Auto-resume could not read a message (the model failed, after retries): nothing was decided, the
+ * call still waits; send the message again, or decide the call directly.
+ */
+export class AutoResumeFailedError extends Error {
+  override readonly name = 'AutoResumeFailedError';
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+  ) {
+    super(
+      `Run "${runId}" still waits: auto-resume could not read the message (${reason}); ` +
+        'send it again, or decide the call',
+    );
+  }
+}
+
 /** A decision for a run that has finished. */
 export class RunNotWaitingError extends Error {
   override readonly name = 'RunNotWaitingError';

@@ -155,7 +155,27 @@ export interface AgentActivities {
   listTools(): Promise<ToolInfo[]>;
   /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
   beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
+  /** Auto-resume: the data for a waiting call, extracted from a user's message by the model. */
+  extractResumeData(input: ExtractResumeDataInput): Promise<ExtractResumeDataOutput>;
 }
+
+/** A waiting call and a user's message: the model is asked for the call's data (see `extractResumeData`). */
+export interface ExtractResumeDataInput {
+  runId: string;
+  agentId: string;
+  /** The run's model (unset: the agent's own). */
+  model: string | undefined;
+  script: Script | undefined;
+  toolName: string;
+  kind: 'suspend' | 'approval';
+  suspendPayload?: JsonValue;
+  /** What the data must fit: the tool's `resumeSchema`, or approve-or-not for an approval. */
+  schema: JsonSchema;
+  message: string;
+}
+
+/** The data, checked against the schema; or what the message does not say. */
+export type ExtractResumeDataOutput = { ok: true; data: JsonValue } | { ok: false; missing: string };
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */
 export interface TransformPayloadInput {

@@ -70,6 +70,12 @@ export function effectiveRunOptions(
       `requireToolApproval: agent "${spec.id}" requires approval of every tool call; a run may not turn it off`,
     );
   }
+  if (run.autoResumeApprovals === true && agent.autoResumeApprovals !== true) {
+    problems.push(
+      `autoResumeApprovals: agent "${spec.id}" does not let a chat message decide an approval; ` +
+        'only its defaultOptions may turn that on',
+    );
+  }
   const limit = agent.maxSteps ?? DEFAULT_MAX_STEPS;
   if (run.maxSteps !== undefined && run.maxSteps > limit) {
     problems.push(`maxSteps: ${run.maxSteps} is more than agent "${spec.id}" allows (${limit})`);

@@ -24,8 +24,10 @@ import {
   type Resolving,
   type SentDecision,
 } from './decisions.js';
+import { autoResumeOnThread, type AutoResumed } from './auto-resume.js';
 import { startRun } from './start-run.js';
 import {
+  buildRunInput,
   DEFAULT_STREAM_GRACE_MS,
   streamGrace,
   type RunPrompt,
@@ -123,9 +125,33 @@ export class AgentClient {
     return new AgentHandle(this, agentId);
   }
 
-  /** Starts a run and returns its id without waiting. */
+  /**
+   * Starts a run and returns its id without waiting. On a thread whose run of this agent waits on a
+   * call the message may decide (`autoResumeSuspendedTools`), the message resumes that run instead,
+   * and its id is returned (see {@link generate}).
+   */
   async start(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<{ runId: string }> {
+    const resumed = await this.autoResume(agentId, prompt, options);
+    if (resumed) return { runId: resumed.runId };
     return startRun(this.ctx, { agentId, prompt, options, principal: this.principal, warn: this.warn });
+  }
+
+  /**
+   * Auto-resume: the message goes to the thread's waiting run when it may decide one of its calls
+   * (see `autoResumeOnThread`); `undefined` when a new run is to start.
+   */
+  private async autoResume(
+    agentId: string,
+    prompt: RunPrompt,
+    options: StartOptions,
+    streamGraceMs?: number,
+  ): Promise<AutoResumed | undefined> {
+    if (!options.threadId || options.autoResumeSuspendedTools === false) return undefined;
+    const { runId: _runId, principal: who, ...runOptions } = options;
+    // Checked as a new run's input would be; warnings are the new run's to give, if one starts.
+    const input = buildRunInput(agentId, prompt, runOptions, () => undefined);
+    const principal = principalOf(who ?? this.principal, this.temporal.options.identity);
+    return autoResumeOnThread(this.ctx, input, principal, streamGraceMs);
   }
 
   /**
@@ -135,6 +161,8 @@ export class AgentClient {
    */
   async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
     const { streamGraceMs, ...startOptions } = options;
+    const resumed = await this.autoResume(agentId, prompt, startOptions, streamGrace(streamGraceMs));
+    if (resumed) return new RunStream(this.ctx, resumed.runId, resumed.fromOffset ?? 0);
     const { runId } = await startRun(this.ctx, {
       agentId,
       prompt,
@@ -174,9 +202,23 @@ export class AgentClient {
   /**
    * Starts a run and waits until it finishes or pauses. A paused run returns `finishReason:
    * 'suspended'` with `suspendPayload` and `pendingToolCalls`.
+   *
+   * Auto-resume (`autoResumeSuspendedTools`, on the agent's `defaultOptions` or here): on a thread
+   * whose run of this agent is suspended, the message resumes that run's call instead of starting a
+   * new run: the model extracts the data for the tool's `resumeSchema` from it, and the run's next
+   * result is returned. A message that does not give valid data is refused with
+   * `InvalidResumeDataError` saying what is missing; the call still waits.
    */
   async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
-    const { runId } = await this.start(agentId, prompt, options);
+    const resumed = await this.autoResume(agentId, prompt, options);
+    if (resumed) return this.next(resumed.runId, { decisionId: resumed.decisionId });
+    const { runId } = await startRun(this.ctx, {
+      agentId,
+      prompt,
+      options,
+      principal: this.principal,
+      warn: this.warn,
+    });
     return this.next(runId);
   }
 

@@ -4,6 +4,7 @@
  */
 import {
   AccessDeniedError,
+  AutoResumeFailedError,
   DecisionRefusedError,
   errorMessage,
   InvalidInputError,
@@ -63,6 +64,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof RunAlreadyExistsError, httpStatus: 409, exitCode: REFUSED },
   { matches: (e) => e instanceof StreamOffsetError, httpStatus: 400, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
+  { matches: (e) => e instanceof AutoResumeFailedError, httpStatus: 502, exitCode: REFUSED },
 ];
 
 /** What a caller is told about this error. */

@@ -12,6 +12,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, RunFailedError, RunNotFoundError } from '../errors.js';
 import type { AccessRule, Principal } from '../schemas/access.js';
+import type { AutoResumeSettings } from '../schemas/auto-resume.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import { RUN_MEMO_KEY, RunMemoSchema, type RunMemo, type RunStatus } from '../schemas/run-result.js';
 import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
@@ -43,6 +44,8 @@ export interface RunInfo extends SuspendedRun {
   startedBy: Principal | undefined;
   /** Who may read the run (the agent's rule), when the run has said. */
   read: AccessRule | undefined;
+  /** For a run on a thread: what a new message there may decide (auto-resume). */
+  autoResume?: AutoResumeSettings;
 }
 
 /** Which runs {@link listRuns} returns. */
@@ -82,6 +85,7 @@ function runInfo(
     decisions: memo?.decisions ?? [],
     startedBy: memo?.startedBy,
     read: memo?.read,
+    ...(memo?.autoResume ? { autoResume: memo.autoResume } : {}),
   };
 }
 

@@ -81,6 +81,17 @@ export const RunOptionsSchema = z
     threadId: IdSchema.optional(),
     resourceId: IdSchema.optional(),
     modelSettings: ModelSettingsSchema.optional(),
+    /**
+     * A new user message on the run's thread resumes a call of a suspended run there (Mastra's
+     * `autoResumeSuspendedTools`): the model extracts the data for the tool's `resumeSchema` from the
+     * message. Set on an agent's `defaultOptions`, or on the run that carries the message.
+     */
+    autoResumeSuspendedTools: z.boolean().optional(),
+    /**
+     * Approvals too may be decided from the next message on the thread (by a principal allowed to
+     * approve the call). Only an agent's `defaultOptions` may turn it on; a run may only turn it off.
+     */
+    autoResumeApprovals: z.boolean().optional(),
     /** Pause every tool call of the run for approval (tools can also ask for it themselves). */
     requireToolApproval: z.boolean().optional(),
     /**

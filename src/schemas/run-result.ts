@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { PendingToolCallSchema, DecisionRecordSchema } from './decisions.js';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
+import { AutoResumeSettingsSchema } from './auto-resume.js';
 import { JsonValueSchema } from './json.js';
 import { MessageSchema } from './message.js';
 import { RUN_STATUSES } from './run-status.js';
@@ -144,6 +145,8 @@ export const RunMemoSchema = z.object({
   startedBy: PrincipalSchema.optional(),
   /** Who may read the run (the agent's rule; unset: anyone who may act on it). */
   read: AccessRuleSchema.optional(),
+  /** What a new message on the run's thread may decide (auto-resume); unset for a run on no thread. */
+  autoResume: AutoResumeSettingsSchema.optional(),
   /** How many more calls the run waits on than the memo could list (see `fitMemo`); the run's result lists all. */
   omittedPendingToolCalls: z.number().int().optional(),
 });

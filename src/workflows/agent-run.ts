@@ -37,7 +37,10 @@ import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
 import { ProgressRouting } from './progress.js';
+import { autoResume } from './auto-resume.js';
+import { AutoResumeRequestSchema } from '../schemas/auto-resume.js';
 import {
+  autoResumeUpdate,
   childReportSignal,
   decisionSignals,
   nextPauseUpdate,
@@ -105,6 +108,12 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
+  setHandler(autoResumeUpdate, (request) => autoResume(state, request), {
+    validator: (request) => {
+      const checked = safeParse(AutoResumeRequestSchema, request);
+      if (!checked.success) throw new Error(`autoResume refused: ${clip(String(checked.error), 300)}`);
+    },
+  });
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
     validator: (request) => {
       if (safeParse(NextPauseRequestSchema, request).success) return;
@@ -243,6 +252,13 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   if (input.carry) state.announce();
   else state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
   await joinThread(input, options, state, spec);
+  if (state.thread) {
+    const settings = {
+      suspensions: options.autoResumeSuspendedTools === true,
+      approvals: options.autoResumeApprovals === true,
+    };
+    state.autoResume = { settings, model: options.model ?? spec.model };
+  }
   const firstStep = state.conversation.steps.length;
 
   for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {

@@ -7,6 +7,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
 import { z } from 'zod';
+import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resume.js';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
@@ -69,3 +70,10 @@ export const publishChunksSignal = defineSignal<[ChunkBatch]>('publishChunks');
  * nothing in it, however many read. It answers at once; readers poll it (see `StreamFeed`).
  */
 export const readStreamQuery = defineQuery<StreamPage, [StreamRead]>('readStream');
+
+/**
+ * A new user message on the run's thread, for a call the run waits on (auto-resume): the run extracts
+ * the call's data from it and decides, or answers what is missing. An update, so the sender gets the
+ * answer; the message stays in the run's history either way.
+ */
+export const autoResumeUpdate = defineUpdate<AutoResumeOutcome, [AutoResumeRequest]>('autoResume');

@@ -16,6 +16,7 @@ import type {
   PendingToolCall,
   RefusalType,
 } from '../schemas/decisions.js';
+import type { AutoResumeSettings } from '../schemas/auto-resume.js';
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
@@ -57,6 +58,8 @@ export class RunState {
   private readonly resolutions = new Map<string, Resolution>();
   /** Who started the run (for a sub-agent's run: the top run), and who may read it. */
   private access: Pick<RunMemo, 'startedBy' | 'read'> = {};
+  /** Set for a run on a thread: what a new message there may decide, and the model that reads it. */
+  autoResume: { settings: AutoResumeSettings; model: string | undefined } | undefined;
 
   constructor(
     readonly runId: string,
@@ -169,7 +172,8 @@ export class RunState {
   }
 
   memo(): RunMemo {
-    return { ...this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail()), ...this.access };
+    const memo = this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail());
+    return { ...memo, ...this.access, ...(this.autoResume ? { autoResume: this.autoResume.settings } : {}) };
   }
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
