@@ -28,6 +28,14 @@ export interface BeginThreadTurnInput {
   lastMessages: number;
 }
 
+/** What a sub-agent is shown of its supervisor's thread (see `readThreadHistory`). */
+export interface ReadThreadHistoryInput {
+  threadId: string;
+  resourceId: string | undefined;
+  /** How many of the thread's recent messages the sub-agent's model is shown. */
+  lastMessages: number;
+}
+
 export interface DescribeAgentInput {
   agentId: string;
 }
@@ -155,6 +163,8 @@ export interface AgentActivities {
   listTools(): Promise<ToolInfo[]>;
   /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
   beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
+  /** A sub-agent whose supervisor shares its thread reads the thread's recent messages (see `readThreadHistory`). */
+  readThreadHistory(input: ReadThreadHistoryInput): Promise<{ history: Message[] }>;
 }
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */

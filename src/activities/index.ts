@@ -6,7 +6,7 @@ import type { AgentActivities } from './contracts.js';
 import { describeAgent, withMcpTools } from './describe-agent.js';
 import type { McpConnections } from './mcp-connections.js';
 import { executeTool } from './execute-tool.js';
-import { beginThreadTurn } from './thread.js';
+import { beginThreadTurn, readThreadHistory } from './thread.js';
 import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
@@ -37,6 +37,7 @@ export function createActivities(
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),
     beginThreadTurn,
+    readThreadHistory,
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
