@@ -4,8 +4,9 @@ import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
 import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
+import { clip } from './schemas/limits.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
-import { MemoryOptionsSchema, type MemoryOptions } from './schemas/thread.js';
+import { MemoryOptionsSchema, SUB_AGENT_CONTEXTS, type MemoryOptions, type SubAgentContext } from './schemas/thread.js';
 import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
 import { toolNameOf } from './tools/builtin/builtin-names.js';
@@ -70,7 +71,10 @@ export interface AgentConfig {
   requestContextSchema?: z.ZodType;
   /**
    * How runs on a thread (`threadId`, within a `resourceId`) see the thread's earlier messages, with
-   * Mastra's names: `lastMessages` (default 10; 0 shows none). See the README's "Threads and memory".
+   * Mastra's names: `lastMessages` (default 10; 0 shows none). A supervisor's `subAgentContext` says
+   * what its sub-agents see of its thread: `'prompt'` (the default: only the task it passes them) or
+   * `'thread'` (the thread's last messages too, read-only), for all of them or by key in `agents`
+   * (`{ researcher: 'thread' }`). See the README's "Threads and memory".
    */
   memory?: MemoryOptions;
 }
@@ -193,6 +197,7 @@ export function defineAgent(config: AgentConfig): Agent {
   }
   const mcpServers = checkMcpServers(`defineAgent("${config.id}")`, config.mcpServers);
   if (config.memory !== undefined) {
+    checkSubAgentContext(config);
     const parsed = MemoryOptionsSchema.safeParse(config.memory);
     if (!parsed.success) {
       throw new TypeError(`defineAgent("${config.id}"): invalid memory: ${oneLine(parsed.error.issues)}`);
@@ -246,6 +251,35 @@ export function defineAgent(config: AgentConfig): Agent {
     mcpServers,
     kind: 'agent',
   };
+}
+
+/**
+ * `memory.subAgentContext` names a context each sub-agent may be given, for all of them or by their
+ * key in `agents`: a value we do not know, or a key the agent does not delegate to, is refused rather
+ * than a sub-agent silently shown less (or more) than was meant.
+ */
+function checkSubAgentContext(config: AgentConfig): void {
+  const context: unknown = (config.memory as { subAgentContext?: unknown } | null)?.subAgentContext;
+  if (context === undefined) return;
+  const where = `defineAgent("${config.id}"): memory.subAgentContext`;
+  const known = SUB_AGENT_CONTEXTS.map((c) => `"${c}"`).join(' or ');
+  const shown = (value: unknown) => clip(JSON.stringify(value) ?? String(value), 100);
+  const checkValue = (value: unknown, at: string): void => {
+    if (!SUB_AGENT_CONTEXTS.includes(value as SubAgentContext)) {
+      throw new TypeError(`${at} takes ${known}, not ${shown(value)}`);
+    }
+  };
+  if (typeof context !== 'object' || context === null || Array.isArray(context)) {
+    return checkValue(context, `${where} (for every sub-agent, or an object by sub-agent key)`);
+  }
+  const keys = Object.keys(config.agents ?? {});
+  for (const [key, value] of Object.entries(context)) {
+    if (!keys.includes(key)) {
+      const has = keys.length > 0 ? `its agents are ${keys.join(', ')}` : 'it has no agents';
+      throw new TypeError(`${where} names "${key}", which the agent does not delegate to (${has})`);
+    }
+    checkValue(value, `${where}.${key}`);
+  }
 }
 
 /**

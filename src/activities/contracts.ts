@@ -28,6 +28,14 @@ export interface BeginThreadTurnInput {
   lastMessages: number;
 }
 
+/** What a sub-agent is shown of its supervisor's thread (see `readThreadHistory`). */
+export interface ReadThreadHistoryInput {
+  threadId: string;
+  resourceId: string | undefined;
+  /** How many of the thread's recent messages the sub-agent's model is shown. */
+  lastMessages: number;
+}
+
 export interface DescribeAgentInput {
   agentId: string;
 }
@@ -157,6 +165,8 @@ export interface AgentActivities {
   beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
   /** Auto-resume: the data for a waiting call, extracted from a user's message by the model. */
   extractResumeData(input: ExtractResumeDataInput): Promise<ExtractResumeDataOutput>;
+  /** A sub-agent whose supervisor shares its thread reads the thread's recent messages (see `readThreadHistory`). */
+  readThreadHistory(input: ReadThreadHistoryInput): Promise<{ history: Message[] }>;
 }
 
 /** A waiting call and a user's message: the model is asked for the call's data (see `extractResumeData`). */

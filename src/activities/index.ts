@@ -7,7 +7,7 @@ import { describeAgent, withMcpTools } from './describe-agent.js';
 import type { McpConnections } from './mcp-connections.js';
 import { executeTool } from './execute-tool.js';
 import { extractResumeData } from './extract-resume.js';
-import { beginThreadTurn } from './thread.js';
+import { beginThreadTurn, readThreadHistory } from './thread.js';
 import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
@@ -39,6 +39,7 @@ export function createActivities(
     listTools: async () => registry.listTools(),
     beginThreadTurn,
     extractResumeData: (input) => extractResumeData(registry, models, input),
+    readThreadHistory,
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },

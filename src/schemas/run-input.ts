@@ -51,8 +51,15 @@ export const RunInputSchema = z
     stream: z.object({ graceMs: StreamGraceMsSchema }).strict().optional(),
     /** Who started the run (a sub-agent's run: who started the top run), when known. */
     startedBy: PrincipalSchema.optional(),
-    /** Set for a sub-agent's run: the run and the tool call that delegated to it. */
-    parent: z.object({ runId: z.string(), toolCallId: z.string() }).strict().optional(),
+    /**
+     * Set for a sub-agent's run: the run and the tool call that delegated to it, and whether its model
+     * is shown the thread's recent messages (`threadContext`, from the supervisor's
+     * `memory.subAgentContext`; it never records a turn there).
+     */
+    parent: z
+      .object({ runId: z.string(), toolCallId: z.string(), threadContext: z.literal(true).optional() })
+      .strict()
+      .optional(),
     /** Set for a sub-agent's run below a streamed run: where its progress goes. */
     progress: ProgressTargetSchema.optional(),
     carry: RunCarrySchema.optional(),

@@ -28,14 +28,34 @@ export const MEMO_MESSAGE_BYTES = 256 * 1024;
 /** The memo key of a thread workflow. */
 export const THREAD_MEMO_KEY = 'agentThread';
 
+/**
+ * What a sub-agent's model sees when its supervisor delegates on a thread: only what the supervisor
+ * passes (`prompt`, the default), or the thread's recent messages before it (`thread`, read-only).
+ */
+export const SUB_AGENT_CONTEXTS = ['prompt', 'thread'] as const;
+export const SubAgentContextSchema = z.enum(SUB_AGENT_CONTEXTS);
+export type SubAgentContext = z.infer<typeof SubAgentContextSchema>;
+
 /** An agent's memory options, with Mastra's names. */
 export const MemoryOptionsSchema = z
   .object({
     /** How many earlier messages of the thread the model sees (default 10; 0: none). */
     lastMessages: z.number().int().min(0).max(MAX_LAST_MESSAGES).optional(),
+    /**
+     * A supervisor's: what its sub-agents' models see of its thread, for all of them or by their key
+     * in `agents` (a key left out: `prompt`).
+     */
+    subAgentContext: z.union([SubAgentContextSchema, z.record(z.string(), SubAgentContextSchema)]).optional(),
   })
   .strict();
 export type MemoryOptions = z.infer<typeof MemoryOptionsSchema>;
+
+/** What the sub-agent under `key` in a supervisor's `agents` sees of the supervisor's thread. */
+export function subAgentContextOf(memory: MemoryOptions | undefined, key: string): SubAgentContext {
+  const context = memory?.subAgentContext;
+  if (typeof context === 'string') return context;
+  return (context && Object.hasOwn(context, key) ? context[key] : undefined) ?? 'prompt';
+}
 
 /** How a run's turn stands: the run is going on, waits on a decision, or ended. */
 export const TurnStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);

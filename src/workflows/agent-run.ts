@@ -66,8 +66,11 @@ const { describeAgent } = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
 });
 
-/** The thread's workflow starts on the run's task queue if need be, and answers with the earlier messages. */
-const { beginThreadTurn } = proxyActivities<AgentActivities>({
+/**
+ * The thread's workflow starts on the run's task queue if need be, and answers with the earlier
+ * messages; a sub-agent sharing its supervisor's thread reads them.
+ */
+const { beginThreadTurn, readThreadHistory } = proxyActivities<AgentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10 },
 });
@@ -340,15 +343,25 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
 
 /**
  * A run started on a thread (not a sub-agent's, not a tool run) begins its turn there and is shown the
- * thread's earlier messages before its own; a continued run keeps the link it had.
+ * thread's earlier messages before its own. A sub-agent's run whose supervisor shares the thread
+ * (`parent.threadContext`) is shown its recent messages and adds nothing to it. A continued run keeps
+ * the link it had.
  */
 async function joinThread(input: RunInput, options: RunOptions, state: RunState, spec: AgentSpec): Promise<void> {
   const { threadId, resourceId } = options;
-  if (!threadId || input.parent || input.toolCall) return;
+  if (!threadId || input.toolCall || (input.parent && !input.parent.threadContext)) return;
   const workflowId = threadWorkflowId(resourceId, threadId);
+  const records = !input.parent;
+  const lastMessages = spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES;
   if (input.carry) {
     const prefix = input.carry.threadMessages;
-    if (prefix !== undefined) state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix);
+    if (prefix !== undefined) state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix, records);
+    return;
+  }
+  if (!records) {
+    const { history } = await readThreadHistory({ threadId, resourceId, lastMessages });
+    state.conversation.prependHistory(history);
+    state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length, false);
     return;
   }
   // Runs on a thread started before threads kept their conversation replay without it.
@@ -360,10 +373,10 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     agentId: spec.id,
     ...(state.startedBy ? { startedBy: state.startedBy.id } : {}),
     messages: state.conversation.messages,
-    lastMessages: spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES,
+    lastMessages,
   });
   state.conversation.prependHistory(history);
-  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length, true);
 }
 
 /**

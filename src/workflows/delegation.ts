@@ -6,11 +6,12 @@ import { CancellationScope, ChildWorkflowFailure, executeChild } from '@temporal
 import type { ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
 import { inheritedApproval } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
-import { SubAgentInputSchema, type ToolSpecOf } from '../schemas/agent-spec.js';
+import { SubAgentInputSchema, type AgentSpec, type ToolSpecOf } from '../schemas/agent-spec.js';
 import { safeParse, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
+import { subAgentContextOf } from '../schemas/thread.js';
 import type { agentRun } from './agent-run.js';
 import type { RunState } from './run-state.js';
 import { startSearchAttributes } from './search-attributes.js';
@@ -18,10 +19,12 @@ import { startSearchAttributes } from './search-attributes.js';
 /**
  * Delegates to a sub-agent: its run is a child workflow with an id of its own (`<run>::<call>`),
  * visible in the Temporal UI under its parent. What it waits on is reported up to this run; below a
- * streamed run, its progress goes to that run (see progress.ts).
+ * streamed run, its progress goes to that run (see progress.ts). Its model sees the task passed, and,
+ * where the supervisor's `memory.subAgentContext` says `thread`, the thread's recent messages before it.
  */
 export async function runSubAgent(
   tool: ToolSpecOf<'agent'>,
+  spec: AgentSpec,
   options: RunOptions,
   state: RunState,
   call: ModelToolCall,
@@ -30,20 +33,24 @@ export async function runSubAgent(
   const parsed = safeParse(SubAgentInputSchema, call.args);
   if (!parsed.success) return { type: 'error', error: `Invalid arguments for sub-agent "${sub.key}": ${parsed.error}` };
   const args = parsed.data;
+  const { threadId, resourceId } = options;
+  const readsThread = threadId !== undefined && subAgentContextOf(spec.memory, sub.key) === 'thread';
   const childOptions: RunOptions = {
     ...options.subAgentOptions?.[sub.key],
-    ...(options.threadId ? { threadId: options.threadId } : {}),
-    ...(options.resourceId ? { resourceId: options.resourceId } : {}),
+    ...(threadId ? { threadId } : {}),
+    ...(resourceId ? { resourceId } : {}),
     ...(options.requestContext ? { requestContext: options.requestContext } : {}),
     ...inheritedApproval(options),
   };
+  // The thread a sub-agent reads is this run's own: not one of another resource named in `subAgentOptions`.
+  if (readsThread && !resourceId) delete childOptions.resourceId;
   const progress = state.progress?.forChild(call.toolCallId);
   const input: RunInput = {
     agentId: sub.id,
     messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
     options: childOptions,
     ...(state.startedBy ? { startedBy: state.startedBy } : {}),
-    parent: { runId: state.runId, toolCallId: call.toolCallId },
+    parent: { runId: state.runId, toolCallId: call.toolCallId, ...(readsThread ? { threadContext: true } : {}) },
     ...(progress ? { progress } : {}),
   };
   state.childStarted(call.toolCallId);

@@ -184,7 +184,7 @@ function runApproved(
     case 'client':
       return clientResult(tool, spec, options, state, call);
     case 'agent':
-      return runSubAgent(tool, options, state, call);
+      return runSubAgent(tool, spec, options, state, call);
     case 'workflow':
       return runWorkflowTool(tool, state, call);
     case 'tool':

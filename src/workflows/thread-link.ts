@@ -1,4 +1,7 @@
-/** A run's link to its thread: where its turn is recorded, and how many of its messages came from the thread. */
+/**
+ * A run's link to its thread: where its turn is recorded, and how many of its messages came from the
+ * thread. A sub-agent's link is read-only: its supervisor's turn holds the delegation and its result.
+ */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
 import type { TurnStatus } from '../schemas/thread.js';
@@ -11,6 +14,8 @@ export class ThreadLink {
     readonly agentId: string,
     /** The first `prefix` messages of the run's conversation are the thread's earlier ones. */
     readonly prefix: number,
+    /** The run records its turn on the thread (a top-level run); a sub-agent only reads it. */
+    readonly records: boolean,
   ) {}
 
   /**
@@ -19,6 +24,7 @@ export class ThreadLink {
    * does not fail the run.
    */
   async record(conversation: Message[], status: TurnStatus): Promise<void> {
+    if (!this.records) return;
     const turn = { runId: this.runId, agentId: this.agentId, status, messages: conversation.slice(this.prefix) };
     await getExternalWorkflowHandle(this.workflowId)
       .signal(recordTurnSignal, turn)

@@ -24,6 +24,7 @@ import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
+import { sharingSupervisor } from '../fixtures/supervisors.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
@@ -46,7 +47,12 @@ interface Recording {
   before?: (client: AgentClient) => Promise<unknown>;
   /** Also record the history of this workflow (the run's thread), as `<name>-thread.json`. */
   alsoRecord?: string;
+  /** Also record the history of the sub-agent run of this delegating call, as `<name>-child.json`. */
+  alsoRecordChild?: string;
 }
+
+/** A fresh thread each time it is recorded: the recording shows one earlier turn. */
+const sharedThread = { threadId: `history-shared-${randomUUID()}`, resourceId: 'history-resource' };
 
 const recordings: Record<string, Recording> = {
   'weather-agent': {
@@ -142,6 +148,27 @@ const recordings: Record<string, Recording> = {
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
     alsoRecord: threadWorkflowId('history-resource', 'history-thread'),
+  },
+  // A supervisor on a thread delegates to a sub-agent it shares the thread with: the sub-agent's run
+  // reads the thread (readThreadHistory) and records nothing there.
+  'supervisor-thread-context': {
+    agentId: 'sharing-supervisor',
+    prompt: 'Have the leaf greet me.',
+    options: {
+      ...sharedThread,
+      script: [
+        { toolCalls: [{ toolName: 'agent-leaf', args: { prompt: 'Greet the user by name.' } }] },
+        { text: 'Done.' },
+      ],
+      subAgentOptions: { leaf: { script: [{ text: 'Hello Ada!' }] } },
+    },
+    before: async (client) => {
+      await client.generate('sharing-supervisor', 'My name is Ada.', {
+        ...sharedThread,
+        script: [{ text: 'Hi Ada.' }],
+      });
+    },
+    alsoRecordChild: 'call-0-0',
   },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
@@ -299,6 +326,7 @@ const { worker, run } = await createWorker({
     recordsAgent,
     toolboxAgent,
     supervisorAgent,
+    sharingSupervisor,
     transformAgent,
     hookedAgent,
     webSearchAgent,
@@ -311,7 +339,7 @@ const { worker, run } = await createWorker({
 const running = run();
 try {
   for (const [name, recording] of Object.entries(recordings)) {
-    const { agentId, prompt, options, streamGraceMs, traced, then, before, alsoRecord } = recording;
+    const { agentId, prompt, options, streamGraceMs, traced, then, before, alsoRecord, alsoRecordChild } = recording;
     if (only.length > 0 && !only.includes(name)) continue;
     const client = traced ? tracingClient : plainClient;
     await before?.(client);
@@ -333,6 +361,13 @@ try {
       const otherFile = new URL(`./${name}-thread.json`, import.meta.url);
       await writeFile(otherFile, historyToJSON(other) + '\n');
       console.log(`recorded ${alsoRecord}: ${other.events?.length} events -> ${otherFile.pathname}`);
+    }
+    if (alsoRecordChild) {
+      const childId = `${runId}::${alsoRecordChild}`;
+      const child = await client.temporal.workflow.getHandle(childId).fetchHistory();
+      const childFile = new URL(`./${name}-child.json`, import.meta.url);
+      await writeFile(childFile, historyToJSON(child) + '\n');
+      console.log(`recorded ${childId}: ${child.events?.length} events -> ${childFile.pathname}`);
     }
   }
 } finally {

@@ -37,6 +37,9 @@ describe('replay of recorded histories', () => {
         // A run on a thread (earlier turn shown, turn recorded at the pause and the end), and its thread.
         'thread-turn.json',
         'thread-turn-thread.json',
+        // A supervisor sharing its thread, and its sub-agent's run, which reads the thread and records nothing.
+        'supervisor-thread-context.json',
+        'supervisor-thread-context-child.json',
       ]),
     );
   });

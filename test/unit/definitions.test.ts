@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeAgent } from '../../src/activities/describe-agent.js';
 import { createTool, createWorker, defineAgent, defineWorkflowTool } from '../../src/index.js';
 import { AgentRegistry } from '../../src/registry.js';
+import { subAgentContextOf } from '../../src/schemas/thread.js';
 
 const echo = createTool({
   id: 'echo',
@@ -130,6 +131,34 @@ describe('defineAgent and createTool', () => {
     expect(() => defineAgent({ ...base, memory: { lastMessages: -1 } })).toThrow(/invalid memory: lastMessages/);
     expect(() => defineAgent({ ...base, memory: { lastMessages: 5000 } })).toThrow(/invalid memory/);
     expect(() => defineAgent({ ...base, memory: { semanticRecall: true } as never })).toThrow(/semanticRecall/);
+  });
+
+  it('take a supervisor’s subAgentContext for all its sub-agents or by key, refusing an unknown value or key', () => {
+    const helper = defineAgent({ id: 'h', name: 'H', model: 'scripted' });
+    const base = { id: 's', name: 'S', model: 'scripted', agents: { helper, other: helper } };
+    const shared = defineAgent({ ...base, memory: { subAgentContext: { helper: 'thread' } } });
+    const spec = describeAgent(new AgentRegistry([shared]), { agentId: 's' });
+    expect(spec.memory).toEqual({ subAgentContext: { helper: 'thread' } });
+    expect(subAgentContextOf(spec.memory, 'helper')).toBe('thread');
+    expect(subAgentContextOf(spec.memory, 'other')).toBe('prompt');
+    expect(subAgentContextOf(undefined, 'helper')).toBe('prompt');
+    expect(subAgentContextOf({ subAgentContext: 'thread' }, 'other')).toBe('thread');
+    expect(subAgentContextOf({ subAgentContext: { helper: 'thread' } }, 'toString')).toBe('prompt');
+    defineAgent({ ...base, memory: { subAgentContext: 'prompt', lastMessages: 5 } });
+
+    expect(() => defineAgent({ ...base, memory: { subAgentContext: 'full' as never } })).toThrow(
+      'defineAgent("s"): memory.subAgentContext (for every sub-agent, or an object by sub-agent key) takes "prompt" or "thread", not "full"',
+    );
+    expect(() => defineAgent({ ...base, memory: { subAgentContext: { helper: 'all' as never } } })).toThrow(
+      'defineAgent("s"): memory.subAgentContext.helper takes "prompt" or "thread", not "all"',
+    );
+    expect(() => defineAgent({ ...base, memory: { subAgentContext: { helpr: 'thread' } } })).toThrow(
+      'defineAgent("s"): memory.subAgentContext names "helpr", which the agent does not delegate to (its agents are helper, other)',
+    );
+    expect(() => defineAgent({ ...helper, id: 'x', memory: { subAgentContext: { helper: 'thread' } } })).toThrow(
+      /names "helper", which the agent does not delegate to \(it has no agents\)/,
+    );
+    expect(() => defineAgent({ ...base, memory: { subAgentContext: true as never } })).toThrow(/not true/);
   });
 
   it('refuse two agents with one id on a worker', () => {
