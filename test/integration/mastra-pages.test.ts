@@ -3,8 +3,8 @@
  * as the page writes them against a real worker and dev server. Adapted only as the page needs:
  * imports, `mastra.getAgent(id)` → `client.getAgent(id)`, the model (each run gives the scripted
  * model its script), `process.stdout.write` → a string the test reads, and the placeholders the page
- * leaves to the reader (`showApprovalDialog`). Blocks 12, 14 and 15 (automatic resume from the next
- * message on a thread) wait for auto-resume (issue #13).
+ * leaves to the reader (`showApprovalDialog`), and the thread of blocks 12-15 (automatic resume),
+ * which Mastra's `Memory` picks and which is named here (`threadId`, `resourceId`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentHandle, JsonValue, RunStream } from '../../src/index.js';
@@ -12,6 +12,7 @@ import {
   actionFingerprint,
   approvalBoundAgent,
   approvedFingerprints,
+  autoResumeAgent,
   deleted,
   myAgent,
   refunds,
@@ -25,7 +26,7 @@ let w: TestWorker;
 let out = '';
 const stdout = { write: (text: string) => (out += text) };
 beforeAll(async () => {
-  w = await startWorker([myAgent, weatherAgent, approvalBoundAgent, supervisorDefinition]);
+  w = await startWorker([myAgent, weatherAgent, approvalBoundAgent, supervisorDefinition, autoResumeAgent]);
 });
 afterAll(async () => {
   await w?.stop();
@@ -289,6 +290,41 @@ describe("Mastra's approval page, block by block", () => {
     expect(logged).toEqual([{ message: 'What city do you want to know the weather for?' }]);
     const resumed = await agent.resumeGenerate({ city: 'San Francisco' }, { runId: stream.runId });
     expect(resumed.toolResults[0]).toMatchObject({
+      output: { weather: 'San Francisco: San Francisco: ☀️ +21°C' },
+    });
+  });
+
+  it('12-15: with autoResumeSuspendedTools, the next message on the thread resumes the tool', async () => {
+    const agent = w.client.getAgent('my-agent-auto');
+    const memory = { threadId: 'page-auto-thread', resourceId: 'page-auto-user' };
+    const stream = await agent.stream("What's the weather like?", {
+      ...memory,
+      script: [
+        { toolCalls: [{ toolName: 'weatherTool', args: { city: '' } }] },
+        { text: 'The weather in San Francisco is: San Francisco: ☀️ +21°C' },
+      ],
+    });
+
+    const logged: unknown[] = [];
+    for await (const chunk of stream.fullStream) {
+      if (chunk.type === 'tool-call-suspended') {
+        logged.push(chunk.payload.suspendPayload);
+      }
+    }
+
+    // User sends follow-up on the same thread; the model reads { city } from it (its answer, scripted).
+    const resumedStream = await agent.stream('San Francisco', {
+      ...memory,
+      script: [{ text: JSON.stringify({ resumeData: { city: 'San Francisco' }, missing: null }) }],
+    });
+    for await (const chunk of resumedStream.textStream) {
+      stdout.write(chunk);
+    }
+    expect(logged).toEqual([{ message: 'What city do you want to know the weather for?' }]);
+    expect(out).toBe('The weather in San Francisco is: San Francisco: ☀️ +21°C');
+    expect(resumedStream.runId).toBe(stream.runId);
+    const result = await w.client.result(stream.runId);
+    expect(result.steps[0]!.toolResults[0]).toMatchObject({
       output: { weather: 'San Francisco: San Francisco: ☀️ +21°C' },
     });
   });
