@@ -44,6 +44,8 @@ import { sse, streamPosition, type SsePosition } from './sse.js';
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
 export const DEFAULT_REQUEST_OPTIONS: ReadonlyArray<keyof RunOptions> = [
   'threadId',
+  // Resumes only what the caller could resume by hand; approvals stay the agent's to open to chat.
+  'autoResumeSuspendedTools',
   'maxSteps',
   'activeTools',
   'requireToolApproval',

@@ -4,10 +4,15 @@
  * refused with what is missing, and the call still waits. Approvals are decided by a message only
  * where the agent opts in, and only by someone allowed to approve.
  */
+import type { ServerType } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askUserTool,
+  bearerTokens,
+  DEFAULT_REQUEST_OPTIONS,
+  startServer,
   defineAgent,
   InvalidResumeDataError,
   NotAllowedError,
@@ -26,6 +31,13 @@ const autoAgent = defineAgent({
   model: 'spy/auto',
   tools: { ask: askTool, ask_user: askUserTool },
   defaultOptions: { autoResumeSuspendedTools: true },
+});
+
+/** Its runs are read and decided by support staff only. */
+const guardedAutoAgent = defineAgent({
+  ...autoAgent,
+  id: 'auto-support',
+  access: { read: ['role:support'], decide: ['role:support'] },
 });
 
 /** The same agent without auto-resume: a message may still turn it on for itself. */
@@ -49,7 +61,9 @@ const noApprovalsAgent = defineAgent({
 
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([autoAgent, manualAgent, approvalsAgent, noApprovalsAgent], { models: spyModels });
+  w = await startWorker([autoAgent, guardedAutoAgent, manualAgent, approvalsAgent, noApprovalsAgent], {
+    models: spyModels,
+  });
 });
 afterAll(async () => w?.stop());
 
@@ -270,5 +284,58 @@ describe('approvals by message', () => {
       accepted: true,
       principal: { id: 'bob' },
     });
+  });
+});
+
+describe('auto-resume over HTTP, with authentication', () => {
+  const people = {
+    tina: { token: 'ar-starter-token-00001', principal: { id: 'tina', roles: ['support'], tenant: 'hooli' } },
+    nora: { token: 'ar-same-tenant-000002', principal: { id: 'nora', tenant: 'hooli' } },
+    bert: { token: 'ar-other-tenant-00003', principal: { id: 'bert', tenant: 'piper' } },
+  };
+  let server: ServerType;
+  let base: string;
+  beforeAll(async () => {
+    const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
+    server = await startServer(w.client, {
+      port: 0,
+      authenticate: bearerTokens(tokens),
+      agents: [guardedAutoAgent],
+      requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server?.close(() => resolve())));
+
+  const generate = async (who: keyof typeof people, prompt: string, options: object) => {
+    const res = await fetch(`${base}/agents/auto-support/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${people[who].token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt, options }),
+    });
+    return { status: res.status, body: (await res.json()) as { runId?: string; text?: string; error?: unknown } };
+  };
+
+  it('resumes the caller’s own waiting run; another tenant or a reader it is not reaches nothing', async () => {
+    const threadId = `t-${randomUUID()}`;
+    const first = await generate('tina', 'Book a table.', {
+      threadId,
+      script: [askFor('For how many?'), { text: 'Booked for 6.' }],
+    });
+    expect(first.status).toBe(200);
+    // Another tenant's thread of the same id is another thread: a new run of its own.
+    const bert = await generate('bert', 'six', { threadId, script: [{ text: 'Hello.' }] });
+    expect(bert.status).toBe(200);
+    expect(bert.body.runId).not.toBe(first.body.runId);
+    // Same tenant, but not allowed to read tina's thread: refused before anything reaches her run.
+    const nora = await generate('nora', 'six', { threadId, script: extracted({ answer: '6' }) });
+    expect(nora.status).toBe(403);
+    expect((await w.client.getRun(first.body.runId!)).status).toBe('suspended');
+    // A message without the data: 409, saying what is missing.
+    const vague = await generate('tina', 'soon', { threadId, script: extracted(null, 'How many people?') });
+    expect(vague.status).toBe(409);
+    expect(JSON.stringify(vague.body)).toMatch(/InvalidResumeData.*How many people\?/);
+    const done = await generate('tina', 'six of us', { threadId, script: extracted({ answer: '6' }) });
+    expect(done).toMatchObject({ status: 200, body: { runId: first.body.runId, text: 'Booked for 6.' } });
   });
 });
