@@ -26,6 +26,8 @@ export interface BeginThreadTurnInput {
   messages: Message[];
   /** How many earlier messages the run's model is shown. */
   lastMessages: number;
+  /** Set when the run's agent keeps a working memory: the answer carries the thread's. */
+  workingMemory?: true;
 }
 
 export interface DescribeAgentInput {
@@ -154,7 +156,7 @@ export interface AgentActivities {
   /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
   listTools(): Promise<ToolInfo[]>;
   /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
-  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
+  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[]; workingMemory?: string }>;
 }
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */

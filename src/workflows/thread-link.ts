@@ -5,13 +5,22 @@ import type { TurnStatus } from '../schemas/thread.js';
 import { recordTurnSignal } from './thread-messages.js';
 
 export class ThreadLink {
+  /**
+   * The thread's working memory as this run knows it (for an agent that keeps one): as the thread had
+   * it when the run's turn began, then as the run's own `updateWorkingMemory` calls stored it.
+   */
+  workingMemory: string | undefined;
+
   constructor(
     readonly workflowId: string,
     readonly runId: string,
     readonly agentId: string,
     /** The first `prefix` messages of the run's conversation are the thread's earlier ones. */
     readonly prefix: number,
-  ) {}
+    workingMemory?: string,
+  ) {
+    this.workingMemory = workingMemory;
+  }
 
   /**
    * Records the run's messages (those it started with and its own) as its turn: a signal, which the
