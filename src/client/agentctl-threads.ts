@@ -31,7 +31,9 @@ export function workingMemoryLines(memory: WorkingMemory | undefined): string[] 
 }
 
 export function addThreadCommands(program: Command, { connect, print }: CommandContext): void {
-  const threads = program.command('threads').description("list a resource's threads and show a thread's messages");
+  const threads = program
+    .command('threads')
+    .description("list a resource's threads and show a thread's messages and working memory");
   threads
     .command('list')
     .description('list threads, most recently updated first')
