@@ -24,7 +24,7 @@ import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
-import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
+import { hookedAgent, memoryAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
 import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
@@ -142,6 +142,34 @@ const recordings: Record<string, Recording> = {
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
     alsoRecord: threadWorkflowId('history-resource', 'history-thread'),
+  },
+  // A run on a thread whose agent keeps a working memory: its turn begins with the memory an earlier run
+  // stored, an update over the bound is refused, the next one stored; and the thread workflow's history.
+  'working-memory': {
+    agentId: 'memory-agent',
+    prompt: 'I moved to Oslo.',
+    options: {
+      model: 'scripted',
+      threadId: 'history-memory-thread',
+      resourceId: 'history-resource',
+      script: [
+        { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: 'x'.repeat(101) } }] },
+        { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: '# User\n- Name: Ada\n- City: Oslo' } }] },
+        { text: 'Noted.' },
+      ],
+    },
+    before: async (client) => {
+      await client.generate('memory-agent', 'I am Ada.', {
+        model: 'scripted',
+        threadId: 'history-memory-thread',
+        resourceId: 'history-resource',
+        script: [
+          { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: '# User\n- Name: Ada' } }] },
+          { text: 'Hello Ada.' },
+        ],
+      });
+    },
+    alsoRecord: threadWorkflowId('history-resource', 'history-memory-thread'),
   },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
@@ -303,6 +331,7 @@ const { worker, run } = await createWorker({
     hookedAgent,
     webSearchAgent,
     mcpNotesAgent,
+    memoryAgent,
   ],
   taskQueue,
   enableScriptedModel: true,

@@ -37,6 +37,9 @@ describe('replay of recorded histories', () => {
         // A run on a thread (earlier turn shown, turn recorded at the pause and the end), and its thread.
         'thread-turn.json',
         'thread-turn-thread.json',
+        // A run whose agent keeps a working memory (shown, refused over the bound, updated), and its thread.
+        'working-memory.json',
+        'working-memory-thread.json',
       ]),
     );
   });
