@@ -8,6 +8,8 @@ import { clip } from './schemas/limits.js';
 import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
 import { MemoryOptionsSchema, SUB_AGENT_CONTEXTS, type MemoryOptions, type SubAgentContext } from './schemas/thread.js';
 import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
+import { isBuiltinWorkingMemoryTool, workingMemoryTool } from './tools/builtin/update-working-memory.js';
+import { WORKING_MEMORY_TOOL } from './schemas/working-memory.js';
 import type { AnyTool } from './tools/create-tool.js';
 import { toolNameOf } from './tools/builtin/builtin-names.js';
 import type { AgentHooks } from './tools/hooks.js';
@@ -71,10 +73,12 @@ export interface AgentConfig {
   requestContextSchema?: z.ZodType;
   /**
    * How runs on a thread (`threadId`, within a `resourceId`) see the thread's earlier messages, with
-   * Mastra's names: `lastMessages` (default 10; 0 shows none). A supervisor's `subAgentContext` says
-   * what its sub-agents see of its thread: `'prompt'` (the default: only the task it passes them) or
-   * `'thread'` (the thread's last messages too, read-only), for all of them or by key in `agents`
-   * (`{ researcher: 'thread' }`). See the README's "Threads and memory".
+   * Mastra's names: `lastMessages` (default 10; 0 shows none), and `workingMemory: { enabled: true,
+   * template?, maxChars? }`: a working memory kept per thread, which the model is shown on every run of
+   * the thread and replaces with the built-in tool `updateWorkingMemory`. A supervisor's
+   * `subAgentContext` says what its sub-agents see of its thread: `'prompt'` (the default: only the task
+   * it passes them) or `'thread'` (the thread's last messages too, read-only), for all of them or by key
+   * in `agents` (`{ researcher: 'thread' }`). See the README's "Threads and memory".
    */
   memory?: MemoryOptions;
 }
@@ -203,6 +207,7 @@ export function defineAgent(config: AgentConfig): Agent {
       throw new TypeError(`defineAgent("${config.id}"): invalid memory: ${oneLine(parsed.error.issues)}`);
     }
   }
+  addWorkingMemoryTool(config, tools);
   if (config.defaultOptions) {
     const parsed = RunOptionsSchema.safeParse(config.defaultOptions);
     if (!parsed.success) {
@@ -280,6 +285,24 @@ function checkSubAgentContext(config: AgentConfig): void {
     }
     checkValue(value, `${where}.${key}`);
   }
+}
+
+/**
+ * An agent with a working memory offers the built-in `updateWorkingMemory` tool, made for its bound. An
+ * agent defined from another gets it anew from its own options (or not at all); a tool of the agent's
+ * own by that name is refused rather than shadowed.
+ */
+function addWorkingMemoryTool(config: AgentConfig, tools: Record<string, AgentTool>): void {
+  for (const [name, tool] of Object.entries(tools)) if (isBuiltinWorkingMemoryTool(tool)) delete tools[name];
+  const options = config.memory?.workingMemory;
+  if (!options?.enabled) return;
+  if (Object.hasOwn(tools, WORKING_MEMORY_TOOL)) {
+    throw new TypeError(
+      `defineAgent("${config.id}"): tools.${WORKING_MEMORY_TOOL} is a tool of its own, but memory.workingMemory ` +
+        'gives the agent the built-in tool of that name; rename your tool',
+    );
+  }
+  tools[WORKING_MEMORY_TOOL] = workingMemoryTool(options);
 }
 
 /**

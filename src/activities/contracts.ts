@@ -26,6 +26,8 @@ export interface BeginThreadTurnInput {
   messages: Message[];
   /** How many earlier messages the run's model is shown. */
   lastMessages: number;
+  /** Set when the run's agent keeps a working memory: the answer carries the thread's. */
+  workingMemory?: true;
 }
 
 /** What a sub-agent is shown of its supervisor's thread (see `readThreadHistory`). */
@@ -162,7 +164,7 @@ export interface AgentActivities {
   /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
   listTools(): Promise<ToolInfo[]>;
   /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
-  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
+  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[]; workingMemory?: string }>;
   /** Auto-resume: the data for a waiting call, extracted from a user's message by the model. */
   extractResumeData(input: ExtractResumeDataInput): Promise<ExtractResumeDataOutput>;
   /** A sub-agent whose supervisor shares its thread reads the thread's recent messages (see `readThreadHistory`). */

@@ -44,7 +44,15 @@ import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
-import { getThreadMessages, listThreads, type ThreadFilter, type ThreadInfo, type ThreadMessages } from './threads.js';
+import {
+  getThreadMessages,
+  getWorkingMemory,
+  listThreads,
+  type ThreadFilter,
+  type ThreadInfo,
+  type ThreadMessages,
+  type WorkingMemory,
+} from './threads.js';
 import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
 
 /**
@@ -399,6 +407,15 @@ export class AgentClient {
    */
   async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
     return getThreadMessages(this.ctx, target);
+  }
+
+  /**
+   * A thread's working memory (`{ content, updatedAt, runId, agentId, ... }`), as the last
+   * `updateWorkingMemory` call of a run on it stored it; null while none did. From the thread's memo:
+   * no worker needed. `ThreadNotFoundError` when no run was started on it.
+   */
+  async getWorkingMemory(target: { threadId: string; resourceId?: string }): Promise<WorkingMemory | null> {
+    return getWorkingMemory(this.ctx, target);
   }
 
   /**

@@ -1,6 +1,7 @@
 /** `agentctl threads list | show`: a resource's threads and a thread's messages, from Temporal (no worker needed). */
 import type { Command } from 'commander';
 import type { Message } from '../schemas/message.js';
+import type { WorkingMemory } from './threads.js';
 import type { CommandContext } from './agentctl-common.js';
 import { table } from './agentctl-format.js';
 
@@ -18,8 +19,21 @@ export function messageLine(message: Message): string {
   return `${message.role}: ${parts.join(' ').replace(/\s+/g, ' ')}`;
 }
 
+/** The working memory as `threads show` prints it: a heading, then its text indented. */
+export function workingMemoryLines(memory: WorkingMemory | undefined): string[] {
+  if (!memory) return [];
+  const by = `${memory.agentId} run ${memory.runId}`;
+  return [
+    `working memory (${memory.content.length} characters, updated ${memory.updatedAt.toISOString()} by ${by}):`,
+    ...memory.content.split('\n').map((line) => `  ${line}`),
+    'messages:',
+  ];
+}
+
 export function addThreadCommands(program: Command, { connect, print }: CommandContext): void {
-  const threads = program.command('threads').description("list a resource's threads and show a thread's messages");
+  const threads = program
+    .command('threads')
+    .description("list a resource's threads and show a thread's messages and working memory");
   threads
     .command('list')
     .description('list threads, most recently updated first')
@@ -49,7 +63,7 @@ export function addThreadCommands(program: Command, { connect, print }: CommandC
     });
   threads
     .command('show')
-    .description("show a thread's most recent messages (the last 100)")
+    .description("show a thread's working memory, if it has one, and its most recent messages (the last 100)")
     .argument('<thread>', 'thread id')
     .option('--resource <id>', 'the resource the thread belongs to')
     .option('--json', 'machine-readable output')
@@ -59,6 +73,7 @@ export function addThreadCommands(program: Command, { connect, print }: CommandC
       const lines = [
         `thread ${read.threadId}${read.resourceId ? ` of ${read.resourceId}` : ''}: ` +
           `${read.messageCount} messages in ${read.turnCount} turns`,
+        ...workingMemoryLines(read.workingMemory),
         ...(read.omittedMessages > 0 ? [`(${read.omittedMessages} older messages not shown)`] : []),
         ...read.messages.map(messageLine),
       ];

@@ -32,12 +32,26 @@ export interface ThreadInfo {
   unreadable?: string;
 }
 
+/** A thread's working memory (see the agent option `memory.workingMemory`). */
+export interface WorkingMemory {
+  threadId: string;
+  resourceId: string | undefined;
+  /** The memory's text, as the agent's `updateWorkingMemory` tool last stored it. */
+  content: string;
+  /** When it was stored, by which run of which agent. */
+  updatedAt: Date;
+  runId: string;
+  agentId: string;
+}
+
 /** A thread's most recent messages, as {@link getThreadMessages} reads them. */
 export interface ThreadMessages extends ThreadInfo {
   /** Oldest first: at most the last 100 messages (256 KiB of JSON) the thread keeps. */
   messages: Message[];
   /** Older messages the thread keeps that `messages` leaves out. */
   omittedMessages: number;
+  /** The thread's working memory, when a run stored one. */
+  workingMemory?: WorkingMemory;
 }
 
 /** Which threads {@link listThreads} returns. */
@@ -116,13 +130,26 @@ export async function getThreadMessages(
     throw err;
   }
   const memo = memoOf(description.memo);
+  const stored = memo?.workingMemory;
   return {
     ...threadInfo(description),
     threadId,
     resourceId,
     messages: memo?.messages ?? [],
     omittedMessages: memo?.omittedMessages ?? 0,
+    ...(stored ? { workingMemory: { threadId, resourceId, ...stored, updatedAt: new Date(stored.updatedAt) } } : {}),
   };
+}
+
+/**
+ * A thread's working memory, from its memo (no worker needed): null while no run stored one.
+ * `ThreadNotFoundError` when no run began the thread.
+ */
+export async function getWorkingMemory(
+  ctx: ClientContext,
+  target: { threadId: string; resourceId?: string },
+): Promise<WorkingMemory | null> {
+  return (await getThreadMessages(ctx, target)).workingMemory ?? null;
 }
 
 function quote(value: string): string {

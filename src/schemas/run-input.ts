@@ -8,6 +8,7 @@ import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
 import { StreamGraceMsSchema } from './stream-grace.js';
+import { MAX_WORKING_MEMORY_CHARS } from './working-memory.js';
 
 /** What a run that continued as new carries over (the conversation is in `messages`). */
 export const RunCarrySchema = z
@@ -20,6 +21,8 @@ export const RunCarrySchema = z
     stream: z.record(z.string(), z.unknown()),
     /** Set for a run on a thread: how many of its messages came first from the thread. */
     threadMessages: z.number().int().nonnegative().optional(),
+    /** Set for a run on a thread whose agent keeps a working memory, when there is one: as the run knows it. */
+    workingMemory: z.string().max(MAX_WORKING_MEMORY_CHARS).optional(),
   })
   .strict();
 export type RunCarry = z.infer<typeof RunCarrySchema>;

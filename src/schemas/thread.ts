@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { IdSchema } from './limits.js';
 import { MessageSchema, type Message } from './message.js';
+import { WorkingMemoryOptionsSchema, WorkingMemoryRecordSchema } from './working-memory.js';
 
 /** How many earlier messages of its thread a run's model sees, unless the agent says (`memory.lastMessages`). */
 export const DEFAULT_LAST_MESSAGES = 10;
@@ -46,6 +47,11 @@ export const MemoryOptionsSchema = z
      * in `agents` (a key left out: `prompt`).
      */
     subAgentContext: z.union([SubAgentContextSchema, z.record(z.string(), SubAgentContextSchema)]).optional(),
+    /**
+     * A working memory the agent keeps per thread and replaces with its `updateWorkingMemory` tool,
+     * shown to its model on every run of the thread (see `WorkingMemoryOptionsSchema`).
+     */
+    workingMemory: WorkingMemoryOptionsSchema.optional(),
   })
   .strict();
 export type MemoryOptions = z.infer<typeof MemoryOptionsSchema>;
@@ -82,6 +88,8 @@ export const ThreadInputSchema = z
     turns: z.array(ThreadTurnSchema).optional(),
     /** Turns dropped so far to keep the thread within its bounds. */
     droppedTurns: z.number().int().optional(),
+    /** The thread's working memory, when a run stored one. */
+    workingMemory: WorkingMemoryRecordSchema.optional(),
   })
   .strict();
 export type ThreadInput = z.infer<typeof ThreadInputSchema>;
@@ -94,6 +102,8 @@ export const BeginTurnSchema = z
     startedBy: IdSchema.optional(),
     messages: z.array(MessageSchema),
     lastMessages: z.number().int().min(0).max(MAX_LAST_MESSAGES),
+    /** Set when the run's agent keeps a working memory: the answer carries the thread's, if it has one. */
+    workingMemory: z.literal(true).optional(),
   })
   .strict();
 export type BeginTurn = z.infer<typeof BeginTurnSchema>;
@@ -132,6 +142,8 @@ export const ThreadMemoSchema = z.object({
   messages: z.array(MessageSchema),
   /** How many older messages the thread keeps that `messages` leaves out. */
   omittedMessages: z.number().int(),
+  /** The thread's working memory, when a run stored one (at most `MAX_WORKING_MEMORY_CHARS`). */
+  workingMemory: WorkingMemoryRecordSchema.optional(),
 });
 export type ThreadMemo = z.infer<typeof ThreadMemoSchema>;
 

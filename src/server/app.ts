@@ -235,14 +235,22 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal'))) });
   });
 
-  app.get('/threads/:threadId/messages', async (c) => {
+  /** A thread the caller may read: within its tenant, every run on it readable to it. */
+  const readableThread = async (c: Context<ServerEnv>) => {
     const resourceId = threadResource(c);
     const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
     const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) });
     if (!threadReadable(thread, c.get('principal'))) {
       throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
     }
-    return c.json(thread);
+    return thread;
+  };
+
+  app.get('/threads/:threadId/messages', async (c) => c.json(await readableThread(c)));
+
+  app.get('/threads/:threadId/working-memory', async (c) => {
+    const thread = await readableThread(c);
+    return c.json({ workingMemory: thread.workingMemory ?? null });
   });
 
   const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {

@@ -57,6 +57,7 @@ import { toolRunStep } from './tool-run.js';
 import { ThreadLink } from './thread-link.js';
 import { DEFAULT_LAST_MESSAGES, threadWorkflowId, type TurnStatus } from '../schemas/thread.js';
 import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
+import { offeredOnThread, storedMemory, withWorkingMemory, workingMemoryOf } from './working-memory.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
@@ -249,19 +250,20 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const toolRun = input.toolCall ? await toolRunOf(state.runId, spec, options, input.toolCall) : undefined;
   state.govern(spec.access, input.startedBy, options.resourceId);
   state.signedDecisions = spec.signedDecisions === true;
-  const tools = offeredTools(spec, options.activeTools);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;
   if (input.carry) state.announce();
   else state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
   await joinThread(input, options, state, spec);
-  if (state.thread) {
+  if (state.thread?.records) {
     const settings = {
       suspensions: options.autoResumeSuspendedTools === true,
       approvals: options.autoResumeApprovals === true,
     };
     state.autoResume = { settings, model: options.model ?? spec.model };
   }
+  const tools = offeredOnThread(offeredTools(spec, options.activeTools), spec, state.thread?.records === true);
+  const workingMemory = state.thread?.records ? workingMemoryOf(spec) : undefined;
   const firstStep = state.conversation.steps.length;
 
   for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {
@@ -287,7 +289,12 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
         agentId: spec.id,
         model: options.model ?? spec.model,
         script: options.script,
-        instructions: options.instructions ?? spec.instructions,
+        // Each step is shown the working memory as it stands, after the run's own updates.
+        instructions: withWorkingMemory(
+          options.instructions ?? spec.instructions,
+          workingMemory,
+          state.thread?.workingMemory,
+        ),
         messages: state.conversation.messages,
         ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
         tools,
@@ -321,7 +328,10 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       model.toolCalls.map((call, i) => {
         const traced = { ...call, kind: toolOf(call.toolName)?.kind, stepNumber };
         return toolCallSpan(traced, shownArgs[i]!, async (span): Promise<ToolOutcome> => {
-          const outcome = state.conversation.admit({ call, result: await runTool(spec, options, state, call) });
+          const result = await runTool(spec, options, state, call);
+          const stored = storedMemory(spec, call.toolName, result);
+          if (stored !== undefined && state.thread) state.thread.workingMemory = stored;
+          const outcome = state.conversation.admit({ call, result });
           state.conversation.recordOutcome(outcome);
           const shown = await displayedOutcome(toolOf(call.toolName), refTo(call), outcomeChunk(outcome));
           recordOutcome(span, shown);
@@ -355,7 +365,10 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
   const lastMessages = spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES;
   if (input.carry) {
     const prefix = input.carry.threadMessages;
-    if (prefix !== undefined) state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix, records);
+    const { workingMemory } = input.carry;
+    if (prefix !== undefined) {
+      state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix, records, workingMemory);
+    }
     return;
   }
   if (!records) {
@@ -366,7 +379,8 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
   }
   // Runs on a thread started before threads kept their conversation replay without it.
   if (!patched('thread-memory')) return;
-  const { history } = await beginThreadTurn({
+  const keepsMemory = workingMemoryOf(spec) !== undefined;
+  const { history, workingMemory } = await beginThreadTurn({
     threadId,
     resourceId,
     runId: state.runId,
@@ -374,9 +388,10 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     ...(state.startedBy ? { startedBy: state.startedBy.id } : {}),
     messages: state.conversation.messages,
     lastMessages,
+    ...(keepsMemory ? { workingMemory: true as const } : {}),
   });
   state.conversation.prependHistory(history);
-  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length, true);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length, true, workingMemory);
 }
 
 /**

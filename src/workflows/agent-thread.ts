@@ -33,6 +33,7 @@ import {
 } from '../schemas/thread.js';
 import { boundTurns, historyForModel, recentPage } from './thread-history.js';
 import { beginTurnUpdate, recordTurnSignal, threadTurnsQuery, type BeganTurn } from './thread-messages.js';
+import { ThreadWorkingMemory } from './working-memory.js';
 
 /** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
 const CONTINUE_AS_NEW_EVERY = 200;
@@ -58,6 +59,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   let turns: ThreadTurn[] = input.turns ?? [];
   let droppedTurns = input.droppedTurns ?? 0;
   let changes = 0;
+  const workingMemory = new ThreadWorkingMemory(input.workingMemory);
 
   const changed = (): void => {
     const bounded = boundTurns(turns, MAX_THREAD_MESSAGES, MAX_THREAD_BYTES);
@@ -84,13 +86,14 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       ...(last ? { lastRunId: last.runId } : {}),
       messages: page.messages,
       omittedMessages: page.omitted,
+      ...workingMemory.carried(),
     };
   };
 
   setHandler(
     beginTurnUpdate,
     (request): BeganTurn => {
-      const { runId, agentId, startedBy, messages, lastMessages } = BeginTurnSchema.parse(request);
+      const { runId, agentId, startedBy, messages, lastMessages, ...asked } = BeginTurnSchema.parse(request);
       // A retried activity asks again: the turn is there already, and the answer is the same.
       const at = turns.findIndex((t) => t.runId === runId);
       const before = at >= 0 ? turns.slice(0, at) : turns;
@@ -100,7 +103,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
         turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
         changed();
       }
-      return { history };
+      return { history, ...workingMemory.forTurn(asked.workingMemory) };
     },
     {
       validator: (request) => {
@@ -126,6 +129,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   });
 
   setHandler(threadTurnsQuery, () => turns);
+  workingMemory.serve(changed);
 
   if (!input.turns) upsertMemo({ [THREAD_MEMO_KEY]: memo() });
   await condition(() => changes >= CONTINUE_AS_NEW_EVERY || workflowInfo().continueAsNewSuggested);
@@ -135,5 +139,5 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });
-  return continueAsNew({ ...input, createdAt, turns, droppedTurns });
+  return continueAsNew({ ...input, createdAt, turns, droppedTurns, ...workingMemory.carried() });
 }

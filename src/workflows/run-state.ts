@@ -111,6 +111,7 @@ export class RunState {
       version: this.version,
       stream: this.stream.carry(),
       ...(this.thread ? { threadMessages: this.thread.prefix } : {}),
+      ...(this.thread?.workingMemory !== undefined ? { workingMemory: this.thread.workingMemory } : {}),
     };
   }
 

@@ -8,6 +8,12 @@ import type { TurnStatus } from '../schemas/thread.js';
 import { recordTurnSignal } from './thread-messages.js';
 
 export class ThreadLink {
+  /**
+   * The thread's working memory as this run knows it (for an agent that keeps one): as the thread had
+   * it when the run's turn began, then as the run's own `updateWorkingMemory` calls stored it.
+   */
+  workingMemory: string | undefined;
+
   constructor(
     readonly workflowId: string,
     readonly runId: string,
@@ -16,7 +22,10 @@ export class ThreadLink {
     readonly prefix: number,
     /** The run records its turn on the thread (a top-level run); a sub-agent only reads it. */
     readonly records: boolean,
-  ) {}
+    workingMemory?: string,
+  ) {
+    this.workingMemory = workingMemory;
+  }
 
   /**
    * Records the run's messages (those it started with and its own) as its turn: a signal, which the

@@ -2,10 +2,13 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
 import type { BeginTurn, RecordTurn, ThreadTurn } from '../schemas/thread.js';
+import type { UpdateWorkingMemory, WorkingMemoryRecord } from '../schemas/working-memory.js';
 
 /** The earlier messages a run's model is shown, as the thread had them when the run's turn began. */
 export interface BeganTurn {
   history: Message[];
+  /** The thread's working memory, when the run asked for it (`BeginTurn.workingMemory`) and there is one. */
+  workingMemory?: string;
 }
 
 /**
@@ -22,3 +25,12 @@ export const recordTurnSignal = defineSignal<[RecordTurn]>('recordTurn');
 
 /** Every turn the thread keeps, in order. */
 export const threadTurnsQuery = defineQuery<ThreadTurn[]>('threadTurns');
+
+/**
+ * A run's `updateWorkingMemory` tool replaces the thread's working memory (an update, from the tool's
+ * activity). Input over the bounds is refused by the validator, leaving the memory as it was; the
+ * answer is the memory as now stored.
+ */
+export const updateWorkingMemoryUpdate = defineUpdate<WorkingMemoryRecord, [UpdateWorkingMemory]>(
+  'updateWorkingMemory',
+);

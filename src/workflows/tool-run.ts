@@ -10,6 +10,7 @@ import { safeParse, zodFromJsonSchema, type JsonSchema, type JsonValue } from '.
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import { offeredTools, ZERO_USAGE } from './transcript.js';
+import { isWorkingMemoryTool } from './working-memory.js';
 
 /** The id of a tool run's one call. */
 export const TOOL_RUN_CALL_ID = 'tool-run';
@@ -45,6 +46,13 @@ export function toolRunStep(
     return refuse(
       `"${toolName}" of agent "${spec.id}" is a ${tool.kind === 'agent' ? 'sub-agent' : 'workflow'}, not a ` +
         'tool: start it as what it is',
+    );
+  }
+  if (isWorkingMemoryTool(spec, toolName)) {
+    // A tool run joins no thread: the memory is the model's to keep, through runs on the thread.
+    return refuse(
+      `"${toolName}" of agent "${spec.id}" is offered only to the model of a run on a thread: start a run on ` +
+        'the thread instead',
     );
   }
   if (!offeredTools(spec, options.activeTools).some((t) => t.name === toolName)) {

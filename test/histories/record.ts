@@ -25,7 +25,7 @@ import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/m
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { sharingSupervisor } from '../fixtures/supervisors.js';
-import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
+import { hookedAgent, memoryAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
 import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
@@ -169,6 +169,34 @@ const recordings: Record<string, Recording> = {
       });
     },
     alsoRecordChild: 'call-0-0',
+  },
+  // A run on a thread whose agent keeps a working memory: its turn begins with the memory an earlier run
+  // stored, an update over the bound is refused, the next one stored; and the thread workflow's history.
+  'working-memory': {
+    agentId: 'memory-agent',
+    prompt: 'I moved to Oslo.',
+    options: {
+      model: 'scripted',
+      threadId: 'history-memory-thread',
+      resourceId: 'history-resource',
+      script: [
+        { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: 'x'.repeat(101) } }] },
+        { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: '# User\n- Name: Ada\n- City: Oslo' } }] },
+        { text: 'Noted.' },
+      ],
+    },
+    before: async (client) => {
+      await client.generate('memory-agent', 'I am Ada.', {
+        model: 'scripted',
+        threadId: 'history-memory-thread',
+        resourceId: 'history-resource',
+        script: [
+          { toolCalls: [{ toolName: 'updateWorkingMemory', args: { memory: '# User\n- Name: Ada' } }] },
+          { text: 'Hello Ada.' },
+        ],
+      });
+    },
+    alsoRecord: threadWorkflowId('history-resource', 'history-memory-thread'),
   },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
@@ -331,6 +359,7 @@ const { worker, run } = await createWorker({
     hookedAgent,
     webSearchAgent,
     mcpNotesAgent,
+    memoryAgent,
   ],
   taskQueue,
   enableScriptedModel: true,

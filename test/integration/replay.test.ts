@@ -40,6 +40,9 @@ describe('replay of recorded histories', () => {
         // A supervisor sharing its thread, and its sub-agent's run, which reads the thread and records nothing.
         'supervisor-thread-context.json',
         'supervisor-thread-context-child.json',
+        // A run whose agent keeps a working memory (shown, refused over the bound, updated), and its thread.
+        'working-memory.json',
+        'working-memory-thread.json',
       ]),
     );
   });
