@@ -24,6 +24,7 @@ import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
+import { autoResumeAgent } from '../fixtures/mastra-pages.js';
 import { sharingSupervisor } from '../fixtures/supervisors.js';
 import { hookedAgent, memoryAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
@@ -51,10 +52,33 @@ interface Recording {
   alsoRecordChild?: string;
 }
 
+/** The thread of the auto-resume recording: a fresh one each time. */
+const autoThread = { threadId: `history-auto-${randomUUID()}`, resourceId: 'history-resource' };
+
 /** A fresh thread each time it is recorded: the recording shows one earlier turn. */
 const sharedThread = { threadId: `history-shared-${randomUUID()}`, resourceId: 'history-resource' };
 
 const recordings: Record<string, Recording> = {
+  // A run on a thread suspends; the next messages on the thread go to it as autoResume updates: one
+  // without the data (refused, still waiting), then one the model reads the data from (resumed).
+  'auto-resume': {
+    agentId: 'my-agent-auto',
+    prompt: "What's the weather like?",
+    options: {
+      model: 'scripted',
+      ...autoThread,
+      script: [{ toolCalls: [{ toolName: 'weatherTool', args: { city: '' } }] }, { text: 'Sunny in Paris.' }],
+    },
+    then: async (client) => {
+      const answer = (resumeData: unknown, missing: string | null) => ({
+        ...autoThread,
+        model: 'scripted',
+        script: [{ text: JSON.stringify({ resumeData, missing }) }],
+      });
+      await client.generate('my-agent-auto', 'somewhere nice', answer(null, 'Which city?')).catch(() => undefined);
+      await client.generate('my-agent-auto', 'Paris', answer({ city: 'Paris' }, null));
+    },
+  },
   'weather-agent': {
     agentId: 'weather-agent',
     prompt: 'What is the weather in Paris?',
@@ -360,6 +384,7 @@ const { worker, run } = await createWorker({
     webSearchAgent,
     mcpNotesAgent,
     memoryAgent,
+    autoResumeAgent,
   ],
   taskQueue,
   enableScriptedModel: true,

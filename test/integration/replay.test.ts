@@ -43,6 +43,8 @@ describe('replay of recorded histories', () => {
         // A run whose agent keeps a working memory (shown, refused over the bound, updated), and its thread.
         'working-memory.json',
         'working-memory-thread.json',
+        // A suspended run on a thread taking the next messages as autoResume updates: refused, then resumed.
+        'auto-resume.json',
       ]),
     );
   });
