@@ -13,6 +13,7 @@ import type { Script } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
+import type { BeganTurn } from '../workflows/thread-messages.js';
 
 /** A run's turn on its thread begins (see `beginThreadTurn`). */
 export interface BeginThreadTurnInput {
@@ -153,8 +154,8 @@ export interface AgentActivities {
   shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;
   /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
   listTools(): Promise<ToolInfo[]>;
-  /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
-  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[] }>;
+  /** A run on a thread begins its turn and gets the earlier messages and task list (see `beginThreadTurn`). */
+  beginThreadTurn(input: BeginThreadTurnInput): Promise<BeganTurn>;
 }
 
 /** One stage of one call to transform for the stream (`display`) or the transcript. */

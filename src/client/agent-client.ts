@@ -42,7 +42,15 @@ import { AgentHandle } from './agent-handle.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
-import { getThreadMessages, listThreads, type ThreadFilter, type ThreadInfo, type ThreadMessages } from './threads.js';
+import {
+  getThreadMessages,
+  getThreadTasks,
+  listThreads,
+  type ThreadFilter,
+  type ThreadInfo,
+  type ThreadMessages,
+  type ThreadTasks,
+} from './threads.js';
 import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
 
 /**
@@ -357,6 +365,15 @@ export class AgentClient {
    */
   async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
     return getThreadMessages(this.ctx, target);
+  }
+
+  /**
+   * A thread's task list (what `task_write`, `task_update` and `task_complete` made of it), whole, with
+   * its summary, from the thread's memo: no worker needed. Empty until a task tool wrote one.
+   * `ThreadNotFoundError` when no run was started on the thread.
+   */
+  async getThreadTasks(target: { threadId: string; resourceId?: string }): Promise<ThreadTasks> {
+    return getThreadTasks(this.ctx, target);
   }
 
   /**

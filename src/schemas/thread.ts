@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { IdSchema } from './limits.js';
 import { MessageSchema, type Message } from './message.js';
+import { TaskListSchema } from './tasks.js';
 
 /** How many earlier messages of its thread a run's model sees, unless the agent says (`memory.lastMessages`). */
 export const DEFAULT_LAST_MESSAGES = 10;
@@ -62,6 +63,8 @@ export const ThreadInputSchema = z
     turns: z.array(ThreadTurnSchema).optional(),
     /** Turns dropped so far to keep the thread within its bounds. */
     droppedTurns: z.number().int().optional(),
+    /** The task list, once a task tool wrote one. */
+    taskList: TaskListSchema.optional(),
   })
   .strict();
 export type ThreadInput = z.infer<typeof ThreadInputSchema>;
@@ -112,6 +115,11 @@ export const ThreadMemoSchema = z.object({
   messages: z.array(MessageSchema),
   /** How many older messages the thread keeps that `messages` leaves out. */
   omittedMessages: z.number().int(),
+  /**
+   * The whole task list (it is bounded to fit), once a task tool wrote one. A list this version cannot
+   * read leaves the rest of the memo readable.
+   */
+  taskList: TaskListSchema.optional().catch(undefined),
 });
 export type ThreadMemo = z.infer<typeof ThreadMemoSchema>;
 

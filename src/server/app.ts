@@ -233,15 +233,26 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal'))) });
   });
 
-  app.get('/threads/:threadId/messages', async (c) => {
-    const resourceId = threadResource(c);
-    const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
-    const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) });
-    if (!threadReadable(thread, c.get('principal'))) {
-      throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
-    }
-    return c.json(thread);
-  });
+  /** A thread's messages or task list, for a principal that may read the thread (else 403). */
+  const threadRead =
+    (read: (target: { threadId: string; resourceId?: string }) => Promise<ThreadInfo>) =>
+    async (c: Context<ServerEnv>) => {
+      const resourceId = threadResource(c);
+      const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
+      const thread = await read({ threadId, ...(resourceId ? { resourceId } : {}) });
+      if (!threadReadable(thread, c.get('principal'))) {
+        throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
+      }
+      return c.json(thread);
+    };
+  app.get(
+    '/threads/:threadId/messages',
+    threadRead((target) => client.getThreadMessages(target)),
+  );
+  app.get(
+    '/threads/:threadId/tasks',
+    threadRead((target) => client.getThreadTasks(target)),
+  );
 
   const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {
     const { resumeData, result, args, resolution, output, ...target } = await jsonBody(c, DecisionBodySchema);

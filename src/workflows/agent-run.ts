@@ -52,6 +52,7 @@ import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
 import { ThreadLink } from './thread-link.js';
+import { taskListMessage } from './thread-tasks.js';
 import { DEFAULT_LAST_MESSAGES, threadWorkflowId, type TurnStatus } from '../schemas/thread.js';
 import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 
@@ -324,7 +325,8 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
 
 /**
  * A run started on a thread (not a sub-agent's, not a tool run) begins its turn there and is shown the
- * thread's earlier messages before its own; a continued run keeps the link it had.
+ * thread's earlier messages, and its task list when it has one, before its own; a continued run keeps
+ * the link it had.
  */
 async function joinThread(input: RunInput, options: RunOptions, state: RunState, spec: AgentSpec): Promise<void> {
   const { threadId, resourceId } = options;
@@ -337,7 +339,7 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
   }
   // Runs on a thread started before threads kept their conversation replay without it.
   if (!patched('thread-memory')) return;
-  const { history } = await beginThreadTurn({
+  const { history, tasks } = await beginThreadTurn({
     threadId,
     resourceId,
     runId: state.runId,
@@ -346,8 +348,10 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     messages: state.conversation.messages,
     lastMessages: spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES,
   });
-  state.conversation.prependHistory(history);
-  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length);
+  // The task list is not in the thread's messages: it is shown whole, however few of them are.
+  const shown = tasks ? [...history, taskListMessage(tasks)] : history;
+  state.conversation.prependHistory(shown);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, shown.length);
 }
 
 /**

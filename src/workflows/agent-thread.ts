@@ -31,8 +31,17 @@ import {
   type ThreadMemo,
   type ThreadTurn,
 } from '../schemas/thread.js';
+import type { TaskList } from '../schemas/tasks.js';
 import { boundTurns, historyForModel, recentPage } from './thread-history.js';
-import { beginTurnUpdate, recordTurnSignal, threadTurnsQuery, type BeganTurn } from './thread-messages.js';
+import {
+  beginTurnUpdate,
+  changeTasksUpdate,
+  recordTurnSignal,
+  threadTasksQuery,
+  threadTurnsQuery,
+  type BeganTurn,
+} from './thread-messages.js';
+import { changeTasks } from './thread-tasks.js';
 
 /** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
 const CONTINUE_AS_NEW_EVERY = 200;
@@ -57,6 +66,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   const createdAt = input.createdAt ?? new Date().toISOString();
   let turns: ThreadTurn[] = input.turns ?? [];
   let droppedTurns = input.droppedTurns ?? 0;
+  let taskList: TaskList | undefined = input.taskList;
   let changes = 0;
 
   const changed = (): void => {
@@ -84,6 +94,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       ...(last ? { lastRunId: last.runId } : {}),
       messages: page.messages,
       omittedMessages: page.omitted,
+      ...(taskList ? { taskList } : {}),
     };
   };
 
@@ -100,7 +111,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
         turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
         changed();
       }
-      return { history };
+      return { history, ...(taskList?.tasks.length ? { tasks: taskList.tasks } : {}) };
     },
     {
       validator: (request) => {
@@ -127,6 +138,25 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
 
   setHandler(threadTurnsQuery, () => turns);
 
+  setHandler(
+    changeTasksUpdate,
+    (change) => {
+      const outcome = changeTasks(taskList?.tasks ?? [], change);
+      // The validator refused what does not apply; nothing between them changed the list.
+      if (!outcome.ok) throw ApplicationFailure.nonRetryable(outcome.reason, 'TaskChangeRefused');
+      taskList = { tasks: outcome.tasks, updatedAt: new Date().toISOString() };
+      changed();
+      return { tasks: taskList.tasks };
+    },
+    {
+      validator: (change) => {
+        const outcome = changeTasks(taskList?.tasks ?? [], change);
+        if (!outcome.ok) throw new Error(outcome.reason);
+      },
+    },
+  );
+  setHandler(threadTasksQuery, () => taskList);
+
   if (!input.turns) upsertMemo({ [THREAD_MEMO_KEY]: memo() });
   await condition(() => changes >= CONTINUE_AS_NEW_EVERY || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
@@ -135,5 +165,5 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });
-  return continueAsNew({ ...input, createdAt, turns, droppedTurns });
+  return continueAsNew({ ...input, createdAt, turns, droppedTurns, ...(taskList ? { taskList } : {}) });
 }
