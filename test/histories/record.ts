@@ -24,6 +24,7 @@ import { createTracing } from '../../src/tracing/index.js';
 import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
+import { planTasksScript, supportAgent } from '../../examples/support-agent.js';
 import { hookedAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
@@ -142,6 +143,33 @@ const recordings: Record<string, Recording> = {
       await client.resumeGenerate({ answer: 'green' }, { runId, by: 'user' });
     },
     alsoRecord: threadWorkflowId('history-resource', 'history-thread'),
+  },
+  // A run on a thread whose earlier turn wrote a task list: the list comes back with the earlier messages,
+  // the run checks it and changes it (updates of the thread workflow, from the tools' activities).
+  'thread-tasks': {
+    agentId: 'support-agent',
+    prompt: 'How far along are we?',
+    options: {
+      model: 'scripted',
+      threadId: 'history-tasks-thread',
+      resourceId: 'history-resource',
+      script: [
+        { toolCalls: [{ toolName: 'task_check', args: {} }] },
+        // Refused (a second task in progress), then done right.
+        { toolCalls: [{ toolName: 'task_update', args: { id: 'check', status: 'in_progress' } }] },
+        { toolCalls: [{ toolName: 'task_complete', args: { id: 'switch' } }] },
+        { text: 'Two of three tasks are done.' },
+      ],
+    },
+    before: async (client) => {
+      await client.generate('support-agent', 'Give the site a green theme.', {
+        model: 'scripted',
+        threadId: 'history-tasks-thread',
+        resourceId: 'history-resource',
+        script: planTasksScript,
+      });
+    },
+    alsoRecord: threadWorkflowId('history-resource', 'history-tasks-thread'),
   },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
@@ -299,6 +327,7 @@ const { worker, run } = await createWorker({
     recordsAgent,
     toolboxAgent,
     supervisorAgent,
+    supportAgent,
     transformAgent,
     hookedAgent,
     webSearchAgent,

@@ -37,6 +37,9 @@ describe('replay of recorded histories', () => {
         // A run on a thread (earlier turn shown, turn recorded at the pause and the end), and its thread.
         'thread-turn.json',
         'thread-turn-thread.json',
+        // A run shown its thread's task list, whose tools change it; and the thread, which keeps it.
+        'thread-tasks.json',
+        'thread-tasks-thread.json',
       ]),
     );
   });
