@@ -179,6 +179,22 @@ describe('the task list of a thread', () => {
     ]);
   });
 
+  it('checks a thread that has no list yet: empty, all completed no', async () => {
+    const result = await w.client.generate('task-planner', 'Check.', {
+      ...newThread(),
+      script: [call('task_check', {}), { text: 'Nothing yet.' }],
+    });
+    expect(outputs(result)).toEqual([
+      {
+        isError: false,
+        content: 'The task list is empty: write one with task_write for work of several steps.',
+        tasks: [],
+        summary: { total: 0, completed: 0, inProgress: 0, pending: 0, allCompleted: false },
+        incompleteTasks: [],
+      },
+    ]);
+  });
+
   it('tells a run without a thread what to do, as a result the model reads', async () => {
     const result = await w.client.generate('task-planner', 'Check.', {
       script: [call('task_check', {}), call('task_complete', { id: 'x' }), { text: 'No list.' }],
