@@ -13,6 +13,7 @@ import type { Script } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
+import type { BeganTurn } from '../workflows/thread-messages.js';
 
 /** A run's turn on its thread begins (see `beginThreadTurn`). */
 export interface BeginThreadTurnInput {
@@ -163,8 +164,8 @@ export interface AgentActivities {
   shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;
   /** The tools of every agent the worker serves (the `listAgentTools` workflow's one activity). */
   listTools(): Promise<ToolInfo[]>;
-  /** A run on a thread begins its turn and gets the earlier messages (see `beginThreadTurn`). */
-  beginThreadTurn(input: BeginThreadTurnInput): Promise<{ history: Message[]; workingMemory?: string }>;
+  /** A run on a thread begins its turn and gets the earlier messages and task list (see `beginThreadTurn`). */
+  beginThreadTurn(input: BeginThreadTurnInput): Promise<BeganTurn>;
   /** Auto-resume: the data for a waiting call, extracted from a user's message by the model. */
   extractResumeData(input: ExtractResumeDataInput): Promise<ExtractResumeDataOutput>;
   /** A sub-agent whose supervisor shares its thread reads the thread's recent messages (see `readThreadHistory`). */

@@ -47,11 +47,13 @@ import { findTool, type ToolInfo } from '../schemas/tool-info.js';
 import {
   getThreadMessages,
   getWorkingMemory,
+  getThreadTasks,
   listThreads,
   type ThreadFilter,
   type ThreadInfo,
   type ThreadMessages,
   type WorkingMemory,
+  type ThreadTasks,
 } from './threads.js';
 import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
 
@@ -416,6 +418,15 @@ export class AgentClient {
    */
   async getWorkingMemory(target: { threadId: string; resourceId?: string }): Promise<WorkingMemory | null> {
     return getWorkingMemory(this.ctx, target);
+  }
+
+  /**
+   * A thread's task list (what `task_write`, `task_update` and `task_complete` made of it), whole, with
+   * its summary, from the thread's memo: no worker needed. Empty until a task tool wrote one.
+   * `ThreadNotFoundError` when no run was started on the thread.
+   */
+  async getThreadTasks(target: { threadId: string; resourceId?: string }): Promise<ThreadTasks> {
+    return getThreadTasks(this.ctx, target);
   }
 
   /**

@@ -1,4 +1,7 @@
-/** `agentctl threads list | show`: a resource's threads and a thread's messages, from Temporal (no worker needed). */
+/**
+ * `agentctl threads list | show | tasks`: a resource's threads, a thread's messages and its task list,
+ * from Temporal (no worker needed).
+ */
 import type { Command } from 'commander';
 import type { Message } from '../schemas/message.js';
 import type { WorkingMemory } from './threads.js';
@@ -33,7 +36,7 @@ export function workingMemoryLines(memory: WorkingMemory | undefined): string[] 
 export function addThreadCommands(program: Command, { connect, print }: CommandContext): void {
   const threads = program
     .command('threads')
-    .description("list a resource's threads and show a thread's messages and working memory");
+    .description("list a resource's threads, show a thread's messages, working memory and task list");
   threads
     .command('list')
     .description('list threads, most recently updated first')
@@ -77,6 +80,33 @@ export function addThreadCommands(program: Command, { connect, print }: CommandC
         ...(read.omittedMessages > 0 ? [`(${read.omittedMessages} older messages not shown)`] : []),
         ...read.messages.map(messageLine),
       ];
+      print(!!o.json, read, lines);
+    });
+  threads
+    .command('tasks')
+    .description("show a thread's task list (what the task tools made of it)")
+    .argument('<thread>', 'thread id')
+    .option('--resource <id>', 'the resource the thread belongs to')
+    .option('--json', 'machine-readable output')
+    .action(async (threadId: string, o: { resource?: string; json?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const read = await c.getThreadTasks({ threadId, ...(o.resource ? { resourceId: o.resource } : {}) });
+      const { total, completed } = read.summary;
+      const head = `thread ${read.threadId}${read.resourceId ? ` of ${read.resourceId}` : ''}: `;
+      const lines =
+        total === 0
+          ? [`${head}no tasks`]
+          : [
+              `${head}${completed} of ${total} tasks completed` +
+                (read.tasksUpdatedAt ? ` (updated ${read.tasksUpdatedAt.toISOString()})` : ''),
+              ...table([
+                ['ID', 'STATUS', 'TASK'],
+                ...read.tasks.map((t) => {
+                  const doing = t.status === 'in_progress' && t.activeForm ? ` (${t.activeForm})` : '';
+                  return [t.id, t.status, `${t.content}${doing}`.replace(/\s+/g, ' ')];
+                }),
+              ]),
+            ];
       print(!!o.json, read, lines);
     });
 }

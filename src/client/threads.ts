@@ -7,8 +7,10 @@ import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, ThreadNotFoundError } from '../errors.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
+import type { Task, TaskSummary } from '../schemas/tasks.js';
 import { THREAD_MEMO_KEY, ThreadMemoSchema, threadWorkflowId, type ThreadMemo } from '../schemas/thread.js';
 import { AgentResourceIdKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
+import { taskSummary } from '../workflows/thread-tasks.js';
 import { checkInput } from './checks.js';
 import type { ClientContext } from './context.js';
 
@@ -52,6 +54,16 @@ export interface ThreadMessages extends ThreadInfo {
   omittedMessages: number;
   /** The thread's working memory, when a run stored one. */
   workingMemory?: WorkingMemory;
+}
+
+/** A thread's task list, as {@link getThreadTasks} reads it. */
+export interface ThreadTasks extends ThreadInfo {
+  /** The whole list, in order; empty until a task tool wrote one. */
+  tasks: Task[];
+  /** How far the list is. */
+  summary: TaskSummary;
+  /** When a task tool last changed the list; undefined if none ever did. */
+  tasksUpdatedAt: Date | undefined;
 }
 
 /** Which threads {@link listThreads} returns. */
@@ -115,11 +127,11 @@ export async function listThreads(ctx: ClientContext, filter: ThreadFilter = {})
   return threads.sort((a, b) => (b.updatedAt?.getTime() ?? 0) - (a.updatedAt?.getTime() ?? 0));
 }
 
-/** A thread's most recent messages, from its memo (no worker needed). `ThreadNotFoundError` when no run began it. */
-export async function getThreadMessages(
+/** A thread as its memo shows it (no worker needed). `ThreadNotFoundError` when no run began it. */
+async function describeThread(
   ctx: ClientContext,
   target: { threadId: string; resourceId?: string },
-): Promise<ThreadMessages> {
+): Promise<{ info: ThreadInfo; memo: ThreadMemo | undefined }> {
   const threadId = checkInput('threadId', IdSchema, target.threadId);
   const resourceId = checkInput('resourceId', IdSchema.optional(), target.resourceId);
   let description;
@@ -129,16 +141,37 @@ export async function getThreadMessages(
     if (err instanceof WorkflowNotFoundError) throw new ThreadNotFoundError(threadId, resourceId);
     throw err;
   }
-  const memo = memoOf(description.memo);
+  return { info: { ...threadInfo(description), threadId, resourceId }, memo: memoOf(description.memo) };
+}
+
+/** A thread's most recent messages, from its memo (no worker needed). `ThreadNotFoundError` when no run began it. */
+export async function getThreadMessages(
+  ctx: ClientContext,
+  target: { threadId: string; resourceId?: string },
+): Promise<ThreadMessages> {
+  const { info, memo } = await describeThread(ctx, target);
   const stored = memo?.workingMemory;
+  const { threadId, resourceId } = info;
   return {
-    ...threadInfo(description),
-    threadId,
-    resourceId,
+    ...info,
     messages: memo?.messages ?? [],
     omittedMessages: memo?.omittedMessages ?? 0,
     ...(stored ? { workingMemory: { threadId, resourceId, ...stored, updatedAt: new Date(stored.updatedAt) } } : {}),
   };
+}
+
+/**
+ * A thread's task list, from its memo, which holds it whole (no worker needed). `ThreadNotFoundError`
+ * when no run began it.
+ */
+export async function getThreadTasks(
+  ctx: ClientContext,
+  target: { threadId: string; resourceId?: string },
+): Promise<ThreadTasks> {
+  const { info, memo } = await describeThread(ctx, target);
+  const tasks = memo?.taskList?.tasks ?? [];
+  const updatedAt = memo?.taskList?.updatedAt;
+  return { ...info, tasks, summary: taskSummary(tasks), tasksUpdatedAt: updatedAt ? new Date(updatedAt) : undefined };
 }
 
 /**

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { IdSchema } from './limits.js';
 import { MessageSchema, type Message } from './message.js';
 import { WorkingMemoryOptionsSchema, WorkingMemoryRecordSchema } from './working-memory.js';
+import { TaskListSchema } from './tasks.js';
 
 /** How many earlier messages of its thread a run's model sees, unless the agent says (`memory.lastMessages`). */
 export const DEFAULT_LAST_MESSAGES = 10;
@@ -90,6 +91,8 @@ export const ThreadInputSchema = z
     droppedTurns: z.number().int().optional(),
     /** The thread's working memory, when a run stored one. */
     workingMemory: WorkingMemoryRecordSchema.optional(),
+    /** The task list, once a task tool wrote one. */
+    taskList: TaskListSchema.optional(),
   })
   .strict();
 export type ThreadInput = z.infer<typeof ThreadInputSchema>;
@@ -144,6 +147,11 @@ export const ThreadMemoSchema = z.object({
   omittedMessages: z.number().int(),
   /** The thread's working memory, when a run stored one (at most `MAX_WORKING_MEMORY_CHARS`). */
   workingMemory: WorkingMemoryRecordSchema.optional(),
+  /**
+   * The whole task list (it is bounded to fit), once a task tool wrote one. A list this version cannot
+   * read leaves the rest of the memo readable.
+   */
+  taskList: TaskListSchema.optional().catch(undefined),
 });
 export type ThreadMemo = z.infer<typeof ThreadMemoSchema>;
 

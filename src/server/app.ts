@@ -235,23 +235,31 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal'))) });
   });
 
-  /** A thread the caller may read: within its tenant, every run on it readable to it. */
-  const readableThread = async (c: Context<ServerEnv>) => {
+  /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */
+  const readableThread = async <T extends ThreadInfo>(
+    c: Context<ServerEnv>,
+    read: (target: { threadId: string; resourceId?: string }) => Promise<T>,
+  ): Promise<T> => {
     const resourceId = threadResource(c);
     const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
-    const thread = await client.getThreadMessages({ threadId, ...(resourceId ? { resourceId } : {}) });
+    const thread = await read({ threadId, ...(resourceId ? { resourceId } : {}) });
     if (!threadReadable(thread, c.get('principal'))) {
       throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
     }
     return thread;
   };
+  const messages = (target: { threadId: string; resourceId?: string }) => client.getThreadMessages(target);
 
-  app.get('/threads/:threadId/messages', async (c) => c.json(await readableThread(c)));
+  app.get('/threads/:threadId/messages', async (c) => c.json(await readableThread(c, messages)));
 
   app.get('/threads/:threadId/working-memory', async (c) => {
-    const thread = await readableThread(c);
+    const thread = await readableThread(c, messages);
     return c.json({ workingMemory: thread.workingMemory ?? null });
   });
+
+  app.get('/threads/:threadId/tasks', async (c) =>
+    c.json(await readableThread(c, (target) => client.getThreadTasks(target))),
+  );
 
   const decide = (kind: DecisionKind) => async (c: Context<ServerEnv>) => {
     const { resumeData, result, args, resolution, output, ...target } = await jsonBody(c, DecisionBodySchema);

@@ -55,6 +55,7 @@ import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
 import { ThreadLink } from './thread-link.js';
+import { taskListMessage } from './thread-tasks.js';
 import { DEFAULT_LAST_MESSAGES, threadWorkflowId, type TurnStatus } from '../schemas/thread.js';
 import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 import { offeredOnThread, storedMemory, withWorkingMemory, workingMemoryOf } from './working-memory.js';
@@ -353,8 +354,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
 
 /**
  * A run started on a thread (not a sub-agent's, not a tool run) begins its turn there and is shown the
- * thread's earlier messages before its own. A sub-agent's run whose supervisor shares the thread
- * (`parent.threadContext`) is shown its recent messages and adds nothing to it. A continued run keeps
+ * thread's earlier messages, and its task list when it has one, before its own. A sub-agent's run whose
+ * supervisor shares the thread (`parent.threadContext`) is shown its recent messages and adds nothing to
+ * it. A continued run keeps
  * the link it had.
  */
 async function joinThread(input: RunInput, options: RunOptions, state: RunState, spec: AgentSpec): Promise<void> {
@@ -380,7 +382,7 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
   // Runs on a thread started before threads kept their conversation replay without it.
   if (!patched('thread-memory')) return;
   const keepsMemory = workingMemoryOf(spec) !== undefined;
-  const { history, workingMemory } = await beginThreadTurn({
+  const { history, workingMemory, tasks } = await beginThreadTurn({
     threadId,
     resourceId,
     runId: state.runId,
@@ -390,8 +392,10 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     lastMessages,
     ...(keepsMemory ? { workingMemory: true as const } : {}),
   });
-  state.conversation.prependHistory(history);
-  state.thread = new ThreadLink(workflowId, state.runId, spec.id, history.length, true, workingMemory);
+  // The task list is not in the thread's messages: it is shown whole, however few of them are.
+  const shown = tasks ? [...history, taskListMessage(tasks)] : history;
+  state.conversation.prependHistory(shown);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, shown.length, true, workingMemory);
 }
 
 /**

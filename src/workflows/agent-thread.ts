@@ -31,8 +31,17 @@ import {
   type ThreadMemo,
   type ThreadTurn,
 } from '../schemas/thread.js';
+import type { TaskList } from '../schemas/tasks.js';
 import { boundTurns, historyForModel, recentPage } from './thread-history.js';
-import { beginTurnUpdate, recordTurnSignal, threadTurnsQuery, type BeganTurn } from './thread-messages.js';
+import {
+  beginTurnUpdate,
+  changeTasksUpdate,
+  recordTurnSignal,
+  threadTasksQuery,
+  threadTurnsQuery,
+  type BeganTurn,
+} from './thread-messages.js';
+import { changeTasks } from './thread-tasks.js';
 import { ThreadWorkingMemory } from './working-memory.js';
 
 /** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
@@ -58,6 +67,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   const createdAt = input.createdAt ?? new Date().toISOString();
   let turns: ThreadTurn[] = input.turns ?? [];
   let droppedTurns = input.droppedTurns ?? 0;
+  let taskList: TaskList | undefined = input.taskList;
   let changes = 0;
   const workingMemory = new ThreadWorkingMemory(input.workingMemory);
 
@@ -87,6 +97,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       messages: page.messages,
       omittedMessages: page.omitted,
       ...workingMemory.carried(),
+      ...(taskList ? { taskList } : {}),
     };
   };
 
@@ -103,7 +114,11 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
         turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
         changed();
       }
-      return { history, ...workingMemory.forTurn(asked.workingMemory) };
+      return {
+        history,
+        ...workingMemory.forTurn(asked.workingMemory),
+        ...(taskList?.tasks.length ? { tasks: taskList.tasks } : {}),
+      };
     },
     {
       validator: (request) => {
@@ -131,6 +146,25 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   setHandler(threadTurnsQuery, () => turns);
   workingMemory.serve(changed);
 
+  setHandler(
+    changeTasksUpdate,
+    (change) => {
+      const outcome = changeTasks(taskList?.tasks ?? [], change);
+      // The validator refused what does not apply; nothing between them changed the list.
+      if (!outcome.ok) throw ApplicationFailure.nonRetryable(outcome.reason, 'TaskChangeRefused');
+      taskList = { tasks: outcome.tasks, updatedAt: new Date().toISOString() };
+      changed();
+      return { tasks: taskList.tasks };
+    },
+    {
+      validator: (change) => {
+        const outcome = changeTasks(taskList?.tasks ?? [], change);
+        if (!outcome.ok) throw new Error(outcome.reason);
+      },
+    },
+  );
+  setHandler(threadTasksQuery, () => taskList);
+
   if (!input.turns) upsertMemo({ [THREAD_MEMO_KEY]: memo() });
   await condition(() => changes >= CONTINUE_AS_NEW_EVERY || workflowInfo().continueAsNewSuggested);
   await condition(allHandlersFinished);
@@ -139,5 +173,12 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });
-  return continueAsNew({ ...input, createdAt, turns, droppedTurns, ...workingMemory.carried() });
+  return continueAsNew({
+    ...input,
+    createdAt,
+    turns,
+    droppedTurns,
+    ...workingMemory.carried(),
+    ...(taskList ? { taskList } : {}),
+  });
 }

@@ -1,14 +1,19 @@
 /** The update, signal and query of a thread workflow, defined once for it, the run, the activities and the client. */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
+import type { Task, TaskChange, TaskList } from '../schemas/tasks.js';
 import type { BeginTurn, RecordTurn, ThreadTurn } from '../schemas/thread.js';
 import type { UpdateWorkingMemory, WorkingMemoryRecord } from '../schemas/working-memory.js';
 
-/** The earlier messages a run's model is shown, as the thread had them when the run's turn began. */
+/**
+ * The earlier messages a run's model is shown, as the thread had them when the run's turn began, and
+ * the thread's task list then (only when it has tasks: runs recorded before task lists replay as they ran).
+ */
 export interface BeganTurn {
   history: Message[];
   /** The thread's working memory, when the run asked for it (`BeginTurn.workingMemory`) and there is one. */
   workingMemory?: string;
+  tasks?: Task[];
 }
 
 /**
@@ -34,3 +39,13 @@ export const threadTurnsQuery = defineQuery<ThreadTurn[]>('threadTurns');
 export const updateWorkingMemoryUpdate = defineUpdate<WorkingMemoryRecord, [UpdateWorkingMemory]>(
   'updateWorkingMemory',
 );
+
+/**
+ * A task tool changes the thread's task list (`TaskChangeSchema`) and gets the list as it is after. A
+ * change the thread refuses (an unknown id, two tasks in progress, input that does not fit) is refused
+ * by the update's validator, with the reason, and changes nothing.
+ */
+export const changeTasksUpdate = defineUpdate<{ tasks: Task[] }, [TaskChange]>('changeTasks');
+
+/** The thread's task list (none until a task tool wrote one). */
+export const threadTasksQuery = defineQuery<TaskList | undefined>('threadTasks');

@@ -26,6 +26,7 @@ import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { autoResumeAgent } from '../fixtures/mastra-pages.js';
 import { sharingSupervisor } from '../fixtures/supervisors.js';
+import { planTasksScript, supportAgent } from '../../examples/support-agent.js';
 import { hookedAgent, memoryAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
@@ -222,6 +223,33 @@ const recordings: Record<string, Recording> = {
     },
     alsoRecord: threadWorkflowId('history-resource', 'history-memory-thread'),
   },
+  // A run on a thread whose earlier turn wrote a task list: the list comes back with the earlier messages,
+  // the run checks it and changes it (updates of the thread workflow, from the tools' activities).
+  'thread-tasks': {
+    agentId: 'support-agent',
+    prompt: 'How far along are we?',
+    options: {
+      model: 'scripted',
+      threadId: 'history-tasks-thread',
+      resourceId: 'history-resource',
+      script: [
+        { toolCalls: [{ toolName: 'task_check', args: {} }] },
+        // Refused (a second task in progress), then done right.
+        { toolCalls: [{ toolName: 'task_update', args: { id: 'check', status: 'in_progress' } }] },
+        { toolCalls: [{ toolName: 'task_complete', args: { id: 'switch' } }] },
+        { text: 'Two of three tasks are done.' },
+      ],
+    },
+    before: async (client) => {
+      await client.generate('support-agent', 'Give the site a green theme.', {
+        model: 'scripted',
+        threadId: 'history-tasks-thread',
+        resourceId: 'history-resource',
+        script: planTasksScript,
+      });
+    },
+    alsoRecord: threadWorkflowId('history-resource', 'history-tasks-thread'),
+  },
   'supervisor-approve-at-depth': {
     agentId: 'supervisor',
     prompt: 'Delete the old customer list.',
@@ -379,6 +407,7 @@ const { worker, run } = await createWorker({
     toolboxAgent,
     supervisorAgent,
     sharingSupervisor,
+    supportAgent,
     transformAgent,
     hookedAgent,
     webSearchAgent,

@@ -45,6 +45,9 @@ describe('replay of recorded histories', () => {
         'working-memory-thread.json',
         // A suspended run on a thread taking the next messages as autoResume updates: refused, then resumed.
         'auto-resume.json',
+        // A run shown its thread's task list, whose tools change it; and the thread, which keeps it.
+        'thread-tasks.json',
+        'thread-tasks-thread.json',
       ]),
     );
   });
