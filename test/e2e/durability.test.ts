@@ -69,7 +69,8 @@ async function startPaused(s: ReturnType<typeof scenario>): Promise<RunResult> {
   return result;
 }
 
-describe('durability with real processes', () => {
+// Each test starts several worker processes (each bundles the workflows): a cap, not a measure.
+describe('durability with real processes', { timeout: 180_000 }, () => {
   it('approves from agentctl while no worker is up; a new worker completes the run; the record is deleted once', async () => {
     const s = scenario(temporalAddress());
     const worker = await s.worker();
@@ -262,7 +263,7 @@ describe('durability with real processes', () => {
   });
 });
 
-describe('durability of a supervisor chain', () => {
+describe('durability of a supervisor chain', { timeout: 180_000 }, () => {
   it('keeps a three-level approval through a worker SIGKILL, approved from the top with agentctl', async () => {
     const s = scenario(temporalAddress());
     const worker = await s.worker();
