@@ -5,15 +5,22 @@
  *    (`agentctl approve`), bound to the call's fingerprint, and the run finishes.
  * 3. supervisor -> ops-agent -> records-agent: the same delete, three levels down, surfaces at the
  *    supervisor's run and is approved there.
+ * 4. support-agent: the built-in `ask_user` asks which colour, with options; the demo answers from the
+ *    command line (`agentctl resume`, a process of its own), and the run finishes with the answer.
  * The model is the offline scripted one unless DEMO_MODEL names another (e.g.
  * DEMO_MODEL=openai/gpt-4o-mini with OPENAI_API_KEY set).
  */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient, createWorker, type RunResult, type StartOptions } from '../src/index.js';
 import { exampleAgents } from './agents.js';
 import { deleteRecordScript } from './records-agent.js';
 import { supervisorDeleteOptions } from './supervisor-agent.js';
+import { chooseColourScript } from './support-agent.js';
 import { recordsPath } from './records-store.js';
 import { weatherDemoScript } from './weather-agent.js';
 
@@ -98,7 +105,28 @@ try {
     fingerprint: deep.fingerprint,
     principal: 'alice',
   });
-  console.log(`approved at the top; final text: ${chainDone.text}`);
+  console.log(`approved at the top; final text: ${chainDone.text}\n`);
+
+  console.log('> Give the site a new theme.   (agent support-agent; the built-in ask_user asks which colour)');
+  const thread = { threadId: `demo-theme-${randomUUID()}`, resourceId: 'demo-user' };
+  const asked = await client.generate('support-agent', 'Give the site a new theme.', {
+    ...options(chooseColourScript),
+    ...thread,
+  });
+  const question = asked.suspendPayload;
+  if (asked.finishReason !== 'suspended' || question?.toolName !== 'ask_user')
+    throw new Error(`expected the run to ask the user, got ${asked.finishReason}`);
+  console.log(`asks (${question.toolName}): ${JSON.stringify(question.payload)}`);
+  // The answer comes from another process, as an operator's or a script's would: agentctl.
+  const data = '{"answer":"green"}';
+  const answer = ['--as', 'you', 'resume', asked.runId, '--data', data, '--latest', '--wait'];
+  console.log(`answering from the command line: npx agentctl ${answer.join(' ').replace(data, `'${data}'`)}`);
+  const agentctl = fileURLToPath(new URL('../bin/agentctl.js', import.meta.url));
+  const env = { ...process.env, TEMPORAL_TASK_QUEUE: client.taskQueue, TEMPORAL_NAMESPACE: client.namespace };
+  const { stdout } = await promisify(execFile)(process.execPath, [agentctl, ...answer], { env });
+  for (const line of stdout.trim().split('\n')) console.log(`  ${line}`);
+  const answered = await client.result(asked.runId);
+  console.log(`final text: ${answered.text}`);
   if (!process.env.TEMPORAL_ADDRESS) {
     console.log(
       `history: http://localhost:8233/namespaces/${client.namespace}/workflows/${chainDone.runId} (stop the dev server: npm run dev-server -- stop)`,
