@@ -8,6 +8,7 @@ import {
   taskCompleteTool,
   taskUpdateTool,
   taskWriteTool,
+  webFetchTool,
   type Script,
 } from '../src/index.js';
 
@@ -29,9 +30,12 @@ export const askTool = createTool({
 export const supportAgent = defineAgent({
   id: 'support-agent',
   name: 'Support agent',
-  description: 'Helps users; asks them when it needs to know more, has its plans reviewed, tracks its tasks',
+  description:
+    'Helps users: asks them when it needs to know more, reads the pages they link, ' +
+    'has its plans reviewed, tracks its tasks',
   instructions:
-    'You help the user. When you need to know something, ask them with ask_user (give options when ' +
+    'You help the user. Read the pages they link to with web_fetch. ' +
+    'When you need to know something, ask them with ask_user (give options when ' +
     'there is a fixed set of answers). Before a change, submit your plan with submit_plan; if it is ' +
     'rejected, revise it from the feedback and submit it again. Track work of several steps with the ' +
     'task tools (task_write, task_update, task_complete), and check with task_check before you finish.',
@@ -47,6 +51,7 @@ export const supportAgent = defineAgent({
     taskUpdateTool,
     taskCompleteTool,
     taskCheckTool,
+    web_fetch: webFetchTool,
   },
 });
 

@@ -278,3 +278,21 @@ describe('over HTTP (POST /runs/:runId/resume)', () => {
     expect(sse).toMatch(/"type":"finish","finishReason":"stop"/);
   });
 });
+
+describe('web_fetch in the example support agent', () => {
+  it('is an ordinary tool of the agent: a loopback address is refused before any connection, as a tool error', async () => {
+    const result = await w.client.generate('support-agent', 'Read http://127.0.0.1:9/ for me', {
+      model: 'scripted',
+      script: [
+        { toolCalls: [{ toolName: 'web_fetch', args: { url: 'http://127.0.0.1:9/' } }] },
+        { text: 'I cannot read that page.' },
+      ],
+    });
+    expect(result.steps[0]!.toolResults[0]).toMatchObject({
+      toolName: 'web_fetch',
+      isError: false,
+      output: { isError: true, content: expect.stringMatching(/127\.0\.0\.1.*(loopback|not public)/i) },
+    });
+    expect(result.text).toBe('I cannot read that page.');
+  });
+});
