@@ -1,27 +1,57 @@
-// The build (`npm run build`; `npm ci` runs it as `prepare`, the tests' global setup before every run):
-// compiles agentctl to dist/, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx.
+// The build (`npm run build`; `npm ci` runs it as `prepare`):
+// - lib/: the library compiled by tsc, JavaScript with type declarations, the layout of src/ (the package's
+//   exports point here; the worker finds the workflow bundle's entry, lib/workflows/index.js, beside it);
+// - dist/: agentctl bundled by esbuild, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx.
+// `node build.js agentctl` or `node build.js lib` builds one of them (the tests' global setup rebuilds
+// agentctl before every run; the package test compiles lib/ before it packs).
+import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
 
-// Paths are this folder's, whatever the working directory: it removes a folder.
+// Paths are this folder's, whatever the working directory: it removes folders.
 const root = import.meta.dirname;
-// Chunk names carry a hash of their content: without this, every change would leave old chunks behind.
-await rm(join(root, 'dist'), { recursive: true, force: true });
-await build({
-  absWorkingDir: root,
-  entryPoints: { agentctl: 'src/client/agentctl.ts' },
-  outdir: 'dist',
-  bundle: true,
-  // Every lazy import() gets chunks of its own, so --help reads the command line's code and nothing of
-  // the Temporal client.
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  // Packages are bundled too: loaded from node_modules, the Temporal client, gRPC and protobufjs are
-  // hundreds of CommonJS files to resolve and read, about 300 ms of every command. Their require() calls
-  // of Node built-ins need a require, which ES modules do not have.
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
+const targets = { lib: buildLib, agentctl: buildAgentctl };
+const asked = process.argv.slice(2);
+const unknown = asked.filter((t) => !(t in targets));
+if (unknown.length > 0) {
+  console.error(`build.js: unknown target ${unknown.join(', ')}; the targets are ${Object.keys(targets).join(', ')}`);
+  process.exit(2);
+}
+for (const target of asked.length > 0 ? asked : Object.keys(targets)) await targets[target]();
+
+async function buildLib() {
+  // A file removed from src/ must not linger in lib/ (tsc never deletes).
+  await rm(join(root, 'lib'), { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  await promisify(execFile)(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root }).catch((err) => {
+    console.error(err.stdout || err.message);
+    process.exit(1);
+  });
+}
+
+async function buildAgentctl() {
+  // Chunk names carry a hash of their content: without this, every change would leave old chunks behind.
+  await rm(join(root, 'dist'), { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { agentctl: 'src/client/agentctl.ts' },
+    outdir: 'dist',
+    bundle: true,
+    // Every lazy import() gets chunks of its own, so --help reads the command line's code and nothing of
+    // the Temporal client.
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    // Packages are bundled too: loaded from node_modules, the Temporal client, gRPC and protobufjs are
+    // hundreds of CommonJS files to resolve and read, about 300 ms of every command. Their require() calls
+    // of Node built-ins need a require, which ES modules do not have.
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+}

@@ -4,20 +4,24 @@ import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Everything the workflow bundle may load: the workflows and the pure code they use, and the failure converter. */
+/**
+ * Everything the workflow bundle may load: the workflows and the pure code they use, the failure converter,
+ * and durable-agents/workflow (src/workflow.ts), the entry a user's workflow code imports.
+ */
 const SANDBOX = [
   'src/workflows/**/*.ts',
   'src/approvals/**/*.ts',
   'src/schemas/**/*.ts',
   'src/errors.ts',
   'src/codec/failure-converter.ts',
+  'src/workflow.ts',
 ];
 
 const sandboxMessage =
   'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/activities).';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.temporal/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'lib/**', 'test/consumer/**', '.temporal/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

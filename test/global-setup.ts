@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The tests run agentctl as shipped, from dist/: built from the source as it is now, not as it was at `npm ci`.
-  await run(process.execPath, ['build.js']);
+  await run(process.execPath, ['build.js', 'agentctl']);
   const dir = await mkdtemp(join(tmpdir(), 'durable-agents-test-'));
   const port = await freePort();
   const devArgs = [

@@ -11,12 +11,25 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Where a worker process runs, and how Node loads its TypeScript. */
+export interface SpawnOptions {
+  /** Default: this repository. */
+  cwd?: string;
+  /** Default: `--import tsx`; none for Node's own type stripping (a project without tsx). */
+  nodeArgs?: string[];
+}
+
 /**
  * Starts a worker process, `examples/worker.ts` (what `npm run worker` runs) unless told another
  * entry, and resolves once it serves.
  */
-export async function spawnWorker(env: Record<string, string>, entry = 'examples/worker.ts'): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+export async function spawnWorker(
+  env: Record<string, string>,
+  entry = 'examples/worker.ts',
+  options: SpawnOptions = {},
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? ['--import', 'tsx']), entry], {
+    cwd: options.cwd,
     env: { ...process.env, TEMPORAL_NAMESPACE: 'default', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

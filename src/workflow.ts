@@ -1,0 +1,27 @@
+/**
+ * `durable-agents/workflow`: what Temporal workflow code may import. The workflow bundle runs in
+ * Temporal's deterministic sandbox, with no Node APIs; the main entry (`durable-agents`) loads the worker,
+ * the client and Node modules, and a workflow file that imports it fails to bundle.
+ *
+ * - The run's workflows, to serve them from a bundle of your own beside your workflows: re-export them
+ *   from your `workflowsPath` file, bundle it with `workflowInterceptorModules` (from `durable-agents`)
+ *   and pass the bundle to `createWorker({ workflowBundle })`.
+ * - A run's signals, queries and updates, for a workflow of yours that decides or watches an agent run
+ *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see the README's
+ *   "Signals and updates, for other clients" for each one's argument).
+ */
+export { agentRun, agentThread, listAgentTools } from './workflows/index.js';
+export {
+  approveToolCallSignal,
+  autoResumeUpdate,
+  declineToolCallSignal,
+  nextPauseUpdate,
+  resolveToolCallSignal,
+  resumeToolCallSignal,
+  runStateQuery,
+  submitToolResultSignal,
+} from './workflows/messages.js';
+export type { NextPauseRequest, RunSnapshot } from './workflows/messages.js';
+export type { DecisionSignal } from './schemas/decisions.js';
+export type { AutoResumeOutcome, AutoResumeRequest } from './schemas/auto-resume.js';
+export type { RunStatus, StoredRunResult } from './schemas/run-result.js';

@@ -1,0 +1,176 @@
+/**
+ * The package as a user gets it: `npm pack`, installed from the tarball into a fresh project outside
+ * the repository, which defines an agent, runs a worker and a client against the dev server and runs
+ * `npx agentctl` on the run. Nothing here may load the repository's source: every import of the package
+ * must resolve into the consumer's node_modules.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporalAddress } from '../helpers.js';
+import { spawnWorker } from '../processes.js';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const fixtures = fileURLToPath(new URL('../consumer', import.meta.url));
+
+/** What `npm pack --json` says of the tarball. */
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+let workDir: string;
+let consumer: string;
+let packed: Packed;
+let env: NodeJS.ProcessEnv;
+
+/** Runs a command in the consumer project; its output, or an error with all of it. */
+async function inConsumer(command: string, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(command, args, { cwd: consumer, env, maxBuffer: 16 * 1024 * 1024 });
+    return stdout;
+  } catch (err) {
+    const e = err as { message: string; stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, {
+      cause: err,
+    });
+  }
+}
+
+beforeAll(async () => {
+  // lib/ from the source as it is now (the global setup has just built dist/, agentctl); `npm pack` runs
+  // no scripts, since its `prepare` would rebuild dist/ under the agentctl of the tests running beside.
+  await run(process.execPath, ['build.js', 'lib'], { cwd: repo });
+  workDir = await mkdtemp(join(tmpdir(), 'durable-agents-package-'));
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', workDir], {
+    cwd: repo,
+  });
+  packed = (JSON.parse(stdout) as Packed[])[0]!;
+
+  consumer = join(workDir, 'consumer');
+  await mkdir(consumer);
+  await writeFile(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
+  );
+  for (const file of await readdir(fixtures)) await copyFile(join(fixtures, file), join(consumer, file));
+  // The Node the tests run on (22, from the `node` package) runs the consumer's TypeScript by stripping
+  // its types; this repository's node_modules/.bin is off the PATH, so `npx agentctl` can only be the
+  // consumer's.
+  const path = (process.env.PATH ?? '').split(delimiter).filter((p) => p && !resolve(p).startsWith(repo));
+  env = {
+    ...process.env,
+    PATH: [dirname(process.execPath), ...path].join(delimiter),
+    TEMPORAL_ADDRESS: temporalAddress(),
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE: `e2e-package-${randomUUID()}`,
+  };
+  // What a user adds beside the package: zod for schemas, the Temporal packages their workflow file and
+  // bundling use, Node's types. The same versions as here, so the install comes from npm's cache.
+  const own = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const beside = ['zod', '@temporalio/worker', '@temporalio/workflow'].map((p) => `${p}@${own.dependencies[p]}`);
+  await inConsumer('npm', [
+    'install',
+    join(workDir, packed.filename),
+    ...beside,
+    `@types/node@${own.devDependencies['@types/node']}`,
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+  ]);
+}, 300_000);
+
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('the package installed from its tarball', () => {
+  it('ships JavaScript with type declarations, an entry per export, no TypeScript source', async () => {
+    const paths = packed.files.map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'CHANGELOG.md',
+        'bin/agentctl.js',
+        'dist/agentctl.js',
+        'lib/index.js',
+        'lib/index.d.ts',
+        'lib/workflow.js',
+        'lib/workflow.d.ts',
+        'lib/tracing/index.js',
+        'lib/workflows/index.js',
+      ]),
+    );
+    expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
+    const manifest = JSON.parse(
+      await readFile(join(consumer, 'node_modules', 'durable-agents', 'package.json'), 'utf8'),
+    ) as { private?: boolean; version: string; dependencies: Record<string, string> };
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
+    expect(manifest.dependencies).not.toHaveProperty('tsx');
+  });
+
+  it("resolves every entry into the consumer's node_modules, not this repository", async () => {
+    const where = JSON.parse(await inConsumer(process.execPath, ['resolve.ts'])) as Record<string, string>;
+    const installed = join(consumer, 'node_modules', 'durable-agents', 'lib') + sep;
+    expect(Object.keys(where)).toEqual(['main', 'workflow', 'tracing']);
+    for (const url of Object.values(where)) expect(fileURLToPath(url).startsWith(installed)).toBe(true);
+  });
+
+  it('type-checks the consumer against the shipped declarations', async () => {
+    // This repository's compiler, on the consumer's tsconfig: every type it reads is the consumer's.
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    const files = (await inConsumer(process.execPath, [tsc, '-p', '.', '--listFiles'])).trim().split('\n');
+    const read = files.filter((f) => !f.includes('/node_modules/typescript/lib/'));
+    expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'index.d.ts'));
+    expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'workflow.d.ts'));
+    expect(read.filter((f) => !relative(consumer, f).startsWith('node_modules'))).toEqual(
+      ['agent.ts', 'bundle.ts', 'client.ts', 'resolve.ts', 'worker.ts', 'workflows.ts'].map((f) => join(consumer, f)),
+    );
+  });
+
+  it('bundles a workflow file of the user that imports durable-agents/workflow', async () => {
+    expect(await inConsumer(process.execPath, ['bundle.ts'])).toMatch(/^bundled \d+ bytes/);
+  });
+
+  it('runs an agent with a worker and a client of the consumer, and agentctl shows the run', async () => {
+    const worker = await spawnWorker(
+      {
+        PATH: env.PATH!,
+        TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!,
+        TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE!,
+      },
+      'worker.ts',
+      { cwd: consumer, nodeArgs: [] },
+    );
+    try {
+      // The worker bundled the run workflows from the installed package.
+      expect(worker.output()).toContain('./node_modules/durable-agents/lib/');
+      const ran = JSON.parse(await inConsumer(process.execPath, ['client.ts'])) as Record<string, string>;
+      expect(ran).toMatchObject({ finishReason: 'stop', text: 'I said hello to Ada.' });
+
+      const shown = await inConsumer('npx', ['--no-install', 'agentctl', 'runs', 'show', ran.runId!]);
+      expect(shown).toContain(`run:       ${ran.runId}`);
+      expect(shown).toContain('agent:     greeter');
+      expect(shown).toContain('status:    completed');
+      expect(shown).toContain('result: I said hello to Ada. (stop, 2 steps,');
+      const bin = (await inConsumer('npx', ['--no-install', 'which', 'agentctl'])).trim();
+      expect(bin).toBe(join(consumer, 'node_modules', '.bin', 'agentctl'));
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
+  });
+});
