@@ -81,7 +81,7 @@ export function durationMs(value: unknown): { ms: number } | { problem: string }
  */
 export function approvalDeadlineSpec(where: string, value: unknown): ApprovalDeadlineSpec {
   const fail = (problem: string): never => {
-    throw new TypeError(`${where}: approvalDeadline ${problem}`);
+    throw new TypeError(`${where}: approvalDeadline${problem.startsWith('.') ? '' : ' '}${problem}`);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return fail(`is { after, escalate?: { after, decide } }, not ${JSON.stringify(value)}`);
