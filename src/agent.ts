@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai';
 import { z } from 'zod';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
+import { approvalDeadlineSpec, type ApprovalDeadline } from './schemas/deadline.js';
 import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
 import { clip } from './schemas/limits.js';
@@ -54,6 +55,11 @@ export interface AgentConfig {
   defaultOptions?: RunOptions;
   /** Who may start runs of this agent, read them, and decide their tool calls (see the README's security model). */
   access?: AccessPolicy;
+  /**
+   * How long any call of the agent may wait for approval, for tools that set no `approvalDeadline` of
+   * their own (sub-agents', workflows', MCP servers' and client tools' calls too): see `createTool`.
+   */
+  approvalDeadline?: ApprovalDeadline;
   /**
    * The agent owns its model and instructions; list here those a run may set after all (a test, a
    * comparison of models). Default: none.
@@ -135,6 +141,7 @@ const AGENT_OPTIONS = [
   'mcpServers',
   'defaultOptions',
   'access',
+  'approvalDeadline',
   'overridable',
   'hooks',
   'transform',
@@ -231,6 +238,8 @@ export function defineAgent(config: AgentConfig): Agent {
       );
     }
   }
+  if (config.approvalDeadline !== undefined)
+    approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
   for (const [name, hook] of Object.entries(config.hooks ?? {})) {
     if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
       throw new TypeError(

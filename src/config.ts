@@ -59,3 +59,22 @@ export function decisionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Recor
     throw new TypeError(`DECISION_PUBLIC_KEYS: give {"<key id>": "<PEM>"}: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
+
+/**
+ * The worker's webhook from the environment: `NOTIFICATIONS_WEBHOOK_URL` and
+ * `NOTIFICATIONS_WEBHOOK_SECRET` (both, or neither), and `NOTIFICATIONS_INBOX_URL` for the links.
+ */
+export function notificationsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; secret: string; inboxUrl?: string } | undefined {
+  const url = env.NOTIFICATIONS_WEBHOOK_URL;
+  const secret = env.NOTIFICATIONS_WEBHOOK_SECRET;
+  if (!url && !secret) return undefined;
+  if (!url || !secret) {
+    throw new TypeError(
+      'NOTIFICATIONS_WEBHOOK_URL and NOTIFICATIONS_WEBHOOK_SECRET go together: notifications are always signed',
+    );
+  }
+  const inboxUrl = env.NOTIFICATIONS_INBOX_URL;
+  return { url, secret, ...(inboxUrl ? { inboxUrl } : {}) };
+}

@@ -30,6 +30,18 @@ export type { McpServerConfig } from './tools/mcp.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowInterceptorModules, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
+export type { NotificationSettings } from './activities/notify.js';
+export {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyWebhook,
+  WebhookVerificationError,
+} from './notifications/webhook.js';
+export type { WebhookHeaders } from './notifications/webhook.js';
+export type { WebhookPayload, NotificationType } from './schemas/notification.js';
+export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
 export { AgentRegistry } from './registry.js';
 export { otlpFromEnv, tracingFromEnv, TracingConfigError } from './tracing/config.js';
 export type { OtlpProtocol } from './tracing/config.js';

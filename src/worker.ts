@@ -5,7 +5,14 @@ import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
 import type { DecisionKeys } from './activities/verify-decision.js';
 import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
-import { CONNECTION_SETTINGS, decisionKeysFromEnv, resolveConnection, type ConnectionSettings } from './config.js';
+import {
+  CONNECTION_SETTINGS,
+  decisionKeysFromEnv,
+  notificationsFromEnv,
+  resolveConnection,
+  type ConnectionSettings,
+} from './config.js';
+import { checkNotificationSettings, type NotificationSettings } from './activities/notify.js';
 import { rejectUnknownKeys } from './options.js';
 import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
@@ -46,6 +53,13 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * decision is as good as the signal rights of whoever sends it. Default: `DECISION_PUBLIC_KEYS`.
    */
   decisionKeys?: DecisionKeys;
+  /**
+   * A webhook told when a call of a run this worker starts begins to wait, is decided, escalates or
+   * expires: `{ url, secret, inboxUrl? }`, signed with HMAC-SHA256 (see `verifyWebhook` and the
+   * README's "Notifications"). Default: `NOTIFICATIONS_WEBHOOK_URL`, `NOTIFICATIONS_WEBHOOK_SECRET`,
+   * `NOTIFICATIONS_INBOX_URL`; `false` sends none whatever the environment says.
+   */
+  notifications?: NotificationSettings | false;
   /**
    * The payload codec (see `createPayloadCodec`); else the one configured in the environment
    * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
@@ -91,6 +105,7 @@ const WORKER_OPTIONS = [
   'models',
   'enableScriptedModel',
   'decisionKeys',
+  'notifications',
   'codec',
   'connection',
   'workflowBundle',
@@ -103,6 +118,9 @@ const WORKER_OPTIONS = [
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
   rejectUnknownKeys('createWorker', options, WORKER_OPTIONS);
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+  const notificationSettings =
+    options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
+  const notifications = notificationSettings ? checkNotificationSettings(notificationSettings) : undefined;
   // Before connecting: bad codec keys or tracing settings fail here without a connection to close.
   const codec = options.codec ?? (await loadPayloadCodec());
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
@@ -128,6 +146,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       mcp,
       options.decisionKeys ?? decisionKeysFromEnv(),
       tracing,
+      notifications,
     ),
     interceptors: {
       ...interceptors,

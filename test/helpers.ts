@@ -5,6 +5,7 @@ import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
+import type { NotificationSettings } from '../src/activities/notify.js';
 import type { Tracing } from '../src/tracing/tracing.js';
 import { AgentClient, createWorker, type Agent, type ModelFactory, type RunStreamChunk } from '../src/index.js';
 
@@ -30,6 +31,8 @@ export async function startWorker(
     taskQueue?: string;
     /** Tracing for the worker and the client (default: none, whatever the environment says). */
     tracing?: Tracing;
+    /** The worker's webhook (default: none, whatever the environment says). */
+    notifications?: NotificationSettings;
   } = {},
 ): Promise<TestWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -42,6 +45,7 @@ export async function startWorker(
     models: options.models,
     codec: options.codec,
     tracing: options.tracing ?? false,
+    notifications: options.notifications ?? false,
     connection,
     namespace: 'default',
     taskQueue,

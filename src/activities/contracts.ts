@@ -6,6 +6,7 @@ import type { AgentSpec, ProviderToolSpec } from '../schemas/agent-spec.js';
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
+import type { Notification } from '../schemas/notification.js';
 import type { ProgressTarget } from '../schemas/run-input.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
@@ -159,6 +160,8 @@ export interface AgentActivities {
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
   verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
+  /** Sends a notification to the worker's webhook, signed (only where the spec says the worker sends them). */
+  notify(input: Notification): Promise<void>;
   toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
   transformPayload(input: TransformPayloadInput): Promise<{ value: JsonValue }>;
   shapeOutput(input: ShapeOutputInput): Promise<ShapeOutputOutput>;

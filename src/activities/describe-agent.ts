@@ -5,6 +5,7 @@ import type { Agent, AgentTool } from '../agent.js';
 import { isProviderTool, type ProviderTool } from '../tools/builtin/web-search.js';
 import type { AnyTool } from '../tools/create-tool.js';
 import { jsonSchemaOf } from '../tools/schema.js';
+import { approvalDeadlineSpec } from '../schemas/deadline.js';
 import { transformStages } from '../tools/transforms.js';
 import type { DescribeAgentInput } from './contracts.js';
 import type { McpToolEntry } from './mcp-connections.js';
@@ -26,6 +27,9 @@ function toolSpec(agent: Agent, name: string, tool: AgentTool): ToolSpec {
     description: tool.description ?? '',
     inputSchema: jsonSchemaOf(tool.inputSchema),
     requireApproval: tool.requireApproval ?? false,
+    ...(tool.approvalDeadline
+      ? { approvalDeadline: approvalDeadlineSpec(`tool "${name}"`, tool.approvalDeadline) }
+      : {}),
     ...transformed(agent, tool),
     ...(tool.toModelOutput ? { modelOutput: true } : {}),
   };
@@ -96,6 +100,9 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ],
     defaultOptions: agent.defaultOptions,
     ...(agent.access ? { access: agent.access } : {}),
+    ...(agent.approvalDeadline
+      ? { approvalDeadline: approvalDeadlineSpec(`agent "${agent.id}"`, agent.approvalDeadline) }
+      : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
     ...agentTransformed(agent),

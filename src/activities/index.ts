@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -11,6 +12,7 @@ import { beginThreadTurn, readThreadHistory } from './thread.js';
 import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
+import { notify, type NotificationSettings } from './notify.js';
 
 /**
  * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
@@ -22,6 +24,7 @@ export function createActivities(
   mcp: McpConnections,
   decisionKeys?: DecisionKeys,
   tracing?: Tracing,
+  notifications?: NotificationSettings,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   return {
@@ -29,7 +32,11 @@ export function createActivities(
       const agent = registry.get(input.agentId);
       const spec = describeAgent(registry, input);
       const withMcp = withMcpTools(agent, spec, await mcp.toolsOf(agent));
-      return { ...withMcp, ...(keys ? { signedDecisions: true } : {}) };
+      return {
+        ...withMcp,
+        ...(keys ? { signedDecisions: true } : {}),
+        ...(notifications ? { notifications: true } : {}),
+      };
     },
     callModel: (input) => callModel(registry, models, input, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
@@ -43,5 +50,13 @@ export function createActivities(
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
+    // A run notifies only where its spec says this worker sends notifications; a run moved to a worker
+    // without them is told so once, and goes on.
+    notify: async (input) => {
+      if (!notifications) {
+        throw ApplicationFailure.nonRetryable('this worker has no notifications configured', 'NotificationsOff');
+      }
+      await notify(notifications, input);
+    },
   };
 }

@@ -51,13 +51,15 @@ export function canStart(
 
 /**
  * Who may read a run of the agent: its readers, and those who may decide its calls (they must see
- * what they decide). Unset (anyone) when the agent leaves reading open, or lets anyone decide.
+ * what they decide; `escalations` too: those its approval deadlines escalate to). Unset (anyone)
+ * when the agent leaves reading open, or lets anyone decide.
  */
-export function readers(policy: AccessPolicy | undefined): AccessRule | undefined {
+export function readers(policy: AccessPolicy | undefined, escalations: AccessRule = []): AccessRule | undefined {
   const { read, decide } = policy ?? {};
   if (!read || !decide) return undefined;
   const toolDeciders = Object.values(policy?.tools ?? {}).flatMap((tool) => tool.decide ?? decide);
-  return [...new Set([...read, ...decide, ...toolDeciders])];
+  // Approvers a deadline escalates to decide too, so they read the run.
+  return [...new Set([...read, ...decide, ...toolDeciders, ...escalations])];
 }
 
 export function canRead(

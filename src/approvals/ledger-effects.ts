@@ -4,9 +4,12 @@
  */
 import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
 
-/** An accepted decision, handed to the call that waits on it. */
+/**
+ * An accepted decision, handed to the call that waits on it; `expire` when the call's approval
+ * deadline passed first (its `decision` then names only the trail entry).
+ */
 export interface Resolution {
-  kind: DecisionKind;
+  kind: DecisionKind | 'expire';
   decision: DecisionSignal;
   record: DecisionRecord;
 }
@@ -33,4 +36,17 @@ export type LedgerEffect =
    * A sub-agent's run paused (nothing goes on there without a decision), went on, or ended while
    * paused: the delegating call counts as waiting exactly while its sub-agent is paused.
    */
-  | { type: 'child'; change: 'paused' | 'resumed' | 'ended-paused' };
+  | { type: 'child'; change: 'paused' | 'resumed' | 'ended-paused' }
+  /** Something the run's webhook hears of, where the worker sends notifications (own calls only). */
+  | { type: 'notify'; notice: Notice };
+
+/**
+ * What a run's webhook is told of one of its own calls: it starts waiting, is decided, escalates to
+ * other approvers, or expires. A sub-agent's run tells of its own calls itself.
+ */
+export interface Notice {
+  event: 'waiting' | 'decided' | 'escalated' | 'expired';
+  call: PendingToolCall;
+  /** The trail entry (the decision, the escalation, the expiry). */
+  record?: DecisionRecord;
+}

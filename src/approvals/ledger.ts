@@ -30,7 +30,7 @@ interface ChildState {
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
 export type Waiting = Pick<
   PendingToolCall,
-  'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display'
+  'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display' | 'expiresAt' | 'escalation'
 >;
 
 /** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
@@ -69,7 +69,7 @@ export class ApprovalLedger {
     trail: DecisionRecord[] = [],
   ) {
     this.decisions.push(...trail);
-    for (const d of trail) if (d.accepted && d.toolCallId) this.decided.set(d.toolCallId, d);
+    for (const d of trail) if (d.accepted && d.toolCallId && d.kind !== 'escalate') this.decided.set(d.toolCallId, d);
   }
 
   /** Every call the run waits on: its own, then its sub-agents' (qualified, with their path). */
@@ -118,7 +118,74 @@ export class ApprovalLedger {
       ...callAccess(this.access, call.toolName, waiting.kind),
     };
     this.own.push(entry);
-    return [{ type: 'change' }, { type: 'waits', call: entry }];
+    return [
+      { type: 'change' },
+      { type: 'waits', call: entry },
+      { type: 'notify', notice: { event: 'waiting', call: entry } },
+    ];
+  }
+
+  /**
+   * An own call's approval deadline passed its first period: from now on only the escalation's
+   * approvers may decide it. Recorded in the trail; nothing happens to a call decided meanwhile.
+   */
+  escalate(toolCallId: string, at: string): LedgerEffect[] {
+    const index = this.own.findIndex((c) => c.toolCallId === toolCallId && c.kind === 'approval');
+    const call = this.own[index];
+    if (!call?.escalation || call.escalation.escalated) return [];
+    const escalated: PendingToolCall = {
+      ...call,
+      decide: call.escalation.decide,
+      escalation: { ...call.escalation, escalated: true },
+    };
+    this.own[index] = escalated;
+    const record: DecisionRecord = {
+      ...this.ownRecord('escalate', call, at),
+      reason:
+        `no decision since ${call.askedAt}: only ${call.escalation.decide.join(', ')} may decide it now` +
+        (call.expiresAt ? `, until ${call.expiresAt}` : ''),
+    };
+    return [
+      ...this.record(record),
+      { type: 'change' },
+      { type: 'notify', notice: { event: 'escalated', call: escalated, record } },
+    ];
+  }
+
+  /**
+   * An own call's approval deadline passed: it is recorded as expired (not declined), never runs, and
+   * takes no decision after. Nothing happens to a call decided meanwhile.
+   */
+  expire(toolCallId: string, at: string): LedgerEffect[] {
+    const call = this.own.find((c) => c.toolCallId === toolCallId && c.kind === 'approval');
+    if (!call) return [];
+    const record: DecisionRecord = {
+      ...this.ownRecord('expire', call, at),
+      reason: `nobody decided between ${call.askedAt} and ${call.expiresAt ?? at}`,
+    };
+    this.decided.set(toolCallId, record);
+    this.own.splice(this.own.indexOf(call), 1);
+    const resolution: Resolution = { kind: 'expire', decision: { decisionId: record.decisionId }, record };
+    return [
+      ...this.record(record),
+      { type: 'resolve', toolCallId, resolution },
+      { type: 'change' },
+      { type: 'notify', notice: { event: 'expired', call, record } },
+    ];
+  }
+
+  /** A trail entry for what the run did itself about one of its calls (no principal decided it). */
+  private ownRecord(kind: 'escalate' | 'expire', call: PendingToolCall, at: string): DecisionRecord {
+    return {
+      decisionId: `${kind}:${call.toolCallId}`,
+      kind,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      by: null,
+      reason: null,
+      at,
+      accepted: true,
+    };
   }
 
   /**
@@ -179,6 +246,7 @@ export class ApprovalLedger {
       ...(kind === 'resume' ? [] : this.record(record)),
       { type: 'resolve', toolCallId: check.call.toolCallId, resolution: { kind, decision, record } },
       { type: 'change' },
+      { type: 'notify', notice: { event: 'decided', call: check.call, record } },
     ];
   }
 

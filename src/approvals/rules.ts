@@ -177,7 +177,10 @@ export function resumeAsApproval<T extends { toolCallId?: string; resumeData?: J
 }
 
 function alreadyDecided(earlier: DecisionRecord, what: string): DecisionCheck {
-  const how = `${earlier.kind} by ${decidedBy(earlier) ?? 'no principal'} at ${earlier.at}`;
+  const how =
+    earlier.kind === 'expire'
+      ? `its approval deadline passed at ${earlier.at}: it expired`
+      : `${earlier.kind} by ${decidedBy(earlier) ?? 'no principal'} at ${earlier.at}`;
   const call = earlier.toolCallId && !what.includes(earlier.toolCallId) ? `, ${earlier.toolCallId},` : '';
   return {
     accepted: false,
@@ -284,6 +287,14 @@ export function mostRecentPending(pending: PendingToolCall[]): PendingToolCall |
 /** Who made a decision, for people and the model: the principal, else the free-text note. */
 export function decidedBy(record: Pick<DecisionRecord, 'principal' | 'by'>): string | null {
   return record.principal?.name ?? record.principal?.id ?? record.by;
+}
+
+/** What a call whose approval deadline passed tells the model. */
+export function expiredMessage(toolName: string, askedAt: string, at: string): string {
+  return (
+    `The call of tool "${toolName}" was not approved in time: it waited for approval from ${askedAt} ` +
+    `and expired at ${at}. It did not run, and nobody declined it; ask again if it is still needed.`
+  );
 }
 
 /** What a declined call tells the model. */

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
+import { ApprovalDeadlineSpecSchema } from './deadline.js';
 import { MAX_ID } from './limits.js';
 import { RunOptionsSchema, type RunOptions } from './run-options.js';
 import { MemoryOptionsSchema } from './thread.js';
@@ -89,6 +90,8 @@ const toolBase = {
   description: z.string(),
   inputSchema: JsonSchemaObject,
   requireApproval: z.boolean(),
+  /** How long a call of it may wait for approval, and whom it escalates to first (overrides the agent's). */
+  approvalDeadline: ApprovalDeadlineSpecSchema.optional(),
   /** The stages of a call that the tool's or the agent's transforms change (the code is on the worker). */
   transform: TransformStagesSchema.optional(),
   /** The tool has a `toModelOutput`: outputs that did not come from its `execute` are shaped on the worker. */
@@ -148,6 +151,10 @@ export const AgentSpecSchema = z.object({
   overridable: z.array(z.enum(['model', 'instructions'])).optional(),
   /** Set when the worker has decision keys: every decision must carry a valid signature. */
   signedDecisions: z.boolean().optional(),
+  /** The agent's approval deadline, for calls of tools that set none. */
+  approvalDeadline: ApprovalDeadlineSpecSchema.optional(),
+  /** Set when the worker sends notifications: the run tells its webhook when calls wait, are decided or expire. */
+  notifications: z.boolean().optional(),
   /** JSON schema of what a run's request context may hold; without it, a run may carry none. */
   requestContextSchema: JsonSchemaObject.optional(),
   /** The stages the agent's own transforms change, for tools a run brings along (`clientTools`). */

@@ -47,6 +47,13 @@ export const PendingToolCallSchema = z.object({
   selfApproval: z.boolean().optional(),
   /** When the run started waiting, ISO 8601. */
   askedAt: z.string(),
+  /** Set for an approval with a deadline: when it expires unless decided (after any escalation), ISO 8601. */
+  expiresAt: z.string().optional(),
+  /**
+   * Set for an approval whose deadline escalates: when, and to whom. Once `escalated`, `decide` is this
+   * rule: only these approvers may decide.
+   */
+  escalation: z.object({ at: z.string(), decide: AccessRuleSchema, escalated: z.boolean().optional() }).optional(),
   /**
    * What the run's stream shows of the call, where the agent's display transforms change it: the
    * arguments, and the suspend payload. The stream never carries the raw values then.
@@ -57,6 +64,13 @@ export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 
 export const DecisionKindSchema = z.enum(['approve', 'decline', 'resume', 'result', 'resolve']);
 export type DecisionKind = z.infer<typeof DecisionKindSchema>;
+
+/**
+ * What a trail entry records: a decision, or what the run did itself when an approval's deadline
+ * passed (`escalate`: other approvers are asked; `expire`: nobody decided in time, and the call did not run).
+ */
+export const TrailKindSchema = z.enum([...DecisionKindSchema.options, 'escalate', 'expire']);
+export type TrailKind = z.infer<typeof TrailKindSchema>;
 
 export const RefusalTypeSchema = z.enum([
   'NothingPending',
@@ -145,7 +159,7 @@ export type DecisionSignal = z.infer<typeof DecisionSignalSchema>;
 /** One decision in a run's trail, accepted or refused, with who, when and why. */
 export const DecisionRecordSchema = z.object({
   decisionId: z.string(),
-  kind: DecisionKindSchema,
+  kind: TrailKindSchema,
   toolCallId: z.string().nullable(),
   toolName: z.string().nullable(),
   /** Who decided (authenticated or configured), when known. */

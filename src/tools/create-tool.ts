@@ -3,6 +3,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { ToolActivityOptions } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
+import { approvalDeadlineSpec, type ApprovalDeadline } from '../schemas/deadline.js';
 import type { RequestContext } from './request-context.js';
 import {
   jsonSchemaOf,
@@ -141,6 +142,12 @@ export interface ToolConfig<
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
   /**
+   * How long a call of this tool may wait for approval (`'30m'`, `'2 hours'`, ms): when it passes, the
+   * call expires (it does not run, and the model is told it expired), unless `escalate` first hands it
+   * to other approvers (`decide`) for another `after`. Overrides the agent's `approvalDeadline`.
+   */
+  approvalDeadline?: ApprovalDeadline;
+  /**
    * The tool may run twice for one call without harm (it keys its side effect by
    * `context.idempotencyKey`, or has none). An approved call of a tool that is not idempotent runs at
    * most once: if its worker dies while it runs, the run waits for someone to resolve the call
@@ -203,6 +210,7 @@ export interface AnyTool {
   resumeSchemaFor?: (input: never) => ToolSchema;
   execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
+  approvalDeadline?: ApprovalDeadline;
   idempotent?: boolean;
   outputValidation?: 'error' | 'warn';
   toModelOutput?: (output: never) => ToolModelOutput;
@@ -225,6 +233,7 @@ const TOOL_OPTIONS = [
   'resumeSchemaFor',
   'execute',
   'requireApproval',
+  'approvalDeadline',
   'idempotent',
   'outputValidation',
   'toModelOutput',
@@ -267,6 +276,8 @@ export function createTool<
   rejectUnknownKeys(`createTool("${config.id}")`, options, TOOL_OPTIONS);
   checkTransforms(`createTool("${config.id}")`, config.transform);
   checkSchemas(`createTool("${config.id}")`, config);
+  if (config.approvalDeadline !== undefined)
+    approvalDeadlineSpec(`createTool("${config.id}")`, config.approvalDeadline);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
   }

@@ -22,6 +22,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
+import { escalationDeciders } from '../approvals/deadline.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
 import { withClientTools, withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
@@ -168,6 +169,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   if (state.graceMs > 0 && 'result' in outcome) await gracePeriod(state.graceMs);
   await CancellationScope.nonCancellable(async () => {
     state.stream.draining = true;
+    await state.notificationsDelivered();
     await condition(allHandlersFinished);
   });
   if ('failure' in outcome) throw outcome.failure;
@@ -218,6 +220,7 @@ async function nextPause(state: RunState, request: NextPauseRequest): Promise<Ru
 async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): Promise<never> {
   state.continuing = true;
   state.stream.draining = true;
+  await state.notificationsDelivered();
   await condition(allHandlersFinished);
   const info = workflowInfo();
   const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
@@ -249,8 +252,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const spec = withClientTools(agentSpec, options.clientTools);
   // A tool run's call is checked as a model's would be, before anything is announced.
   const toolRun = input.toolCall ? await toolRunOf(state.runId, spec, options, input.toolCall) : undefined;
-  state.govern(spec.access, input.startedBy, options.resourceId);
+  state.govern(spec.access, input.startedBy, options.resourceId, escalationDeciders(spec));
   state.signedDecisions = spec.signedDecisions === true;
+  state.notifications = spec.notifications === true;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;
   if (input.carry) state.announce();

@@ -3,12 +3,13 @@
  * ledger decides: the conversation, the ledger of waiting calls and decisions, the stream and its
  * segments, and the mirror (memo, search attributes, reports to a parent run).
  */
-import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { ModelToolCall } from '../activities/contracts.js';
+import { CancellationScope, condition, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
 import { readers } from '../approvals/access.js';
-import type { LedgerEffect, Resolution } from '../approvals/ledger-effects.js';
+import { msUntil } from '../approvals/deadline.js';
+import type { LedgerEffect, Notice, Resolution } from '../approvals/ledger-effects.js';
 import { ApprovalLedger, type Waiting } from '../approvals/ledger.js';
-import type { AccessPolicy, Principal } from '../schemas/access.js';
+import type { AccessPolicy, AccessRule, Principal } from '../schemas/access.js';
 import type {
   DecisionKind,
   DecisionRecord,
@@ -31,6 +32,24 @@ import { waitSpan } from './spans.js';
 import { StreamSegments } from './stream-segments.js';
 import type { ThreadLink } from './thread-link.js';
 import { runResult } from './transcript.js';
+
+/**
+ * A webhook that fails is tried again for about a minute, then given up: a notification never fails
+ * the run, and the run does not wait on a receiver that is down for long. Refused (4xx) is final.
+ */
+const { notify } = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['WebhookRefused', 'NotificationsOff'],
+  },
+});
+
+/** How long a run that ends waits for its last notifications to be delivered. */
+const NOTIFY_DRAIN = '1 minute';
 
 /** What a continuation of a run needs besides the conversation and the agent spec. */
 export type HandOver = Omit<RunCarry, 'spec'>;
@@ -81,9 +100,14 @@ export class RunState {
    * The agent's policy holds from here on (the spec is known before any call waits): decisions are
    * checked against it, and the memo says who started the run and who may read it.
    */
-  govern(policy: AccessPolicy | undefined, startedBy: Principal | undefined, resourceId: string | undefined): void {
+  govern(
+    policy: AccessPolicy | undefined,
+    startedBy: Principal | undefined,
+    resourceId: string | undefined,
+    escalations: AccessRule = [],
+  ): void {
     this.ledger.govern(policy, { startedBy, resourceId });
-    const read = readers(policy);
+    const read = readers(policy, escalations);
     this.access = { ...(startedBy ? { startedBy } : {}), ...(read ? { read } : {}) };
   }
 
@@ -92,6 +116,16 @@ export class RunState {
 
   /** Whether every decision must carry an approver's signature (the worker has decision keys). */
   signedDecisions = false;
+
+  /** Whether the worker sends notifications (its spec says so): only then does the run schedule any. */
+  notifications = false;
+  /** Notifications on their way: a run that ends or continues waits for them a while. */
+  private notifying = 0;
+
+  /** Waits (at most a minute) until the notifications sent so far are delivered or given up. */
+  async notificationsDelivered(): Promise<void> {
+    if (this.notifying > 0) await condition(() => this.notifying === 0, NOTIFY_DRAIN);
+  }
 
   /** A decision refused before the ledger's rules (a signature that does not hold): recorded, never applied. */
   refuse(kind: DecisionKind, decision: DecisionSignal, type: RefusalType, message: string): void {
@@ -186,10 +220,28 @@ export class RunState {
     this.apply(this.ledger.ask(call, waiting));
     this.callFinished();
     // The ledger's `resolve` counts the call as going on again the moment it is decided.
-    await condition(() => this.resolutions.has(call.toolCallId));
+    const resolved = () => this.resolutions.has(call.toolCallId);
+    // Only a call with a deadline starts timers: a run without one issues the commands it always did.
+    if (waiting.kind === 'approval' && waiting.expiresAt) await this.untilDeadline(call.toolCallId, waiting, resolved);
+    await condition(resolved);
     const resolution = this.resolutions.get(call.toolCallId)!;
     this.resolutions.delete(call.toolCallId);
     return resolution;
+  }
+
+  /**
+   * Durable timers: the first escalates the call (when its deadline does), the second expires it. They
+   * fire on the server whether a worker runs or not; the run acts on them when one does. A decision
+   * that arrives first (or in the same activation) wins: escalating or expiring a call that is no
+   * longer waiting changes nothing.
+   */
+  private async untilDeadline(toolCallId: string, waiting: Waiting, resolved: () => boolean): Promise<void> {
+    const { escalation, expiresAt } = waiting;
+    if (escalation && !(await condition(resolved, msUntil(escalation.at, Date.now())))) {
+      this.apply(this.ledger.escalate(toolCallId, new Date().toISOString()));
+    }
+    if (resolved() || (await condition(resolved, msUntil(expiresAt!, Date.now())))) return;
+    this.apply(this.ledger.expire(toolCallId, new Date().toISOString()));
   }
 
   /** An approve, decline, resume or result signal, as it arrived. */
@@ -259,6 +311,9 @@ export class RunState {
           else this.segments.callGoesOn();
           if (effect.change === 'resumed') this.resumeSegment();
           break;
+        case 'notify':
+          if (this.notifications) this.notify(effect.notice);
+          break;
       }
     }
   }
@@ -274,6 +329,49 @@ export class RunState {
           ),
         ),
       );
+  }
+
+  /**
+   * Tells the worker's webhook, by an activity with retries. Its failure is only logged by the
+   * activity: the run goes on. It is not cancelled with the run, so a cancelled run's last notices go out.
+   */
+  private notify({ event, call, record }: Notice): void {
+    this.notifying++;
+    const decided = record
+      ? {
+          decision: {
+            decisionId: record.decisionId,
+            kind: record.kind,
+            ...(record.principal
+              ? {
+                  principal: {
+                    id: record.principal.id,
+                    ...(record.principal.name ? { name: record.principal.name } : {}),
+                  },
+                }
+              : {}),
+            ...(record.by !== null ? { by: record.by } : {}),
+            ...(record.reason !== null ? { reason: record.reason } : {}),
+          },
+        }
+      : {};
+    const notice = {
+      type: event,
+      runId: this.runId,
+      agentId: this.agentId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      kind: call.kind,
+      fingerprint: call.fingerprint,
+      at: new Date().toISOString(),
+      askedAt: call.askedAt,
+      ...(call.expiresAt ? { expiresAt: call.expiresAt } : {}),
+      ...(call.decide ? { decide: call.decide } : {}),
+      ...decided,
+    };
+    void CancellationScope.nonCancellable(() => notify(notice))
+      .catch(() => undefined)
+      .finally(() => this.notifying--);
   }
 
   private keepStreamFor(ms: number | undefined): void {

@@ -14,7 +14,8 @@ import {
 import type { AgentActivities, ModelToolCall, ToolCallOutcome } from '../activities/contracts.js';
 import type { Resolution } from '../approvals/ledger-effects.js';
 import { needsApproval } from '../approvals/policy.js';
-import { decidedBy, declineMessage } from '../approvals/rules.js';
+import { deadlineFields, deadlineOf } from '../approvals/deadline.js';
+import { decidedBy, declineMessage, expiredMessage } from '../approvals/rules.js';
 import type { AgentSpec, ToolSpec, ToolSpecOf } from '../schemas/agent-spec.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunOptions } from '../schemas/run-options.js';
@@ -78,16 +79,21 @@ export async function runTool(
   recordApprovalRequired(approval);
   if (!approval) return runCall(tool, spec, options, state, call, false);
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
+  // Asked before the display is made (as runs recorded before deadlines did): the deadline counts from here.
+  const askedAt = now();
   const waiting = {
     kind: 'approval' as const,
-    askedAt: now(),
+    askedAt,
     inputSchema: tool.inputSchema,
     ...(await waitingDisplay(tool, ref, { kind: 'approval', args: call.args })),
+    ...deadlineFields(askedAt, deadlineOf(tool, spec)),
   };
   const { kind, record, decision } = await state.waitForDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
+  // Nobody decided in time: the call did not run, and the model hears that it expired (not that it was declined).
+  if (kind === 'expire') return { type: 'error', error: expiredMessage(call.toolName, askedAt, record.at) };
   // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
   const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
   if (!record.approved || decision.args === undefined) return runCall(tool, spec, options, state, call, atMostOnce);

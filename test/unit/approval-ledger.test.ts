@@ -41,7 +41,7 @@ describe('the approval ledger: own calls', () => {
   it('lists a call that asks, and says the pending set changed and the call waits', () => {
     const ledger = new ApprovalLedger('run-1');
     const effects = ledger.ask(call('a'), approval);
-    expect(types(effects)).toEqual(['change', 'waits']);
+    expect(types(effects)).toEqual(['change', 'waits', 'notify']);
     expect(ledger.pending()).toMatchObject([{ toolCallId: 'a', kind: 'approval', requiresApproval: true, path: [] }]);
   });
 
@@ -49,7 +49,7 @@ describe('the approval ledger: own calls', () => {
     const ledger = new ApprovalLedger('run-1');
     ledger.ask(call('a'), approval);
     const effects = ledger.decide('approve', { decisionId: 'd1', by: 'alice', fingerprint: 'fp-a' }, AT);
-    expect(types(effects)).toEqual(['record', 'resolve', 'change']);
+    expect(types(effects)).toEqual(['record', 'resolve', 'change', 'notify']);
     expect(effects[1]).toMatchObject({ toolCallId: 'a', resolution: { kind: 'approve', record: { accepted: true } } });
     expect(ledger.pending()).toEqual([]);
     expect(ledger.verdict('d1')).toMatchObject({
@@ -79,7 +79,7 @@ describe('the approval ledger: own calls', () => {
     const ledger = new ApprovalLedger('run-1');
     ledger.ask(call('s', 'ask'), suspension);
     const effects = ledger.decide('resume', { decisionId: 'r1', resumeData: { answer: 1 } }, AT);
-    expect(types(effects)).toEqual(['resolve', 'change']);
+    expect(types(effects)).toEqual(['resolve', 'change', 'notify']);
     expect(ledger.verdict('r1')).toBeUndefined();
     const resolve = effects[0] as Extract<LedgerEffect, { type: 'resolve' }>;
     ledger.resumeChecked(resolve.resolution, 'answer: expected string');
@@ -115,6 +115,7 @@ describe('the approval ledger: own calls', () => {
       'record',
       'resolve',
       'change',
+      'notify',
     ]);
   });
 

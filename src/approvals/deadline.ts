@@ -1,0 +1,50 @@
+/**
+ * When a call that waits for approval escalates and expires, from when it was asked and the deadline
+ * its tool (or agent) sets. Pure; sandbox-safe.
+ */
+import type { AccessRule } from '../schemas/access.js';
+import type { ApprovalDeadlineSpec } from '../schemas/deadline.js';
+import type { PendingToolCall } from '../schemas/decisions.js';
+
+/** The deadline that holds for a tool's calls: the tool's own, else the agent's. */
+export function deadlineOf(
+  tool: { approvalDeadline?: ApprovalDeadlineSpec },
+  agent: { approvalDeadline?: ApprovalDeadlineSpec },
+): ApprovalDeadlineSpec | undefined {
+  return tool.approvalDeadline ?? agent.approvalDeadline;
+}
+
+/**
+ * What the pending call shows of its deadline: when it expires (after the escalation, when there is
+ * one), and when it escalates to whom. Nothing without a deadline, so such a call is listed as before.
+ */
+export function deadlineFields(
+  askedAt: string,
+  deadline: ApprovalDeadlineSpec | undefined,
+): Pick<PendingToolCall, 'expiresAt' | 'escalation'> {
+  if (!deadline) return {};
+  const asked = Date.parse(askedAt);
+  const first = asked + deadline.afterMs;
+  const { escalate } = deadline;
+  if (!escalate) return { expiresAt: new Date(first).toISOString() };
+  return {
+    expiresAt: new Date(first + escalate.afterMs).toISOString(),
+    escalation: { at: new Date(first).toISOString(), decide: escalate.decide },
+  };
+}
+
+/** The ms from `now` until `at` (at least 1: a timer that is due fires at once). */
+export function msUntil(at: string, now: number): number {
+  return Math.max(1, Date.parse(at) - now);
+}
+
+/** Everyone the agent's deadlines (its own, its tools') escalate to: they decide, so they read its runs. */
+export function escalationDeciders(spec: {
+  approvalDeadline?: ApprovalDeadlineSpec;
+  tools: Array<{ approvalDeadline?: ApprovalDeadlineSpec }>;
+}): AccessRule {
+  const rules = [spec.approvalDeadline, ...spec.tools.map((t) => t.approvalDeadline)].flatMap(
+    (d) => d?.escalate?.decide ?? [],
+  );
+  return [...new Set(rules)];
+}

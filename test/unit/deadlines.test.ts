@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { deadlineFields, escalationDeciders, msUntil } from '../../src/approvals/deadline.js';
+import type { LedgerEffect } from '../../src/approvals/ledger-effects.js';
+import { ApprovalLedger } from '../../src/approvals/ledger.js';
+import { createTool, defineAgent } from '../../src/index.js';
+import { approvalDeadlineSpec, durationMs, shownDuration } from '../../src/schemas/deadline.js';
+import { z } from 'zod';
+
+const AT = '2026-01-01T00:00:00.000Z';
+const call = { toolCallId: 'a', toolName: 'refund', args: { amount: 5 }, fingerprint: 'fp-a' };
+const types = (effects: LedgerEffect[]) => effects.map((e) => e.type);
+
+describe('approval deadlines: durations and definitions', () => {
+  it('reads ms and the durations people write, and refuses the rest', () => {
+    expect(durationMs(90_000)).toEqual({ ms: 90_000 });
+    expect(durationMs('30m')).toEqual({ ms: 1_800_000 });
+    expect(durationMs('2 hours')).toEqual({ ms: 7_200_000 });
+    expect(durationMs('1.5s')).toEqual({ ms: 1500 });
+    expect(durationMs('1d')).toEqual({ ms: 86_400_000 });
+    expect(durationMs('soon')).toEqual({ problem: expect.stringContaining('"soon" is not a duration') });
+    expect(durationMs('5ms')).toEqual({ problem: expect.stringContaining('between 1 second and 365 days') });
+    expect(durationMs('400d')).toEqual({ problem: expect.stringContaining('between 1 second and 365 days') });
+    expect(shownDuration(1_800_000)).toBe('30m');
+    expect(shownDuration(1500)).toBe('1500ms');
+  });
+
+  it('normalises a deadline to ms, and refuses one that could not work, naming where', () => {
+    expect(approvalDeadlineSpec('x', { after: '30m', escalate: { after: '1h', decide: ['group:leads'] } })).toEqual({
+      afterMs: 1_800_000,
+      escalate: { afterMs: 3_600_000, decide: ['group:leads'] },
+    });
+    expect(() => approvalDeadlineSpec('x', { after: '30m', escalate: { after: '1h', decide: [] } })).toThrow(
+      /x: approvalDeadline\.escalate\.decide names who decides/,
+    );
+    expect(() => approvalDeadlineSpec('x', { after: '30m', expire: true })).toThrow(/takes after and escalate/);
+    const input = z.object({ amount: z.number() });
+    expect(() => createTool({ id: 't', inputSchema: input, approvalDeadline: { after: 'never' } })).toThrow(
+      /createTool\("t"\): approvalDeadline\.after: "never" is not a duration/,
+    );
+    expect(() => defineAgent({ id: 'a', name: 'a', model: 'scripted', approvalDeadline: { after: 0 } })).toThrow(
+      /defineAgent\("a"\): approvalDeadline\.after/,
+    );
+    expect(createTool({ id: 't', inputSchema: input, approvalDeadline: { after: '30m' } }).approvalDeadline).toEqual({
+      after: '30m',
+    });
+  });
+
+  it('shows when a call escalates and expires, from when it was asked; a tool without one shows nothing', () => {
+    expect(deadlineFields(AT, undefined)).toEqual({});
+    expect(deadlineFields(AT, { afterMs: 60_000 })).toEqual({ expiresAt: '2026-01-01T00:01:00.000Z' });
+    expect(deadlineFields(AT, { afterMs: 60_000, escalate: { afterMs: 120_000, decide: ['group:leads'] } })).toEqual({
+      expiresAt: '2026-01-01T00:03:00.000Z',
+      escalation: { at: '2026-01-01T00:01:00.000Z', decide: ['group:leads'] },
+    });
+    expect(msUntil('2026-01-01T00:01:00.000Z', Date.parse(AT))).toBe(60_000);
+    expect(msUntil(AT, Date.parse(AT) + 5000)).toBe(1);
+    const escalate = { afterMs: 1000, decide: ['group:leads'] };
+    expect(
+      escalationDeciders({
+        approvalDeadline: { afterMs: 1000, escalate },
+        tools: [{}, { approvalDeadline: { afterMs: 5000 } }],
+      }),
+    ).toEqual(['group:leads']);
+  });
+});
+
+describe('approval deadlines: the ledger', () => {
+  const waiting = {
+    kind: 'approval' as const,
+    askedAt: AT,
+    ...deadlineFields(AT, { afterMs: 60_000, escalate: { afterMs: 60_000, decide: ['group:leads'] } }),
+  };
+
+  it('escalates: only the escalation group may decide from then on, and the trail says so', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.govern({ decide: ['role:approver'] }, { resourceId: undefined, startedBy: undefined });
+    ledger.ask(call, waiting);
+    const effects = ledger.escalate('a', '2026-01-01T00:01:00.000Z');
+    expect(types(effects)).toEqual(['record', 'change', 'notify']);
+    expect(ledger.pending()[0]).toMatchObject({ decide: ['group:leads'], escalation: { escalated: true } });
+    const trail = ledger.trail();
+    expect(trail[0]).toMatchObject({ kind: 'escalate', toolCallId: 'a', accepted: true });
+    expect(trail[0]!.reason).toContain('only group:leads may decide it now');
+
+    const approver = { id: 'ann', roles: ['approver'] };
+    expect(types(ledger.decide('approve', { decisionId: 'd1', principal: approver }, AT))).toEqual(['record']);
+    expect(ledger.verdict('d1')).toMatchObject({ accepted: false, refusal: { type: 'NotAllowed' } });
+    const lead = { id: 'lee', groups: ['leads'] };
+    expect(types(ledger.decide('approve', { decisionId: 'd2', principal: lead }, AT))).toEqual([
+      'record',
+      'resolve',
+      'change',
+      'notify',
+    ]);
+    // Escalating a call decided meanwhile changes nothing.
+    expect(ledger.escalate('a', AT)).toEqual([]);
+  });
+
+  it('expires: recorded as expired (not declined), resolved as such, and no decision is taken after', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call, waiting);
+    const effects = ledger.expire('a', '2026-01-01T00:02:00.000Z');
+    expect(types(effects)).toEqual(['record', 'resolve', 'change', 'notify']);
+    const resolve = effects.find((e) => e.type === 'resolve');
+    expect(resolve).toMatchObject({ resolution: { kind: 'expire', record: { kind: 'expire', accepted: true } } });
+    const notice = effects.find((e) => e.type === 'notify');
+    expect(notice).toMatchObject({ notice: { event: 'expired', call: { toolCallId: 'a' } } });
+    expect(ledger.pending()).toEqual([]);
+    expect(ledger.trail().map((d) => d.kind)).toEqual(['expire']);
+    ledger.decide('approve', { decisionId: 'late', toolCallId: 'a' }, AT);
+    const late = ledger.verdict('late')!;
+    expect(late.refusal).toMatchObject({ type: 'AlreadyDecided' });
+    expect(late.refusal!.message).toContain('its approval deadline passed at 2026-01-01T00:02:00.000Z: it expired');
+    // Expiring a call that was decided first changes nothing.
+    const decidedFirst = new ApprovalLedger('run-2');
+    decidedFirst.ask(call, waiting);
+    decidedFirst.decide('decline', { decisionId: 'no' }, AT);
+    expect(decidedFirst.expire('a', AT)).toEqual([]);
+  });
+
+  it('a continued run does not take an escalation for a decision', () => {
+    const escalated = { ...new ApprovalLedger('r').trail()[0], decisionId: 'escalate:a', kind: 'escalate' as const };
+    const ledger = new ApprovalLedger('run-1', [
+      { ...escalated, toolCallId: 'a', toolName: 'refund', by: null, reason: null, at: AT, accepted: true },
+    ]);
+    ledger.ask(call, { kind: 'approval', askedAt: AT });
+    expect(types(ledger.decide('approve', { decisionId: 'ok', toolCallId: 'a' }, AT))).toContain('resolve');
+  });
+});
