@@ -5,10 +5,7 @@
  */
 import { execFile, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
@@ -16,6 +13,7 @@ import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ScriptedLanguageModel, type ModelFactory } from '../src/index.js';
 import { lineChart } from './chart.js';
+import { startDevServer } from './dev-server.js';
 import { fmt, summarize, type Summary } from './stats.js';
 import { benchScript, startSystems, type Systems } from './systems.js';
 
@@ -58,15 +56,6 @@ const say = (line = ''): void => {
   lines.push(line);
   console.log(line);
 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A model that streams `count` deltas 10 ms apart, each carrying the time it was emitted. */
 const streamModels: Record<string, ModelFactory> = {
@@ -445,12 +434,8 @@ async function streamReaderHistory(s: Systems): Promise<void> {
   say('');
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'bench-'));
-const port = await freePort();
-const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
-const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
-const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...devArgs], { env });
-const address = stdout.trim();
+const server = await startDevServer();
+const address = server.address;
 const started = performance.now();
 const s = await startSystems(address, streamModels);
 try {
@@ -473,8 +458,7 @@ try {
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
   await s.close();
-  await run('bash', ['temporal-dev.sh', 'stop', ...devArgs], { env });
-  await rm(dir, { recursive: true, force: true });
+  await server.stop();
 }
 await mkdir('bench/results', { recursive: true });
 await writeFile(`bench/results/${mode}.json`, JSON.stringify(results, null, 2) + '\n');

@@ -1,0 +1,40 @@
+/** A dev server of the benchmark's own: temporal-dev.sh on a free port, with a temporary SQLite file. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface DevServer {
+  address: string;
+  /** Stops the server and removes its files. */
+  stop(): Promise<void>;
+}
+
+export async function startDevServer(): Promise<DevServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-'));
+  const port = await freePort();
+  const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
+  // The caller's own server settings must not leak into the benchmark's.
+  const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
+  const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...devArgs], { env });
+  return {
+    address: stdout.trim(),
+    async stop() {
+      await run('bash', ['temporal-dev.sh', 'stop', ...devArgs], { env });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
