@@ -187,6 +187,8 @@ describe('the approval inbox', () => {
     expect(args).toEqual({ to: 'Mallory', amount: 500, account: '****', note: XSS });
     expect(await entry.locator('h4').first().textContent()).toBe('Arguments (as the agent displays them)');
     expect(await page.locator('#calls img, #calls script').count()).toBe(0);
+    // Nothing but what the call holds: no stray text where an entry has no payload.
+    expect(await entry.textContent()).not.toContain('null');
     expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.content()).not.toContain('DE44-SECRET');
     const fingerprint = transfer.pendingToolCalls![0]!.fingerprint;

@@ -212,7 +212,7 @@ function buildEntry(data) {
   const where = call.path.length
     ? `waits in ${call.path.map((h) => `${h.agentId} (run ${h.runId}, via ${h.viaToolCallId})`).join(' → ')}`
     : 'waits in this run';
-  node.append(
+  const parts = [
     el('h3', {}, call.toolName, el('span', { className: 'kind' }, call.kind)),
     el(
       'p',
@@ -235,7 +235,8 @@ function buildEntry(data) {
     error,
     el('details', { className: 'trail-details' }, trailSummary, trail),
     conversation(data),
-  );
+  ];
+  node.append(...parts.filter((part) => part !== null));
   const entry = { node, call: data, sent: false };
   fillActions(entry, actions, error);
   entry.update = (fresh) => {
