@@ -61,6 +61,7 @@ export default tseslint.config(
           'URLSearchParams',
           'AbortController',
           'setTimeout',
+          'TextDecoderStream',
           'clearTimeout',
         ].map((name) => [name, 'readonly']),
       ),

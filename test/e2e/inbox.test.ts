@@ -147,9 +147,12 @@ const eventually = <T>(check: () => Promise<T>) => expect.poll(check, { timeout:
 const entryOf = (p: Page, runId: string): Locator => p.locator(`#calls li.entry[data-run="${runId}"]`);
 const decidedOf = (p: Page, runId: string): Locator => p.locator(`#decided li[data-run="${runId}"]`);
 
-/** Waits until the run decided from the page has closed, and returns its trail as the page shows it. */
+/** Waits until the page says the run it decided finished, and returns its trail as the page shows it. */
 async function finishedTrail(runId: string): Promise<string> {
-  await eventually(() => decidedOf(page, runId).locator('.run-status').textContent()).toMatch(/status completed/);
+  // At once from the decision's stream; the run's own status says so once its stream grace is over.
+  await eventually(() => decidedOf(page, runId).locator('.run-status').textContent()).toMatch(
+    /the run finished \(stop\)|status completed/,
+  );
   return (await decidedOf(page, runId).locator('.trail').textContent()) ?? '';
 }
 

@@ -295,13 +295,12 @@ async function decide(entry, kind, extra, error) {
       error.textContent = await errorOf(res);
       return;
     }
-    // The answer streams the run on from here; the page follows the run's trail instead.
-    void res.body?.cancel();
     entry.sent = true;
     entry.node.querySelector('.actions').hidden = true;
     entry.node.classList.add('sent');
     error.textContent = '';
     track(runId);
+    void follow(runId, res);
   } catch (err) {
     error.textContent = `not sent: ${err.message}`;
   } finally {
@@ -544,6 +543,43 @@ async function streamLines(runId) {
   }
 }
 
+/**
+ * The decision's answer streams the run on from here, to its next pause or its end: its last chunk says
+ * which, at once (the run's own status says so only once its stream's grace period is over).
+ */
+async function follow(runId, res) {
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  let outcome;
+  try {
+    while (outcome === undefined) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffered += value;
+      const lines = buffered.split('\n');
+      buffered = lines.pop();
+      for (const line of lines) {
+        if (!line.startsWith('data: {')) continue;
+        const chunk = JSON.parse(line.slice(6));
+        if (chunk.type === 'error') outcome = `failed: ${chunk.errorText}`;
+        if (chunk.type === 'finish') {
+          const reason = chunk.messageMetadata?.finishReason ?? chunk.finishReason;
+          outcome = reason === 'suspended' ? 'went on, and waits again' : `finished (${reason})`;
+        }
+      }
+    }
+  } catch {
+    // The run's status, read every poll, still tells.
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const entry = decided.get(runId);
+  if (entry && outcome) {
+    entry.outcome = outcome;
+    void refreshDecided(runId, true);
+  }
+}
+
 function track(runId) {
   if (decided.has(runId)) return;
   const status = el('p', { className: 'meta run-status' }, 'waiting for the run…');
@@ -556,9 +592,9 @@ function track(runId) {
   void refreshDecided(runId);
 }
 
-async function refreshDecided(runId) {
+async function refreshDecided(runId, again = false) {
   const entry = decided.get(runId);
-  if (!entry || entry.closed) return;
+  if (!entry || (entry.closed && !again)) return;
   const res = await api(`/runs/${encodeURIComponent(runId)}`);
   if (!res.ok) {
     entry.status.textContent = await errorOf(res);
@@ -567,8 +603,8 @@ async function refreshDecided(runId) {
   }
   const run = await res.json();
   const waiting = run.pendingToolCalls.map((c) => `${c.toolName} ${c.toolCallId}`).join(', ');
-  entry.status.textContent =
-    `agent ${run.agentId ?? '?'} · status ${run.status}` + (waiting ? ` · waits on ${waiting}` : '');
+  const status = !run.closed && entry.outcome ? `the run ${entry.outcome}` : `status ${run.status}`;
+  entry.status.textContent = `agent ${run.agentId ?? '?'} · ${status}` + (waiting ? ` · waits on ${waiting}` : '');
   entry.trail.replaceChildren(...trailItems(run.trail));
   entry.closed = run.closed;
 }
