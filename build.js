@@ -1,11 +1,12 @@
 // The build (`npm run build`; `npm ci` runs it as `prepare`):
 // - lib/: the library compiled by tsc, JavaScript with type declarations, the layout of src/ (the package's
-//   exports point here; the worker finds the workflow bundle's entry, lib/workflows/index.js, beside it);
+//   exports point here; the worker finds the workflow bundle's entry, lib/workflows/index.js, beside it), and
+//   the inbox page's files (src/server/inbox: HTML, one ES module, CSS), copied as they are;
 // - dist/: agentctl bundled by esbuild, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx.
 // `node build.js agentctl` or `node build.js lib` builds one of them (the tests' global setup rebuilds
 // agentctl before every run; the package test compiles lib/ before it packs).
 import { execFile } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { cp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +31,8 @@ async function buildLib() {
     console.error(err.stdout || err.message);
     process.exit(1);
   });
+  // The inbox page's files are served as they are (no build step): tsc does not copy them.
+  await cp(join(root, 'src/server/inbox'), join(root, 'lib/server/inbox'), { recursive: true });
 }
 
 async function buildAgentctl() {

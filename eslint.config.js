@@ -49,6 +49,25 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // The inbox page's script runs in the browser.
+    files: ['src/server/inbox/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'location',
+          'sessionStorage',
+          'fetch',
+          'URLSearchParams',
+          'AbortController',
+          'setTimeout',
+          'TextDecoderStream',
+          'clearTimeout',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Node's ESM sees only a CommonJS package's default export (tsx and the bundles are laxer, so a
     // named import passes the tests in-process and fails in a real worker process). Tests run in-process.
     files: ['src/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts'],

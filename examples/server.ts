@@ -29,7 +29,8 @@ const address = server.address();
 const where = typeof address === 'object' && address ? `${address.address}:${address.port}` : hostname;
 console.error(
   `server: listening on http://${where} (namespace "${client.namespace}", task queue "${client.taskQueue}"; ` +
-    `${authenticate ? 'bearer authentication' : 'no authentication: loopback clients only'})`,
+    `${authenticate ? 'bearer authentication' : 'no authentication: loopback clients only'}); ` +
+    `approval inbox: http://${where}/inbox`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -31,6 +31,7 @@ import { IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
+import { inboxCall, inboxEntries, serveInboxPage } from './inbox.js';
 import { publicRunFailure } from './public-errors.js';
 import {
   DecisionBodySchema,
@@ -119,6 +120,8 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     );
   }
   app.use(postGuard(allowedOrigins, options.maxBodyBytes ?? 1024 * 1024));
+  // The page and its files hold no data; what it reads is behind authentication, registered below.
+  serveInboxPage(app);
   app.use(authGuard(options.authenticate));
 
   /** A run the principal may read, or a typed refusal. */
@@ -217,16 +220,48 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     return streamFrom(runId, from);
   });
 
-  app.get('/agents/:agentId/suspended-runs', async (c) => {
+  /**
+   * The waiting runs a request may see: of the caller's tenant (or the resource it names, refused for
+   * another tenant), filtered by agent and thread when asked, and readable to the caller.
+   */
+  const waitingRuns = async (c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> => {
     const principal = c.get('principal');
     const resourceId = checkInput('resourceId', IdSchema.optional(), c.req.query('resourceId') || principal?.tenant);
     allowOrDeny(tenantCheck(principal, resourceId));
-    const agentId = checkInput('agentId', IdSchema, c.req.param('agentId'));
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
     const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
-    const read = readers(policies.get(agentId));
-    const visible = runs.filter((run) => canRead(run.read ?? read, run, principal).allowed).map(suspendedRun);
-    return c.json({ runs: visible });
+    return runs.filter((run) => {
+      const read = run.read ?? readers(policies.get(run.agentId ?? ''));
+      return canRead(read, run, principal).allowed;
+    });
+  };
+
+  app.get('/agents/:agentId/suspended-runs', async (c) => {
+    const agentId = checkInput('agentId', IdSchema, c.req.param('agentId'));
+    return c.json({ runs: (await waitingRuns(c, agentId)).map(suspendedRun) });
+  });
+
+  // The inbox's list: every call the caller may see waiting, newest first, as the stream shows it.
+  app.get('/inbox/calls', async (c) => {
+    const agentId = checkInput('agentId', IdSchema.optional(), c.req.query('agentId') || undefined);
+    const principal = c.get('principal');
+    const entries = inboxEntries(await waitingRuns(c, agentId), principal);
+    const who = principal ? { id: principal.id, name: principal.name, tenant: principal.tenant } : null;
+    return c.json({ principal: who, calls: entries });
+  });
+
+  // One run's status, waiting calls (as the stream shows them) and decision trail.
+  app.get('/runs/:runId', async (c) => {
+    const info = await readableRun(c.req.param('runId'), c.get('principal'));
+    return c.json({
+      runId: info.runId,
+      agentId: info.agentId,
+      threadId: info.threadId,
+      status: info.status,
+      closed: info.closeTime !== undefined,
+      pendingToolCalls: info.pendingToolCalls.map(inboxCall),
+      trail: info.decisions,
+    });
   });
 
   app.get('/threads', async (c) => {

@@ -1,0 +1,140 @@
+/**
+ * The approval inbox: a page the HTTP server serves at `/inbox` (an HTML shell, one ES module, one
+ * stylesheet; no framework, no build step), and the JSON it reads. The page holds no data: it signs in
+ * with a bearer token kept in sessionStorage and reads `/inbox/calls`, which lists only what the
+ * signed-in principal may read, as the waiting-runs route does.
+ */
+import { readFileSync } from 'node:fs';
+import type { Hono } from 'hono';
+import { canDecide } from '../approvals/access.js';
+import type { RunInfo } from '../client/runs.js';
+import type { Principal } from '../schemas/access.js';
+import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
+import type { JsonValue } from '../schemas/json.js';
+import type { ServerEnv } from './guards.js';
+
+/** How many trail entries an inbox entry shows: the most recent ones. */
+export const INBOX_TRAIL_LENGTH = 20;
+
+/**
+ * Scripts and styles only from this server, data only from this server, nothing framed, no forms
+ * posted anywhere, no inline script or style: an argument that slipped past the page's escaping could
+ * still run nothing.
+ */
+export const INBOX_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** A waiting call as the inbox shows it: what the run's stream shows of it, never the raw values it hides. */
+export interface InboxCall {
+  toolCallId: string;
+  toolName: string;
+  kind: PendingToolCall['kind'];
+  /** The arguments as the stream shows them: display transforms applied. */
+  args: JsonValue;
+  /** Whether a display transform changed the arguments or the payload (the fingerprint binds the raw ones). */
+  transformed: boolean;
+  suspendPayload?: JsonValue;
+  fingerprint: string;
+  path: PendingToolCall['path'];
+  askedAt: string;
+  expiresAt?: string;
+  escalation?: PendingToolCall['escalation'];
+  resumeSchema?: Record<string, unknown>;
+  uncertainty?: string;
+  decide?: string[];
+}
+
+/** One call waiting, in one run, for someone the signed-in principal may be. */
+export interface InboxEntry {
+  runId: string;
+  agentId: string | undefined;
+  threadId: string | undefined;
+  resourceId: string | undefined;
+  startedAt: string;
+  startedBy: string | undefined;
+  call: InboxCall;
+  /** Whether the signed-in principal may decide it, and if not, why. */
+  mayDecide: boolean;
+  refusal?: string;
+  /** The run's decision trail, most recent last (at most {@link INBOX_TRAIL_LENGTH}). */
+  trail: DecisionRecord[];
+}
+
+/** What the stream shows of a waiting call: the display form where a transform made one. */
+export function inboxCall(call: PendingToolCall): InboxCall {
+  const payload = call.display ? call.display.suspendPayload : call.suspendPayload;
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    kind: call.kind,
+    args: call.display ? call.display.args : call.args,
+    transformed: call.display !== undefined,
+    ...(payload !== undefined ? { suspendPayload: payload } : {}),
+    fingerprint: call.fingerprint,
+    path: call.path,
+    askedAt: call.askedAt,
+    ...(call.expiresAt ? { expiresAt: call.expiresAt } : {}),
+    ...(call.escalation ? { escalation: call.escalation } : {}),
+    ...(call.resumeSchema ? { resumeSchema: call.resumeSchema } : {}),
+    ...(call.uncertainty ? { uncertainty: call.uncertainty } : {}),
+    ...(call.decide ? { decide: call.decide } : {}),
+  };
+}
+
+/**
+ * The inbox of a principal: every call of the given (readable) runs, newest first, each saying whether
+ * this principal may decide it.
+ */
+export function inboxEntries(runs: RunInfo[], principal: Principal | undefined): InboxEntry[] {
+  const entries = runs.flatMap((run) =>
+    run.pendingToolCalls.map((call): InboxEntry => {
+      const check = canDecide(call, run, principal);
+      return {
+        runId: run.runId,
+        agentId: run.agentId,
+        threadId: run.threadId,
+        resourceId: run.resourceId,
+        startedAt: run.startTime.toISOString(),
+        startedBy: run.startedBy?.id,
+        call: inboxCall(call),
+        mayDecide: check.allowed,
+        ...(check.allowed ? {} : { refusal: check.message }),
+        trail: run.decisions.slice(-INBOX_TRAIL_LENGTH),
+      };
+    }),
+  );
+  return entries.sort((a, b) => b.call.askedAt.localeCompare(a.call.askedAt) || b.runId.localeCompare(a.runId));
+}
+
+const asset = (name: string): string => readFileSync(new URL(`./inbox/${name}`, import.meta.url), 'utf8');
+
+/**
+ * Serves the page and its two files, with no authentication: they hold no data, and the page must load
+ * before anyone signs in. Every JSON route it reads is behind the server's authentication.
+ */
+export function serveInboxPage(app: Hono<ServerEnv>): void {
+  const files = {
+    html: asset('inbox.html'),
+    js: asset('inbox.js'),
+    css: asset('inbox.css'),
+  };
+  const headers = (type: string) => ({
+    'content-type': type,
+    'content-security-policy': INBOX_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cache-control': 'no-cache',
+  });
+  app.get('/inbox', (c) => c.body(files.html, 200, headers('text/html; charset=utf-8')));
+  app.get('/inbox/inbox.js', (c) => c.body(files.js, 200, headers('text/javascript; charset=utf-8')));
+  app.get('/inbox/inbox.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
+}

@@ -1,0 +1,313 @@
+/**
+ * The approval inbox in a real browser (headless Chromium, driven by playwright-core): a worker and the
+ * HTTP server with bearer tokens; Bob signs in with his token and sees the calls that wait in his tenant
+ * appear, approves, declines with a reason, resumes through forms generated from resume schemas (a
+ * refused answer shows the server's reason in the form), follows the webhook's link, and sees a call
+ * decided elsewhere leave. A tool argument that is HTML renders as text; another tenant sees nothing.
+ *
+ * `INBOX_SCREENSHOT=docs/inbox.png npx vitest run test/e2e/inbox.test.ts` also saves the README's picture.
+ */
+import type { ServerType } from '@hono/node-server';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  askUserTool,
+  bearerTokens,
+  createTool,
+  DEFAULT_REQUEST_OPTIONS,
+  defineAgent,
+  startServer,
+  type JsonValue,
+  type RunResult,
+  type Script,
+} from '../../src/index.js';
+import { startWorker, type TestWorker } from '../helpers.js';
+
+/** Chromium as installed by the system (CI: `apt-get install -y chromium`), or CHROMIUM_PATH. */
+function chromiumPath(): string {
+  const candidates = [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser', 'google-chrome'];
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    try {
+      return execFileSync('sh', ['-c', `command -v "$0"`, candidate], { encoding: 'utf8' }).trim();
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error(
+    'test/e2e/inbox.test.ts drives a real browser and found none: install Chromium (apt-get install -y chromium) ' +
+      'or set CHROMIUM_PATH to a Chromium or Chrome executable',
+  );
+}
+
+const transferTool = createTool({
+  id: 'inbox-transfer',
+  description: 'Sends money',
+  inputSchema: z.object({ to: z.string(), amount: z.number(), account: z.string(), note: z.string().optional() }),
+  requireApproval: true,
+  execute: async ({ to, amount }) => ({ sent: amount, to }),
+  // The stream, and so the inbox, never shows the account number.
+  transform: { display: { input: (args) => ({ ...(args as object), account: '****' }) } },
+});
+
+const orderTool = createTool({
+  id: 'inbox-order',
+  description: 'Orders an item once the user said how',
+  inputSchema: z.object({ item: z.string() }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({
+    quantity: z.number().int().min(1).max(10),
+    colour: z.enum(['red', 'green']),
+    gift: z.boolean(),
+    extras: z.array(z.enum(['wrap', 'card'])),
+  }),
+  execute: async ({ item }, ctx) =>
+    ctx.resumeData ? { item, ...ctx.resumeData } : ctx.suspend({ question: `How should ${item} be ordered?` }),
+});
+
+const agentId = `inbox-agent-${randomUUID().slice(0, 8)}`;
+const inboxAgent = defineAgent({
+  id: agentId,
+  name: 'Inbox',
+  instructions: 'You send money and ask.',
+  model: 'scripted',
+  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool },
+});
+
+// Alice starts runs, Bob decides (an approval needs someone else than its starter), Eve is another tenant.
+const tenant = `inbox-tenant-${randomUUID().slice(0, 8)}`;
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
+const EVE = `eve-${randomUUID()}`;
+const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+
+let w: TestWorker;
+let server: ServerType;
+let base: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  const executablePath = chromiumPath();
+  w = await startWorker([inboxAgent]);
+  server = await startServer(w.client, {
+    port: 0,
+    authenticate: bearerTokens({
+      [ALICE]: { id: 'alice', tenant },
+      [BOB]: { id: 'bob', name: 'Bob', tenant },
+      [EVE]: { id: 'eve', tenant: `${tenant}-other` },
+    }),
+    agents: [inboxAgent],
+    requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+});
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await w?.stop();
+});
+
+/** Alice starts a run over HTTP that calls one tool; it returns once the run waits. */
+async function startRun(toolName: string, args: Record<string, JsonValue>): Promise<RunResult> {
+  const script: Script = [{ toolCalls: [{ toolName, args }] }, { text: 'Done.' }];
+  const res = await fetch(`${base}/agents/${agentId}/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ALICE}` },
+    body: JSON.stringify({ prompt: `please ${toolName}`, options: { script } }),
+  });
+  expect(res.status).toBe(200);
+  const result = (await res.json()) as RunResult;
+  expect(result.finishReason).toBe('suspended');
+  return result;
+}
+
+async function signIn(p: Page, token: string): Promise<void> {
+  await p.goto(`${base}/inbox`);
+  await p.locator('#token').fill(token);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await eventually(() => p.locator('#who').textContent()).toMatch(/Signed in as/);
+}
+
+/** What the run's tool call returned, as the run's result says. */
+async function outputOf(runId: string): Promise<unknown> {
+  const call = (await w.client.result(runId)).toolResults[0];
+  return call?.isError === false ? call.output : call;
+}
+
+/** A condition the page meets within a few polls (the page polls every 1.5 s). */
+const eventually = <T>(check: () => Promise<T>) => expect.poll(check, { timeout: 20_000, interval: 100 });
+
+const entryOf = (p: Page, runId: string): Locator => p.locator(`#calls li.entry[data-run="${runId}"]`);
+const decidedOf = (p: Page, runId: string): Locator => p.locator(`#decided li[data-run="${runId}"]`);
+
+/** Waits until the page says the run it decided finished, and returns its trail as the page shows it. */
+async function finishedTrail(runId: string): Promise<string> {
+  // At once from the decision's stream; the run's own status says so once its stream grace is over.
+  await eventually(() => decidedOf(page, runId).locator('.run-status').textContent()).toMatch(
+    /the run finished \(stop\)|status completed/,
+  );
+  return (await decidedOf(page, runId).locator('.trail').textContent()) ?? '';
+}
+
+describe('the approval inbox', () => {
+  let transfer: RunResult;
+  let ask: RunResult;
+  let order: RunResult;
+
+  it('serves the page with a strict CSP, and its data only to a signed-in caller', async () => {
+    const res = await fetch(`${base}/inbox`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect((await fetch(`${base}/inbox/calls`)).status).toBe(401);
+    await signIn(page, BOB);
+    await eventually(() => page.locator('#who').textContent()).toBe(`Signed in as Bob (bob), tenant ${tenant}`);
+    // The token stays in the tab's session storage, never in the URL.
+    expect(page.url()).toBe(`${base}/inbox`);
+    expect(await page.evaluate(() => sessionStorage.getItem('durable-agents.inbox.token'))).toBe(BOB);
+  });
+
+  it('shows calls as they start waiting, newest first, HTML arguments as text, display transforms applied', async () => {
+    transfer = await startRun('transfer', { to: 'Mallory', amount: 500, account: 'DE44-SECRET', note: XSS });
+    await eventually(() => entryOf(page, transfer.runId).count()).toBe(1);
+    ask = await startRun('ask_user', { question: 'Which colour?', options: ['red', 'green'] });
+    order = await startRun('order', { item: 'a scarf' });
+    await eventually(() => page.locator('#calls li.entry').count()).toBe(3);
+    const runs = await page.locator('#calls li.entry').evaluateAll((nodes) => nodes.map((n) => n.dataset.run));
+    expect(runs).toEqual([order.runId, ask.runId, transfer.runId]);
+
+    const entry = entryOf(page, transfer.runId);
+    const args = JSON.parse((await entry.locator('pre.args').textContent())!);
+    expect(args).toEqual({ to: 'Mallory', amount: 500, account: '****', note: XSS });
+    expect(await entry.locator('h4').first().textContent()).toBe('Arguments (as the agent displays them)');
+    expect(await page.locator('#calls img, #calls script').count()).toBe(0);
+    // Nothing but what the call holds: no stray text where an entry has no payload.
+    expect(await entry.textContent()).not.toContain('null');
+    expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.content()).not.toContain('DE44-SECRET');
+    const fingerprint = transfer.pendingToolCalls![0]!.fingerprint;
+    expect(await entry.locator('.fingerprint').textContent()).toBe(fingerprint);
+    expect(await entry.locator('.path').textContent()).toBe('waits in this run');
+    expect(await entry.locator('.waited').textContent()).toMatch(/^waiting for \d+ s \(since /);
+    expect(await entry.locator('.meta').first().textContent()).toContain('started by alice');
+
+    await page.locator('#filter-agent').selectOption(agentId);
+    if (process.env.INBOX_SCREENSHOT) await page.screenshot({ path: process.env.INBOX_SCREENSHOT, fullPage: true });
+  });
+
+  it('shows the run conversation on demand', async () => {
+    const entry = entryOf(page, transfer.runId);
+    await entry.locator('.conversation-details summary').click();
+    await eventually(() => entry.locator('.conversation').textContent()).toContain('tool call: transfer(');
+    expect(await entry.locator('.conversation').textContent()).toContain('****');
+    expect(await page.locator('#calls img').count()).toBe(0);
+  });
+
+  it('another tenant sees none of it', async () => {
+    const eve = await browser.newPage();
+    try {
+      await signIn(eve, EVE);
+      await eventually(() => eve.locator('#status').textContent()).toMatch(/^updated /);
+      expect(await eve.locator('#calls li').count()).toBe(0);
+      expect(await eve.locator('#empty').isVisible()).toBe(true);
+      const auth = { headers: { authorization: `Bearer ${EVE}` } };
+      const calls = (await (await fetch(`${base}/inbox/calls`, auth)).json()) as { calls: unknown[] };
+      expect(calls.calls).toEqual([]);
+      expect((await fetch(`${base}/runs/${transfer.runId}`, auth)).status).toBe(403);
+    } finally {
+      await eve.close();
+    }
+  });
+
+  it('approves: the entry leaves, and the trail shows the approval', async () => {
+    await entryOf(page, transfer.runId).getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => entryOf(page, transfer.runId).count()).toBe(0);
+    expect(await finishedTrail(transfer.runId)).toMatch(/approve · transfer call-0-0 · by bob/);
+    expect(await outputOf(transfer.runId)).toEqual({ sent: 500, to: 'Mallory' });
+  });
+
+  it('a resume form shows the server refusal, then sends a fitting answer', async () => {
+    const entry = entryOf(page, ask.runId);
+    const form = entry.locator('form.resume-form');
+    await form.getByRole('button', { name: 'Resume' }).click();
+    await expect
+      .poll(() => form.locator('.error').textContent())
+      .toMatch(
+        /^InvalidResumeData: Refused for run ".*": resume data \{\} does not fit the resumeSchema of tool call call-0-0 \(ask_user\): answer: /,
+      );
+    expect(await entryOf(page, ask.runId).count()).toBe(1);
+    await form.locator('select[name="answer"]').selectOption({ label: 'green' });
+    await form.getByRole('button', { name: 'Resume' }).click();
+    await eventually(() => entryOf(page, ask.runId).count()).toBe(0);
+    expect(await finishedTrail(ask.runId)).toMatch(/resume · ask_user call-0-0 · by bob/);
+    expect(await outputOf(ask.runId)).toEqual({ answer: 'green' });
+  });
+
+  it('generates fields for numbers, enums, booleans and lists of enums', async () => {
+    const form = entryOf(page, order.runId).locator('form.resume-form');
+    await form.locator('input[name="quantity"]').fill('50');
+    await form.locator('select[name="colour"]').selectOption({ label: 'red' });
+    await form.getByRole('button', { name: 'Resume' }).click();
+    await eventually(() => form.locator('.error').textContent()).toMatch(/^InvalidResumeData: .*quantity: Too big/);
+    await form.locator('input[name="quantity"]').fill('3');
+    await form.locator('input[name="gift"]').check();
+    await form.locator('input[name="extras"][value="card"]').check();
+    await form.getByRole('button', { name: 'Resume' }).click();
+    await eventually(() => entryOf(page, order.runId).count()).toBe(0);
+    await finishedTrail(order.runId);
+    expect(await outputOf(order.runId)).toEqual({
+      item: 'a scarf',
+      quantity: 3,
+      colour: 'red',
+      gift: true,
+      extras: ['card'],
+    });
+  });
+
+  it('declines with a reason', async () => {
+    const run = await startRun('transfer', { to: 'Trudy', amount: 9000, account: 'X' });
+    const entry = entryOf(page, run.runId);
+    await eventually(() => entry.count()).toBe(1);
+    await entry.locator('input[name="reason"]').fill('not to Trudy');
+    await entry.getByRole('button', { name: 'Decline' }).click();
+    await eventually(() => entry.count()).toBe(0);
+    expect(await finishedTrail(run.runId)).toMatch(/decline · transfer call-0-0 · by bob · reason: not to Trudy/);
+  });
+
+  it("follows the webhook's link, and drops a call decided elsewhere", async () => {
+    const run = await startRun('transfer', { to: 'Carol', amount: 1, account: 'X' });
+    const linked = await browser.newPage();
+    try {
+      // A new tab has its own session storage: it signs in, and keeps the link's query.
+      await linked.goto(`${base}/inbox?run=${encodeURIComponent(run.runId)}&call=call-0-0`);
+      await linked.locator('#token').fill(BOB);
+      await linked.getByRole('button', { name: 'Sign in' }).click();
+      await eventually(() => entryOf(linked, run.runId).getAttribute('class')).toBe('entry linked');
+      const { fingerprint } = run.pendingToolCalls![0]!;
+      await w.client.approveToolCall({
+        runId: run.runId,
+        toolCallId: 'call-0-0',
+        fingerprint,
+        principal: { id: 'carol' },
+      });
+      await eventually(() => entryOf(linked, run.runId).count()).toBe(0);
+      await eventually(() => entryOf(page, run.runId).count()).toBe(0);
+      // Once the call waits no more, the link says so and shows the run's trail.
+      await eventually(() => linked.locator('#link-note').textContent()).toMatch(/waits no more/);
+      await eventually(() => decidedOf(linked, run.runId).locator('.trail').textContent()).toMatch(
+        /approve · transfer call-0-0 · by carol/,
+      );
+    } finally {
+      await linked.close();
+    }
+  });
+});
