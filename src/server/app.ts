@@ -17,6 +17,7 @@ import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
 import { pickThreadCall } from '../client/thread-decisions.js';
 import type { ThreadInfo } from '../client/threads.js';
+import { shownPending } from '../schemas/stream-chunks.js';
 import {
   AccessDeniedError,
   decisionRefused,
@@ -238,7 +239,9 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
     const agentId = checkInput('agentId', IdSchema, c.req.param('agentId'));
-    return c.json({ runs: (await waitingRuns(c, agentId)).map(suspendedRun) });
+    // Approvers who did not start the run see its calls as the stream shows them, never the raw values.
+    const runs = (await waitingRuns(c, agentId)).map(suspendedRun);
+    return c.json({ runs: runs.map((run) => ({ ...run, pendingToolCalls: run.pendingToolCalls.map(shownPending) })) });
   });
 
   // The inbox's list: every call the caller may see waiting, newest first, as the stream shows it.

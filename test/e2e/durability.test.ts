@@ -213,7 +213,7 @@ describe('durability with real processes', { timeout: 180_000 }, () => {
       await killHard(next);
     }
     // Two rounds, each with four worker starts and a heartbeat timeout to wait out.
-  }, 180_000);
+  }, 300_000);
 
   it('keeps a waiting run through a restart of the dev server on its SQLite file', async () => {
     const port = await new Promise<number>((resolve) => {

@@ -194,6 +194,13 @@ describe('the approval inbox', () => {
     expect(await entry.textContent()).not.toContain('null');
     expect(await page.evaluate(() => (window as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.content()).not.toContain('DE44-SECRET');
+    // The JSON list of waiting runs shows the call as the stream does, too.
+    const listed = await fetch(`${base}/agents/${agentId}/suspended-runs`, {
+      headers: { authorization: `Bearer ${BOB}` },
+    });
+    const listedText = await listed.text();
+    expect(listedText).toContain('****');
+    expect(listedText).not.toContain('DE44-SECRET');
     const fingerprint = transfer.pendingToolCalls![0]!.fingerprint;
     expect(await entry.locator('.fingerprint').textContent()).toBe(fingerprint);
     expect(await entry.locator('.path').textContent()).toBe('waits in this run');
