@@ -57,7 +57,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .description(
       'Find, inspect, approve, decline, resume, submit client tool results for, resolve uncertain calls of, ' +
         'and start durable agent runs in a Temporal namespace; list, describe and run the tools its workers serve; ' +
-        'list threads and show their messages, working memory and task lists.',
+        'list threads and show their messages, working memory and task lists; ' +
+        'list the builds of the Worker Deployments and the runs that still need each.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
