@@ -242,7 +242,7 @@ export async function runWorker(options: CreateWorkerOptions): Promise<void> {
       (versioning
         ? `; build "${versioning.buildId}" of deployment "${versioning.deploymentName}", ` +
           `runs ${versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR}` +
-          (versioning.setCurrent ? ' (made current)' : '')
+          (versioning.setCurrent ? ', made current once it polls' : '')
         : '') +
       (tracing ? '; tracing runs started by tracing clients' : ''),
   );

@@ -4,6 +4,9 @@
  * while new runs go to v2; agentctl shows each run's build and which builds still have runs.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -11,7 +14,8 @@ import { AgentClient, createTool, createWorker, defineAgent, type Script } from 
 import { runBuild } from '../../src/client/runs.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { temporalAddress } from '../helpers.js';
-import { agentctl } from '../processes.js';
+import { agentctl, spawnWorker } from '../processes.js';
+import { weatherDemoScript } from '../../examples/weather-agent.js';
 
 /** The same agent as two builds ship it: its tool says which build's code ran it. */
 function agentOfBuild(build: string) {
@@ -144,6 +148,45 @@ describe('worker versioning', () => {
       },
       { timeout: 15_000, interval: 200 },
     );
+  });
+
+  it('takes its deployment and build from the environment (npm run worker), and agentctl shows them', async () => {
+    const queue = `versioned-env-${randomUUID()}`;
+    const deployment = `agents-env-${randomUUID()}`;
+    const worker = await spawnWorker({
+      TEMPORAL_ADDRESS: temporalAddress(),
+      TEMPORAL_TASK_QUEUE: queue,
+      TEMPORAL_DEPLOYMENT_NAME: deployment,
+      TEMPORAL_BUILD_ID: '0.2.0',
+      TEMPORAL_SET_CURRENT_VERSION: 'true',
+    });
+    try {
+      expect(worker.output()).toContain(
+        `build "0.2.0" of deployment "${deployment}", runs PINNED, made current once it polls`,
+      );
+      const file = join(await mkdtemp(join(tmpdir(), 'versioned-')), 'script.json');
+      await writeFile(file, JSON.stringify(weatherDemoScript));
+      // The run waits in the task queue until the worker has made its build current.
+      const started = await ctl(
+        '--task-queue',
+        queue,
+        'start',
+        'weather-agent',
+        '--prompt',
+        'Paris?',
+        '--script',
+        file,
+      );
+      expect(started.code).toBe(0);
+      const runId = /^run (\S+): finished/m.exec(started.stdout)?.[1];
+      const shown = await ctl('runs', 'show', runId!);
+      expect(shown.stdout).toContain(`build:     ${deployment}/0.2.0 (pinned)`);
+      const builds = JSON.parse((await ctl('builds', '--deployment', deployment, '--json')).stdout) as unknown;
+      expect(builds).toEqual([expect.objectContaining({ buildId: '0.2.0', status: 'current', retirable: false })]);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
   });
 
   it('refuses half a configuration, naming what is missing', async () => {
