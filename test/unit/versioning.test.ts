@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { runBuild } from '../../src/client/runs.js';
 import { checkVersioning, versioningFromEnv } from '../../src/versioning.js';
 
 describe('versioning settings from the environment', () => {
@@ -44,5 +45,42 @@ describe('versioning settings from the environment', () => {
     expect(() => checkVersioning({ deploymentName: 'a:b', buildId: 'v1' })).toThrow(/versioning: .*deploymentName/s);
     expect(() => checkVersioning({ deploymentName: 'a', buildId: '' })).toThrow(/buildId/);
     expect(() => checkVersioning({ deploymentName: 'a', buildId: 'v1', pinned: true } as never)).toThrow(/pinned/);
+  });
+});
+
+describe("a run's build", () => {
+  const keyword = (value: unknown) => ({ data: Buffer.from(JSON.stringify(value)) });
+
+  it('comes from the versioning info that describe returns', () => {
+    expect(
+      runBuild({
+        versioningInfo: { behavior: 1, deploymentVersion: { deploymentName: 'agents', buildId: '0.1.0' } },
+      }),
+    ).toEqual({ deploymentName: 'agents', buildId: '0.1.0', behavior: 'PINNED' });
+    expect(
+      runBuild({
+        versioningInfo: {
+          behavior: 2,
+          deploymentVersion: { deploymentName: 'agents', buildId: '0.1.0' },
+          versioningOverride: { pinned: { version: { deploymentName: 'agents', buildId: '0.2.0' } } },
+        },
+      }),
+    ).toEqual({ deploymentName: 'agents', buildId: '0.2.0', behavior: 'AUTO_UPGRADE', pinnedByOverride: true });
+  });
+
+  it("comes from Temporal's search attributes in a visibility list, and is absent for unversioned runs", () => {
+    const fields = (behavior: string) => ({
+      searchAttributes: {
+        indexedFields: {
+          TemporalWorkerDeployment: keyword('my.agents'),
+          TemporalWorkerDeploymentVersion: keyword('my.agents:build:7'),
+          TemporalWorkflowVersioningBehavior: keyword(behavior),
+        },
+      },
+    });
+    expect(runBuild(fields('Pinned'))).toEqual({ deploymentName: 'my.agents', buildId: 'build:7', behavior: 'PINNED' });
+    expect(runBuild(fields('AutoUpgrade'))?.behavior).toBe('AUTO_UPGRADE');
+    expect(runBuild({ searchAttributes: { indexedFields: {} } })).toBeUndefined();
+    expect(runBuild(undefined)).toBeUndefined();
   });
 });
