@@ -30,6 +30,8 @@ export type { McpServerConfig } from './tools/mcp.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export { createWorker, runWorker, workflowInterceptorModules, workflowsPath } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
+export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } from './versioning.js';
+export type { VersioningSettings } from './versioning.js';
 export type { NotificationSettings } from './activities/notify.js';
 export {
   DELIVERY_HEADER,
@@ -57,7 +59,8 @@ export type { ClientToolInput } from './client/client-tools.js';
 export { RunStream } from './client/run-stream.js';
 export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
 export type { ThreadToolApproval } from './client/thread-decisions.js';
-export type { RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
+export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
+export type { BuildInfo } from './client/builds.js';
 export type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './client/threads.js';
 export { DEFAULT_LAST_MESSAGES } from './schemas/thread.js';
 export type { MemoryOptions } from './schemas/thread.js';

@@ -19,6 +19,13 @@ import { AgentRegistry } from './registry.js';
 import { tracingFromEnv, workflowSpanSinks } from './tracing/config.js';
 import type { Tracing } from './tracing/tracing.js';
 import { McpConnections } from './activities/mcp-connections.js';
+import {
+  checkVersioning,
+  DEFAULT_VERSIONING_BEHAVIOR,
+  setCurrentVersion,
+  versioningFromEnv,
+  type VersioningSettings,
+} from './versioning.js';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
 export const workflowsPath = fileURLToPath(
@@ -65,6 +72,15 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
    */
   codec?: PayloadCodec;
+  /**
+   * Worker Versioning: the Worker Deployment and build this worker is, and how the runs it starts move
+   * between builds (default: pinned to the build that started them; see `DEFAULT_VERSIONING_BEHAVIOR`
+   * and docs/upgrading.md). Default: `TEMPORAL_DEPLOYMENT_NAME`, `TEMPORAL_BUILD_ID`,
+   * `TEMPORAL_VERSIONING_BEHAVIOR`, `TEMPORAL_SET_CURRENT_VERSION`; unversioned when they are unset;
+   * `false` is unversioned whatever the environment says. A versioned build receives tasks only once it
+   * is the deployment's current (or ramping) version: `setCurrent`, or the Temporal CLI.
+   */
+  versioning?: VersioningSettings | false;
   /** A connection to reuse; else one is opened from the settings and closed with the worker. */
   connection?: NativeConnection;
   /**
@@ -96,6 +112,8 @@ export interface AgentWorker {
   codec: PayloadCodec;
   /** The tracing the worker reports to, when it traces. */
   tracing: Tracing | undefined;
+  /** The worker's deployment and build, when it is versioned. */
+  versioning: VersioningSettings | undefined;
   /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
   run(): Promise<void>;
 }
@@ -111,6 +129,7 @@ const WORKER_OPTIONS = [
   'workflowBundle',
   'tracing',
   'workerOptions',
+  'versioning',
   ...CONNECTION_SETTINGS,
 ] as const satisfies ReadonlyArray<keyof CreateWorkerOptions>;
 
@@ -121,6 +140,10 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const notificationSettings =
     options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
   const notifications = notificationSettings ? checkNotificationSettings(notificationSettings) : undefined;
+  const versioning =
+    options.versioning === false ? undefined : checkOptional(options.versioning ?? versioningFromEnv());
+  if (versioning && options.workerOptions?.workerDeploymentOptions)
+    throw new TypeError('createWorker: give either `versioning` or `workerOptions.workerDeploymentOptions`, not both');
   // Before connecting: bad codec keys or tracing settings fail here without a connection to close.
   const codec = options.codec ?? (await loadPayloadCodec());
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
@@ -157,6 +180,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       activity: [...(tracing?.workerInterceptors().activity ?? []), ...(interceptors?.activity ?? [])],
     },
     sinks: { ...sinks, ...workflowSpanSinks(tracing) },
+    ...(versioning
+      ? {
+          workerDeploymentOptions: {
+            version: { deploymentName: versioning.deploymentName, buildId: versioning.buildId },
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR,
+          },
+        }
+      : {}),
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   }).catch(async (err: unknown) => {
     await ownTracing?.shutdown();
@@ -170,9 +202,19 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     namespace,
     codec,
     tracing,
+    versioning,
     async run() {
       try {
-        await worker.run();
+        const running = worker.run();
+        if (versioning?.setCurrent) {
+          // The server takes a version as current only once it has seen this worker's pollers.
+          await setCurrentVersion(connection.workflowService, namespace, versioning).catch(async (err: unknown) => {
+            worker.shutdown();
+            await running.catch(() => undefined);
+            throw err;
+          });
+        }
+        await running;
       } finally {
         await mcp.close();
         await ownConnection?.close();
@@ -189,7 +231,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace, agentIds, codec, tracing } = await createWorker({
+  const { worker, run, taskQueue, namespace, agentIds, codec, tracing, versioning } = await createWorker({
     ...options,
     workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
   });
@@ -197,8 +239,17 @@ export async function runWorker(options: CreateWorkerOptions): Promise<void> {
   console.error(
     `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
       describeCodec(codec) +
+      (versioning
+        ? `; build "${versioning.buildId}" of deployment "${versioning.deploymentName}", ` +
+          `runs ${versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR}` +
+          (versioning.setCurrent ? ', made current once it polls' : '')
+        : '') +
       (tracing ? '; tracing runs started by tracing clients' : ''),
   );
   await run();
   console.error(`worker: stopped (${worker.getState()})`);
+}
+
+function checkOptional(settings: VersioningSettings | undefined): VersioningSettings | undefined {
+  return settings ? checkVersioning(settings) : undefined;
 }

@@ -41,6 +41,7 @@ import { pickThreadCall, type ThreadToolApproval } from './thread-decisions.js';
 import { decisionRefused } from '../errors.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
+import { listBuilds, type BuildInfo } from './builds.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
 import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
@@ -392,6 +393,15 @@ export class AgentClient {
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
     return listRuns(this.ctx, filter);
+  }
+
+  /**
+   * The builds of the namespace's Worker Deployments (or of one), newest first, with the open
+   * workflows each still has: a build that is neither current nor ramping and has nothing pinned to it
+   * is `retirable`, its workers can go (see docs/upgrading.md).
+   */
+  async listBuilds(filter: { deploymentName?: string } = {}): Promise<BuildInfo[]> {
+    return listBuilds(this.ctx, filter);
   }
 
   /**

@@ -4,7 +4,8 @@ import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
-import type { RunInfo } from './runs.js';
+import type { BuildInfo } from './builds.js';
+import type { RunBuild, RunInfo } from './runs.js';
 
 export function pendingLine(p: PendingToolCall): string {
   const what = {
@@ -35,12 +36,38 @@ export function runLines(run: RunInfo): string[] {
     `thread:    ${run.threadId ?? '-'}   resource: ${run.resourceId ?? '-'}`,
     `started:   ${run.startTime.toISOString()}${run.closeTime ? `   closed: ${run.closeTime.toISOString()}` : ''}` +
       (run.startedBy ? `   by ${principalLine(run.startedBy)}` : ''),
+    `build:     ${buildLine(run.build)}`,
   ];
   lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
   for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
   for (const d of run.decisions) lines.push(`  ${decisionLine(d)}`);
   return lines;
+}
+
+/** The build a run is on: `<deployment>/<build id> (pinned)`, or `unversioned`. */
+export function buildLine(build: RunBuild | undefined): string {
+  if (!build) return 'unversioned';
+  const how = build.pinnedByOverride ? 'pinned by override' : (build.behavior?.toLowerCase().replace('_', '-') ?? '?');
+  return `${build.deploymentName}/${build.buildId} (${how})`;
+}
+
+/** The builds of the Worker Deployments, and what still needs each. */
+export function buildsTable(builds: BuildInfo[]): string[] {
+  if (builds.length === 0) return ['no worker deployments'];
+  const rows = builds.map((b) => [
+    b.deploymentName,
+    b.buildId,
+    b.status,
+    String(b.pinned.running),
+    String(b.pinned.waiting),
+    String(b.autoUpgrade),
+    b.retirable ? 'yes' : 'no',
+  ]);
+  return table([
+    ['DEPLOYMENT', 'BUILD', 'STATUS', 'PINNED RUNNING', 'PINNED WAITING', 'AUTO-UPGRADE', 'RETIRE'],
+    ...rows,
+  ]);
 }
 
 /** Who, as the trail shows them: the principal and how it was established. */

@@ -13,7 +13,7 @@ import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOp
 import { addDecisionCommands } from './agentctl-decisions.js';
 import { addThreadCommands } from './agentctl-threads.js';
 import { addToolCommands } from './agentctl-tools.js';
-import { resultLines, runLines, table } from './agentctl-format.js';
+import { buildLine, buildsTable, resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
 import type { SigningKey } from './signing.js';
@@ -57,7 +57,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .description(
       'Find, inspect, approve, decline, resume, submit client tool results for, resolve uncertain calls of, ' +
         'and start durable agent runs in a Temporal namespace; list, describe and run the tools its workers serve; ' +
-        'list threads and show their messages, working memory and task lists.',
+        'list threads and show their messages, working memory and task lists; ' +
+        'list the builds of the Worker Deployments and the runs that still need each.',
     )
     .option('--address <host:port>', 'Temporal address (else TEMPORAL_ADDRESS, the config profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
@@ -113,13 +114,14 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
           r.threadId ?? '-',
           r.startTime.toISOString(),
+          r.build ? buildLine(r.build) : '-',
         ]);
         print(
           !!o.json,
           list,
           list.length === 0
             ? ['no runs']
-            : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED'], ...rows]),
+            : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED', 'BUILD'], ...rows]),
         );
       },
     );
@@ -147,6 +149,20 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         );
       if (failure) lines.push(`failure: ${failure}`);
       print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
+    });
+
+  program
+    .command('builds')
+    .description(
+      'list the builds of the Worker Deployments, newest first, with the runs each still has: pinned ones ' +
+        '(running, waiting) need its workers; a build that is neither current nor ramping with none pinned can retire',
+    )
+    .option('--deployment <name>', 'only the builds of this Worker Deployment')
+    .option('--json', 'machine-readable output')
+    .action(async (o: { deployment?: string; json?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const builds = await c.listBuilds(o.deployment ? { deploymentName: o.deployment } : {});
+      print(!!o.json, builds, buildsTable(builds));
     });
 
   addDecisionCommands(program, { connect, print });

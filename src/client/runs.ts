@@ -8,7 +8,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, decodeVersioningBehavior, type VersioningBehavior } from '@temporalio/common';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, RunFailedError, RunNotFoundError } from '../errors.js';
 import type { AccessRule, Principal } from '../schemas/access.js';
@@ -46,6 +46,57 @@ export interface RunInfo extends SuspendedRun {
   read: AccessRule | undefined;
   /** For a run on a thread: what a new message there may decide (auto-resume). */
   autoResume?: AutoResumeSettings;
+  /** The build the run is on, when a versioned worker runs it (see docs/upgrading.md). */
+  build?: RunBuild;
+}
+
+/** Which build of which Worker Deployment a run is on, and whether it stays there. */
+export interface RunBuild {
+  deploymentName: string;
+  buildId: string;
+  /** `PINNED`: it stays on this build until it ends; `AUTO_UPGRADE`: it moves to the current build. */
+  behavior: VersioningBehavior | undefined;
+  /** Set when an operator pinned it to this build (a versioning override), whatever its behaviour. */
+  pinnedByOverride?: true;
+}
+
+/**
+ * The build of a workflow: from its versioning info (describe), else from the search attributes
+ * Temporal sets on a versioned workflow (visibility lists carry no versioning info).
+ */
+export function runBuild(raw: WorkflowExecutionInfo['raw'] | null | undefined): RunBuild | undefined {
+  const versioning = raw?.versioningInfo;
+  const pinnedTo = versioning?.versioningOverride?.pinned?.version;
+  const version = pinnedTo ?? versioning?.deploymentVersion;
+  if (version?.deploymentName && version.buildId) {
+    return {
+      deploymentName: version.deploymentName,
+      buildId: version.buildId,
+      behavior: decodeVersioningBehavior(versioning?.behavior),
+      ...(pinnedTo ? { pinnedByOverride: true as const } : {}),
+    };
+  }
+  const fields = raw?.searchAttributes?.indexedFields;
+  const deploymentName = systemAttribute(fields?.TemporalWorkerDeployment);
+  const canonical = systemAttribute(fields?.TemporalWorkerDeploymentVersion);
+  if (!deploymentName || !canonical?.startsWith(`${deploymentName}:`)) return undefined;
+  const behavior = systemAttribute(fields?.TemporalWorkflowVersioningBehavior);
+  return {
+    deploymentName,
+    buildId: canonical.slice(deploymentName.length + 1),
+    behavior: behavior === 'Pinned' ? 'PINNED' : behavior === 'AutoUpgrade' ? 'AUTO_UPGRADE' : undefined,
+  };
+}
+
+/** A keyword search attribute Temporal itself sets (JSON, never through the payload codec). */
+function systemAttribute(payload: { data?: Uint8Array | null } | null | undefined): string | undefined {
+  if (!payload?.data) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(payload.data).toString('utf8'));
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Which runs {@link listRuns} returns. */
@@ -69,6 +120,7 @@ function runInfo(
     WorkflowExecutionInfo,
     'workflowId' | 'typedSearchAttributes' | 'memo' | 'status' | 'startTime' | 'closeTime'
   >,
+  build: RunBuild | undefined,
 ): RunInfo {
   const memo = memoOf(info.memo);
   const attribute = info.typedSearchAttributes;
@@ -86,6 +138,7 @@ function runInfo(
     startedBy: memo?.startedBy,
     read: memo?.read,
     ...(memo?.autoResume ? { autoResume: memo.autoResume } : {}),
+    ...(build ? { build } : {}),
   };
 }
 
@@ -98,7 +151,7 @@ export async function getRun(ctx: ClientContext, runId: string): Promise<RunInfo
   } catch (err) {
     throw runError(ctx, runId, err);
   }
-  return { ...runInfo(description), runId };
+  return { ...runInfo(description, runBuild(description.raw.workflowExecutionInfo)), runId };
 }
 
 /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
@@ -138,12 +191,12 @@ async function* listExecutions(ctx: ClientContext, query: string, pageSize: numb
     });
     for (const raw of response.executions) {
       try {
-        yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace));
+        yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace), runBuild(raw));
       } catch (err) {
         // The same execution without its memo (a protobuf message keeps its defaults on the prototype).
         const withoutMemo = Object.assign(Object.create(raw) as typeof raw, { memo: null });
         const bare = await executionInfoFromRaw(withoutMemo, converter, raw, namespace);
-        yield { ...runInfo(bare), unreadable: errorMessage(err) };
+        yield { ...runInfo(bare, runBuild(raw)), unreadable: errorMessage(err) };
       }
     }
     nextPageToken = response.nextPageToken;

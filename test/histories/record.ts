@@ -1,9 +1,10 @@
 /**
- * `npm run record-histories [-- NAME...]`: records the histories that test/integration/replay.test.ts
- * replays (all, or the named ones).
- * Runs against TEMPORAL_ADDRESS (default: the dev server, `npm run dev-server`). Record anew only
- * on purpose: the point of the committed histories is that today's workflow code must replay
- * yesterday's runs.
+ * `npm run record-corpus [-- NAME...]`: records the replay corpus of the package's current version
+ * (package.json) into test/histories/<version>/ (all of it, or the named histories), which
+ * test/integration/replay.test.ts replays with the corpora of every earlier release. Run it for each
+ * release (see docs/upgrading.md); never re-record an earlier release's corpus: the point of the kept
+ * histories is that today's workflow code must replay the runs every release left in flight.
+ * Runs against TEMPORAL_ADDRESS (default: the dev server, `npm run dev-server`).
  *
  * `streamed-before-guard.json` is not recorded here: it was recorded by the version before the guarded
  * stream (commit bcc09e5) and holds what that version did, which no later one does: reads by the
@@ -11,7 +12,7 @@
  * in the grace period that the run slept out. It is a run like `streamed-guarded`, recorded then.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -395,6 +396,25 @@ const recordings: Record<string, Recording> = {
 };
 
 const only = process.argv.slice(2);
+const unknown = only.filter((name) => !(name in recordings));
+if (unknown.length > 0) {
+  console.error(`record: no recording named ${unknown.join(', ')}; known: ${Object.keys(recordings).join(', ')}`);
+  process.exit(2);
+}
+const { version } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+const corpus = new URL(`./${version}/`, import.meta.url);
+const recorded = await readdir(corpus).catch(() => [] as string[]);
+if (only.length === 0 && recorded.some((f) => f.endsWith('.json'))) {
+  // A release's corpus is what that release left in flight: recording it again from newer code loses that.
+  console.error(
+    `record: test/histories/${version}/ holds the corpus of ${version} already; for a new release, set its ` +
+      'version in package.json first; to add or redo histories of this one, name them: npm run record-corpus -- NAME',
+  );
+  process.exit(2);
+}
+await mkdir(corpus, { recursive: true });
 const taskQueue = `record-${randomUUID()}`;
 // Whatever the environment says: only the recordings that say so are traced (their spans go nowhere).
 const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) });
@@ -436,19 +456,19 @@ try {
     await then?.(client, runId);
     await client.result(runId).catch(() => undefined);
     const history = await client.temporal.workflow.getHandle(runId).fetchHistory();
-    const file = new URL(`./${name}.json`, import.meta.url);
+    const file = new URL(`${name}.json`, corpus);
     await writeFile(file, historyToJSON(history) + '\n');
     console.log(`recorded ${name}: ${history.events?.length} events -> ${file.pathname}`);
     if (alsoRecord) {
       const other = await client.temporal.workflow.getHandle(alsoRecord).fetchHistory();
-      const otherFile = new URL(`./${name}-thread.json`, import.meta.url);
+      const otherFile = new URL(`${name}-thread.json`, corpus);
       await writeFile(otherFile, historyToJSON(other) + '\n');
       console.log(`recorded ${alsoRecord}: ${other.events?.length} events -> ${otherFile.pathname}`);
     }
     if (alsoRecordChild) {
       const childId = `${runId}::${alsoRecordChild}`;
       const child = await client.temporal.workflow.getHandle(childId).fetchHistory();
-      const childFile = new URL(`./${name}-child.json`, import.meta.url);
+      const childFile = new URL(`${name}-child.json`, corpus);
       await writeFile(childFile, historyToJSON(child) + '\n');
       console.log(`recorded ${childId}: ${child.events?.length} events -> ${childFile.pathname}`);
     }

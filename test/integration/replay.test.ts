@@ -1,20 +1,38 @@
 /**
- * Replays recorded histories (test/histories/*.json, made by `npm run record-histories`) against
- * today's workflow code, so that a change that would break runs in flight fails here.
+ * Replays the corpus of every release (test/histories/<version>/*.json, made by `npm run record-corpus`)
+ * against today's workflow code, so that a change that would break runs any release left in flight fails
+ * here: runs of an auto-upgrading workflow (threads) move to new code, and a pinned run moves when an
+ * operator moves it (see docs/upgrading.md).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../src/tracing/config.js';
 import { describe, expect, inject, it } from 'vitest';
 import '../helpers.js';
 
-const dir = new URL('../histories/', import.meta.url);
-const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const root = new URL('../histories/', import.meta.url);
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+const entries = readdirSync(root);
+/** The releases with a corpus, oldest first. */
+const versions = entries
+  .filter((e) => statSync(new URL(e, root)).isDirectory())
+  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+const filesOf = (version: string): string[] =>
+  readdirSync(new URL(`${version}/`, root)).filter((f) => f.endsWith('.json'));
+const cases = versions.flatMap((version) => filesOf(version).map((file) => ({ version, file })));
 
 describe('replay of recorded histories', () => {
-  it('has histories to replay', () => {
-    expect(files).toEqual(
+  it('keeps every history in the corpus of a release, and has one for this version', () => {
+    // A history outside a version's folder would replay as no release's; record.ts writes into the folder.
+    expect(entries.filter((e) => e.endsWith('.json'))).toEqual([]);
+    expect(versions).toContain(packageVersion);
+  });
+
+  it('has the histories of 0.1.0 to replay', () => {
+    expect(filesOf('0.1.0')).toEqual(
       expect.arrayContaining([
         'weather-agent.json',
         'invalid-tool-args.json',
@@ -52,8 +70,8 @@ describe('replay of recorded histories', () => {
     );
   });
 
-  it.each(files)('replays %s without non-determinism', async (file) => {
-    const history = historyFromJSON(JSON.parse(readFileSync(new URL(file, dir), 'utf8')));
+  it.each(cases)('replays $version/$file without non-determinism', async ({ version, file }) => {
+    const history = historyFromJSON(JSON.parse(readFileSync(new URL(`${version}/${file}`, root), 'utf8')));
     // Recorded as run `history-<name>` (see record.ts): child workflow ids are made from it.
     await Worker.runReplayHistory(
       // A worker that does not trace: the spans of a traced run go nowhere, and a replay sends none anyway.
