@@ -116,7 +116,7 @@ async function historyOf(s: Systems, workflowId: string) {
  * ones included: each is a marker) the chain took.
  */
 async function chainHistory(s: Systems, workflowId: string) {
-  const sum = { events: 0, bytes: 0, runs: 0, workflowTasks: 0, activities: 0 };
+  const sum = { events: 0, bytes: 0, runs: 0, workflowTasks: 0, activities: 0, localActivities: 0, upserts: 0 };
   let runId: string | undefined;
   do {
     const history = await s.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
@@ -127,7 +127,8 @@ async function chainHistory(s: Systems, workflowId: string) {
     for (const e of events) {
       if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) sum.workflowTasks++;
       if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) sum.activities++;
-      if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') sum.activities++;
+      if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') sum.localActivities++;
+      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED) sum.upserts++;
     }
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   } while (runId);
@@ -147,10 +148,13 @@ async function wallTimePerStep(s: Systems): Promise<void> {
   say(`| ${columns.join(' | ')} |`);
   say(`|${columns.map(() => '---').join('|')}|`);
   const out: Record<string, Record<string, Summary>> = {};
-  for (const steps of [1, 10, 50]) {
+  // BENCH_WALL_STEPS=1 BENCH_WALL_REPS=40: a focused A/B of one figure with more repetitions.
+  const stepsList = process.env.BENCH_WALL_STEPS?.split(',').map(Number) ?? [1, 10, 50];
+  for (const steps of stepsList) {
     const per: Record<string, number[]> = { inProcess: [], engineFloor: [], peer: [], durable: [] };
     // Interleaved, so that noise from the shared machine falls on every system alike.
-    for (let r = 0; r < P.reps[steps]!; r++) {
+    const reps = Number(process.env.BENCH_WALL_REPS ?? P.reps[steps] ?? 4);
+    for (let r = 0; r < reps; r++) {
       for (const name of ['inProcess', 'engineFloor', 'peer', 'durable'] as const) {
         const t = performance.now();
         await s[name](steps);
@@ -232,7 +236,8 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('');
   for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
     const one = out[1]![series]!;
-    const counts = `${one.workflowTasks} workflow tasks, ${one.activities} activities, ${one.events} events`;
+    const local = one.localActivities > 0 ? ` (and ${one.localActivities} local)` : '';
+    const counts = `${one.workflowTasks} workflow tasks, ${one.activities} activities${local}, ${one.events} events`;
     say(`- ${series}, 1-step run: ${counts}`);
   }
   const [a, b] = [50, 200];
@@ -249,6 +254,23 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('');
   say('![history](results/history-bytes.png)');
   say('');
+}
+
+/** One run that asks for 20 approvals one after the other: what waiting on pauses adds to its history. */
+async function approvalHistory(s: Systems): Promise<void> {
+  const approvals = 20;
+  const script = [
+    ...Array.from({ length: approvals }, (_, i) => ({ toolCalls: [{ toolName: 'guarded', args: { i } }] })),
+    { text: 'done' },
+  ];
+  let run = await s.client.generate('bench-agent', 'go', { model: 'scripted', script, maxSteps: approvals + 1 });
+  while (run.finishReason === 'suspended') run = await s.client.approveToolCallGenerate({ runId: run.runId });
+  const chain = await chainHistory(s, run.runId);
+  say('## History of a run with 20 approvals');
+  say('');
+  say(`${chain.events} events, ${fmt(chain.bytes / 1024, 0)} KiB, ${chain.upserts} memo upserts`);
+  say('');
+  results.approvalHistory = chain;
 }
 
 async function approvalLatency(s: Systems): Promise<void> {
@@ -502,6 +524,7 @@ try {
   if (section('wall')) await wallTimePerStep(s);
   if (section('history')) await historyGrowth(s);
   if (section('approvals')) await approvalLatency(s);
+  if (section('approval-history')) await approvalHistory(s);
   if (section('throughput')) await throughput(address, s);
   if (section('waiting')) await waitingRuns(address);
   if (section('stream')) await streamLatency(s);

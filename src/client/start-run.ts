@@ -57,10 +57,11 @@ export async function startRunWaiting(
     args: [{}],
     startWorkflowOperation: operation,
   });
+  // Whoever waits on the answer takes its failure; until then it is not an unhandled rejection.
+  pause.catch(() => undefined);
   try {
     await operation.workflowHandle();
   } catch (err) {
-    pause.catch(() => undefined);
     throw startError(runId, err);
   }
   return { runId, pause };
