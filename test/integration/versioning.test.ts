@@ -100,11 +100,12 @@ describe('worker versioning', () => {
     });
     expect((await client.next(waiting)).finishReason).toBe('suspended');
     expect((await client.getRun(waiting)).build).toEqual({ deploymentName, buildId: 'v1', behavior: 'PINNED' });
-    // The run's thread moves with the deployment instead: pinned, it would keep v1 alive for ever.
+    // The run's thread takes the worker's behaviour too (an AUTO_UPGRADE annotation would wedge threads on
+    // unversioned workers: see docs/upgrading.md).
     const threadInfo = await client.temporal.workflow
       .getHandle(threadWorkflowId(thread.resourceId, thread.threadId))
       .describe();
-    expect(runBuild(threadInfo.raw.workflowExecutionInfo)?.behavior).toBe('AUTO_UPGRADE');
+    expect(runBuild(threadInfo.raw.workflowExecutionInfo)?.behavior).toBe('PINNED');
 
     workers.push(await startBuild('v2'));
     const fresh = await client.generate('versioned-agent', 'Weather in Paris?', { script });
@@ -123,7 +124,8 @@ describe('worker versioning', () => {
         const builds = await ctl('builds', '--deployment', deploymentName, '--json');
         expect(JSON.parse(builds.stdout)).toEqual([
           expect.objectContaining({ buildId: 'v2', status: 'current', retirable: false }),
-          expect.objectContaining({ buildId: 'v1', pinned: { running: 0, waiting: 1 }, retirable: false }),
+          // Running: the run's thread, pinned like the run (a known limit: it holds v1 until it continues as new).
+          expect.objectContaining({ buildId: 'v1', pinned: { running: 1, waiting: 1 }, retirable: false }),
         ]);
       },
       { timeout: 15_000, interval: 200 },
@@ -131,7 +133,7 @@ describe('worker versioning', () => {
     const table = await ctl('builds', '--deployment', deploymentName);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^DEPLOYMENT +BUILD +STATUS +PINNED RUNNING +PINNED WAITING +AUTO-UPGRADE +RETIRE$/m);
-    expect(table.stdout).toMatch(new RegExp(`^${deploymentName} +v1 +draining +0 +1 +\\d+ +no$`, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^${deploymentName} +v1 +draining +1 +1 +\\d+ +no$`, 'm'));
 
     // Approved after v2 became current: the tool still runs v1's code, where the run started.
     const done = await client.approveToolCallGenerate({ runId: waiting });
@@ -141,9 +143,10 @@ describe('worker versioning', () => {
     await vi.waitFor(
       async () => {
         const builds = await client.listBuilds({ deploymentName });
+        // No run waits on v1 any more; its thread still holds it (see docs/upgrading.md).
         expect(builds.find((b) => b.buildId === 'v1')).toMatchObject({
-          pinned: { running: 0, waiting: 0 },
-          retirable: true,
+          pinned: { running: 1, waiting: 0 },
+          retirable: false,
         });
       },
       { timeout: 15_000, interval: 200 },
