@@ -357,6 +357,20 @@ describe('clear errors', () => {
       );
       expect(failed).toMatch(/nextPause takes/);
     });
+    await probe('raw signals and updates', async () => {
+      // The auto-resume update: malformed, an oversized message, and a well-formed one for a run on no thread.
+      const update = ['workflow', 'update', 'execute', '--address', temporalAddress(), '--namespace', 'default'];
+      const send = (input: string) =>
+        run(cli, [...update, '--workflow-id', waiting.runId, '--name', 'autoResume', '--input', input]).then(
+          (r: { stdout: string }) => ({ ok: r.stdout }),
+          (e: { stderr: string }) => ({ failed: e.stderr }),
+        );
+      expect(await send('{"bogus":1}')).toMatchObject({ failed: expect.stringMatching(/autoResume refused/) });
+      const long = JSON.stringify({ decisionId: 'd1', toolCallId: 'call-0-0', message: 'x'.repeat(16_001) });
+      expect(await send(long)).toMatchObject({ failed: expect.stringMatching(/autoResume refused/) });
+      const fine = JSON.stringify({ decisionId: 'd2', toolCallId: 'call-0-0', message: 'blue' });
+      expect(await send(fine)).toMatchObject({ ok: expect.stringMatching(/NothingPending/) });
+    });
     await unchanged(waiting);
     expect((await w.client.resumeGenerate({ answer: 'blue' }, { runId: waiting.runId })).text).toBe('Done.');
   });
