@@ -7,7 +7,18 @@ import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/activities/verify-decision.js';
 import type { NotificationSettings } from '../src/activities/notify.js';
 import type { Tracing } from '../src/tracing/tracing.js';
-import { AgentClient, createWorker, type Agent, type ModelFactory, type RunStreamChunk } from '../src/index.js';
+import type { AddressInfo } from 'node:net';
+import {
+  AgentClient,
+  bearerTokens,
+  createWorker,
+  DEFAULT_REQUEST_OPTIONS,
+  startServer,
+  type Agent,
+  type ModelFactory,
+  type Principal,
+  type RunStreamChunk,
+} from '../src/index.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -112,5 +123,30 @@ export async function startWorkflowWorker(taskQueue: string): Promise<{ stop(): 
       await running;
       await connection.close();
     },
+  };
+}
+
+/** People with bearer tokens, by name, for a server that authenticates them. */
+export type TokenPeople = Record<string, { token: string; principal: Principal }>;
+
+/**
+ * The HTTP server on a free port, authenticating these people by their tokens, serving these agents and
+ * letting requests send a `script` (the scripted model). `base` is its address.
+ */
+export async function serveWithTokens(
+  client: AgentClient,
+  people: TokenPeople,
+  agents: Agent[],
+): Promise<{ base: string; close(): Promise<void> }> {
+  const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
+  const server = await startServer(client, {
+    port: 0,
+    authenticate: bearerTokens(tokens),
+    agents,
+    requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
+  });
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

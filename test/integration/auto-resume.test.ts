@@ -4,15 +4,10 @@
  * refused with what is missing, and the call still waits. Approvals are decided by a message only
  * where the agent opts in, and only by someone allowed to approve.
  */
-import type { ServerType } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askUserTool,
-  bearerTokens,
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
   defineAgent,
   InvalidResumeDataError,
   NotAllowedError,
@@ -22,7 +17,7 @@ import {
   type ScriptStep,
 } from '../../src/index.js';
 import { askTool, guardedTool, modelCalls, spyModels } from '../fixtures/agents.js';
-import { startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { serveWithTokens, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
 const autoAgent = defineAgent({
   id: 'auto-chat',
@@ -293,19 +288,13 @@ describe('auto-resume over HTTP, with authentication', () => {
     nora: { token: 'ar-same-tenant-000002', principal: { id: 'nora', tenant: 'hooli' } },
     bert: { token: 'ar-other-tenant-00003', principal: { id: 'bert', tenant: 'piper' } },
   };
-  let server: ServerType;
+  let server: Awaited<ReturnType<typeof serveWithTokens>>;
   let base: string;
   beforeAll(async () => {
-    const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
-    server = await startServer(w.client, {
-      port: 0,
-      authenticate: bearerTokens(tokens),
-      agents: [guardedAutoAgent],
-      requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serveWithTokens(w.client, people, [guardedAutoAgent]);
+    base = server.base;
   });
-  afterAll(async () => new Promise<void>((resolve) => server?.close(() => resolve())));
+  afterAll(async () => server?.close());
 
   const generate = async (who: keyof typeof people, prompt: string, options: object) => {
     const res = await fetch(`${base}/agents/auto-support/generate`, {

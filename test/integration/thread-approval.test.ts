@@ -6,14 +6,7 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  bearerTokens,
-  defineAgent,
-  DEFAULT_REQUEST_OPTIONS,
-  NothingPendingError,
-  startServer,
-  UnknownToolCallError,
-} from '../../src/index.js';
+import { defineAgent, NothingPendingError, startServer, UnknownToolCallError } from '../../src/index.js';
 import { bankAgent, transferScript } from '../fixtures/bank.js';
 
 // Their own tenant: other files read the threads of theirs, on the same dev server.
@@ -24,7 +17,7 @@ const people = {
   nora: { token: 'ta-no-roles-token-004', principal: { id: 'nora', tenant: 'initech' } },
 };
 import { guardedRuns, guardedTool } from '../fixtures/agents.js';
-import { startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { serveWithTokens, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
 const approverAgent = defineAgent({
   id: 'thread-approver',
@@ -125,19 +118,13 @@ describe('deciding by thread', () => {
 
 describe('deciding by thread over HTTP, with authentication', () => {
   type Person = keyof typeof people;
-  let server: ServerType;
+  let server: Awaited<ReturnType<typeof serveWithTokens>>;
   let base: string;
   beforeAll(async () => {
-    const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
-    server = await startServer(w.client, {
-      port: 0,
-      authenticate: bearerTokens(tokens),
-      agents: [bankAgent],
-      requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serveWithTokens(w.client, people, [bankAgent]);
+    base = server.base;
   });
-  afterAll(async () => new Promise<void>((resolve) => server?.close(() => resolve())));
+  afterAll(async () => server?.close());
 
   const post = async (who: Person, path: string, body: unknown) => {
     const res = await fetch(`${base}${path}`, {
