@@ -175,7 +175,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .requiredOption('--prompt <text>', 'the user message')
     .option('--model <name>', 'model for this run, e.g. scripted or openai/gpt-4o-mini')
     .option('--script <file>', 'JSON file with the script of the scripted model (a list of steps)')
-    .option('--thread <id>', 'thread id')
+    .option(
+      '--thread <id>',
+      'thread id; where the agent auto-resumes (autoResumeSuspendedTools), a run of it waiting there takes the ' +
+        'prompt as its answer instead, and its id is printed',
+    )
     .option('--resource <id>', 'resource id')
     .option('--max-steps <n>', 'most model calls')
     .option('--require-approval', 'pause every tool call for approval')
