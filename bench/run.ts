@@ -20,10 +20,14 @@ import { benchScript, startSystems, type Systems } from './systems.js';
 const run = promisify(execFile);
 const full = process.argv.includes('--full');
 const mode = full ? 'full' : 'quick';
+/** `--only wall,history`: run only these sections (a focused A/B); the results then go to `<mode>-only.*`. */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
+const section = (name: string): boolean => !only || only.has(name);
 const P = full
   ? {
       reps: { 1: 30, 10: 10, 50: 5 } as Record<number, number>,
-      historySteps: [10, 50, 200],
+      historySteps: [1, 10, 50, 200],
       approvals: 200,
       concurrent: 50,
       waiting: 1000,
@@ -33,7 +37,7 @@ const P = full
     }
   : {
       reps: { 1: 10, 10: 4, 50: 2 } as Record<number, number>,
-      historySteps: [10, 50, 200],
+      historySteps: [1, 10, 50, 200],
       approvals: 50,
       concurrent: 50,
       waiting: 200,
@@ -95,6 +99,31 @@ async function historyOf(s: Systems, workflowId: string) {
   return s.temporal.workflow.getHandle(workflowId).fetchHistory();
 }
 
+/**
+ * The history of a whole continue-as-new chain, summed over its runs (the last run alone hides how
+ * much each run carried over): events, bytes, runs, and the workflow tasks and activities (local
+ * ones included: each is a marker) the chain took.
+ */
+async function chainHistory(s: Systems, workflowId: string) {
+  const sum = { events: 0, bytes: 0, runs: 0, workflowTasks: 0, activities: 0, localActivities: 0, upserts: 0 };
+  let runId: string | undefined;
+  do {
+    const history = await s.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    sum.runs++;
+    sum.events += events.length;
+    sum.bytes += temporal.api.history.v1.History.encode(history).finish().length;
+    for (const e of events) {
+      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) sum.workflowTasks++;
+      if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) sum.activities++;
+      if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') sum.localActivities++;
+      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED) sum.upserts++;
+    }
+    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return sum;
+}
+
 function eventMs(e: proto.temporal.api.history.v1.IHistoryEvent): number {
   const t = e.eventTime!;
   return Number(t.seconds) * 1000 + (t.nanos ?? 0) / 1e6;
@@ -108,10 +137,13 @@ async function wallTimePerStep(s: Systems): Promise<void> {
   say(`| ${columns.join(' | ')} |`);
   say(`|${columns.map(() => '---').join('|')}|`);
   const out: Record<string, Record<string, Summary>> = {};
-  for (const steps of [1, 10, 50]) {
+  // BENCH_WALL_STEPS=1 BENCH_WALL_REPS=40: a focused A/B of one figure with more repetitions.
+  const stepsList = process.env.BENCH_WALL_STEPS?.split(',').map(Number) ?? [1, 10, 50];
+  for (const steps of stepsList) {
     const per: Record<string, number[]> = { inProcess: [], engineFloor: [], peer: [], durable: [] };
     // Interleaved, so that noise from the shared machine falls on every system alike.
-    for (let r = 0; r < P.reps[steps]!; r++) {
+    const reps = Number(process.env.BENCH_WALL_REPS ?? P.reps[steps] ?? 4);
+    for (let r = 0; r < reps; r++) {
       for (const name of ['inProcess', 'engineFloor', 'peer', 'durable'] as const) {
         const t = performance.now();
         await s[name](steps);
@@ -155,7 +187,7 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('| steps | engine floor | @temporalio/ai-sdk | this project |');
   say('|---|---|---|---|');
   const rows: Array<{ x: number; y: number; series: string }> = [];
-  const out: Record<number, Record<string, { events: number; bytes: number }>> = {};
+  const out: Record<number, Record<string, Awaited<ReturnType<typeof chainHistory>>>> = {};
   for (const steps of P.historySteps) {
     const ids = {
       'engine floor': `floor-h-${randomUUID()}`,
@@ -181,19 +213,29 @@ async function historyGrowth(s: Systems): Promise<void> {
     });
     out[steps] = {};
     for (const [series, id] of Object.entries(ids)) {
-      const history = await historyOf(s, id);
-      const bytes = temporal.api.history.v1.History.encode(history).finish().length;
-      out[steps]![series] = { events: history.events?.length ?? 0, bytes };
-      rows.push({ x: steps, y: bytes / 1024, series });
+      const chain = await chainHistory(s, id);
+      out[steps]![series] = chain;
+      rows.push({ x: steps, y: chain.bytes / 1024, series });
     }
     const cell = (k: string) => `${out[steps]![k]!.events} / ${fmt(out[steps]![k]!.bytes / 1024, 0)}`;
     say(`| ${steps} | ${cell('engine floor')} | ${cell('@temporalio/ai-sdk')} | ${cell('this project')} |`);
   }
-  const [a, b] = [P.historySteps[1]!, P.historySteps[2]!];
+  say('');
+  say('(Summed over the continue-as-new chain of each run.)');
+  say('');
+  for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
+    const one = out[1]![series]!;
+    const local = one.localActivities > 0 ? ` (and ${one.localActivities} local)` : '';
+    const counts = `${one.workflowTasks} workflow tasks, ${one.activities} activities${local}, ${one.events} events`;
+    say(`- ${series}, 1-step run: ${counts}`);
+  }
+  const [a, b] = [50, 200];
   for (const series of ['engine floor', '@temporalio/ai-sdk', 'this project']) {
     // Bytes per step grow with steps when every model call carries the whole conversation.
     const growth = out[b]![series]!.bytes / b / (out[a]![series]!.bytes / a);
-    say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)}`);
+    const perStep = (n: number) => fmt(out[n]![series]!.bytes / n / 1024, 2);
+    const kibs = `${perStep(a)} / ${perStep(b)} KiB a step`;
+    say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (${kibs})`);
     say('  (1 is linear growth; more means superlinear)');
   }
   results.history = out;
@@ -201,6 +243,23 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('');
   say('![history](results/history-bytes.png)');
   say('');
+}
+
+/** One run that asks for 20 approvals one after the other: what waiting on pauses adds to its history. */
+async function approvalHistory(s: Systems): Promise<void> {
+  const approvals = 20;
+  const script = [
+    ...Array.from({ length: approvals }, (_, i) => ({ toolCalls: [{ toolName: 'guarded', args: { i } }] })),
+    { text: 'done' },
+  ];
+  let run = await s.client.generate('bench-agent', 'go', { model: 'scripted', script, maxSteps: approvals + 1 });
+  while (run.finishReason === 'suspended') run = await s.client.approveToolCallGenerate({ runId: run.runId });
+  const chain = await chainHistory(s, run.runId);
+  say('## History of a run with 20 approvals');
+  say('');
+  say(`${chain.events} events, ${fmt(chain.bytes / 1024, 0)} KiB, ${chain.upserts} memo upserts`);
+  say('');
+  results.approvalHistory = chain;
 }
 
 async function approvalLatency(s: Systems): Promise<void> {
@@ -447,19 +506,21 @@ try {
       'and one no-op tool call, then a final model call.',
   );
   say('');
-  await wallTimePerStep(s);
-  await historyGrowth(s);
-  await approvalLatency(s);
-  await throughput(address, s);
-  await waitingRuns(address);
-  await streamLatency(s);
-  await agentctlStartToExit(address, s);
-  await streamReaderHistory(s);
+  if (section('wall')) await wallTimePerStep(s);
+  if (section('history')) await historyGrowth(s);
+  if (section('approvals')) await approvalLatency(s);
+  if (section('approval-history')) await approvalHistory(s);
+  if (section('throughput')) await throughput(address, s);
+  if (section('waiting')) await waitingRuns(address);
+  if (section('stream')) await streamLatency(s);
+  if (section('agentctl')) await agentctlStartToExit(address, s);
+  if (section('readers')) await streamReaderHistory(s);
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
   await s.close();
   await server.stop();
 }
 await mkdir('bench/results', { recursive: true });
-await writeFile(`bench/results/${mode}.json`, JSON.stringify(results, null, 2) + '\n');
-await writeFile(`bench/results/${mode}.md`, lines.join('\n') + '\n');
+const file = only ? `${mode}-only` : mode;
+await writeFile(`bench/results/${file}.json`, JSON.stringify(results, null, 2) + '\n');
+await writeFile(`bench/results/${file}.md`, lines.join('\n') + '\n');

@@ -23,6 +23,7 @@ import type { AgentRegistry } from '../registry.js';
 import { zodFromJsonSchema } from '../schemas/json.js';
 import { jsonBytes, kib, MAX_DATA_BYTES, MAX_ID, clip } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
+import { scriptOfCall, type Script } from '../schemas/script.js';
 import type { Usage } from '../schemas/run-result.js';
 import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import { checkWith } from '../tools/schema.js';
@@ -54,7 +55,7 @@ export async function callModel(
 ): Promise<CallModelOutput> {
   const agent = registry.get(input.agentId);
   const model: LanguageModel = input.model
-    ? resolveModel(input.model, { script: input.script, ...threadSteps(input) }, factories)
+    ? resolveModel(input.model, { script: scriptOf(input), ...threadSteps(input) }, factories)
     : (agent.model as LanguageModel);
   const activity = Context.current();
 
@@ -345,6 +346,11 @@ export function markDuplicateIds(calls: ModelToolCall[]): ModelToolCall[] {
 function invalidCallMessage(toolName: string, error: unknown): string {
   const reason = errorMessage(error);
   return `Invalid call of tool "${toolName}": ${reason}. Call it again with arguments that match its input schema.`;
+}
+
+/** The run's script as the scripted model reads it, from the whole script or the one step the call carries. */
+function scriptOf(input: CallModelInput): Script | undefined {
+  return input.script && scriptOfCall(input.script, input.scriptWindow);
 }
 
 /** The assistant messages the run's thread put before the run's own, for the scripted model. */

@@ -10,7 +10,7 @@ import type { Notification } from '../schemas/notification.js';
 import type { ProgressTarget } from '../schemas/run-input.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
-import type { Script } from '../schemas/script.js';
+import type { Script, ScriptWindow } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
@@ -63,7 +63,9 @@ export interface CallModelInput {
   publishToken?: string;
   /** Model name; undefined means the model instance the agent was defined with. */
   model: string | undefined;
+  /** The run's script, or (with `scriptWindow`) the one step of it this call needs. */
   script: Script | undefined;
+  scriptWindow?: ScriptWindow;
   instructions: string;
   messages: Message[];
   /**

@@ -25,7 +25,7 @@ import {
   type SentDecision,
 } from './decisions.js';
 import { autoResumeOnThread, type AutoResumed } from './auto-resume.js';
-import { startRun } from './start-run.js';
+import { startRun, startRunWaiting } from './start-run.js';
 import {
   buildRunInput,
   DEFAULT_STREAM_GRACE_MS,
@@ -223,14 +223,14 @@ export class AgentClient {
   async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
     const resumed = await this.autoResume(agentId, prompt, options);
     if (resumed) return this.next(resumed.runId, { decisionId: resumed.decisionId });
-    const { runId } = await startRun(this.ctx, {
+    const { runId, pause } = await startRunWaiting(this.ctx, {
       agentId,
       prompt,
       options,
       principal: this.principal,
       warn: this.warn,
     });
-    return this.next(runId);
+    return nextResult(this.ctx, runId, {}, pause);
   }
 
   /** Waits until the run finishes and returns its result; throws `RunFailedError` if it failed. */

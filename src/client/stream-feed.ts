@@ -236,6 +236,10 @@ export class StreamFeed {
       // The first reader started past the end: the cache starts where the stream ends.
       this.base = page.end;
       this.cache = [];
+    } else if (page.from > this.cacheEnd) {
+      // A continued run does not carry its finished segments: the cache starts again where its log does.
+      this.base = page.from;
+      this.cache = chunksOf(page);
     } else if (page.from === this.cacheEnd) {
       this.cache.push(...chunksOf(page));
       const over = this.cache.length - CACHE_CHUNKS;

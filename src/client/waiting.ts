@@ -8,7 +8,7 @@ import { decisionRefused } from '../errors.js';
 import { RefusalTypeSchema } from '../schemas/decisions.js';
 import { RunResultSchema, type RunResult } from '../schemas/run-result.js';
 import type { agentRun } from '../workflows/agent-run.js';
-import { nextPauseUpdate } from '../workflows/messages.js';
+import { nextPauseUpdate, runStateQuery, type PauseSnapshot, type RunSnapshot } from '../workflows/messages.js';
 import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
 import { getRun, runError } from './runs.js';
@@ -34,16 +34,37 @@ export interface NextPauseAfter {
  * Waits until the run pauses (now or later) or finishes, and returns the result then. A refused
  * decision (`decisionId`) throws its typed refusal.
  */
-export async function nextResult(ctx: ClientContext, runId: string, after: NextPauseAfter = {}): Promise<RunResult> {
+export async function nextResult(
+  ctx: ClientContext,
+  runId: string,
+  after: NextPauseAfter = {},
+  /** The answer of a `nextPause` already sent (with the run's start), for the first wait. */
+  sent?: Promise<PauseSnapshot | RunSnapshot>,
+): Promise<RunResult> {
   runRef(runId);
   const handle = ctx.temporal.workflow.getHandle(runId);
   try {
-    let snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
-    // `running` means the run handed over to a fresh history (continue-as-new): ask the new one.
-    while (snapshot.status === 'running') snapshot = await handle.executeUpdate(nextPauseUpdate, { args: [after] });
-    // A completed run's snapshot is its result; no need to wait out a stream's grace period.
-    if (snapshot.status === 'suspended' || snapshot.status === 'completed')
-      return RunResultSchema.parse(snapshot.result);
+    let wanted = after;
+    let first = sent;
+    for (;;) {
+      const snapshot = await (first ?? handle.executeUpdate(nextPauseUpdate, { args: [wanted] }));
+      first = undefined;
+      // `running` means the run handed over to a fresh history (continue-as-new): ask the new one.
+      if (snapshot.status === 'running') continue;
+      // Workers from before the slim answer send the result with it.
+      if ('result' in snapshot) {
+        if (snapshot.status === 'suspended' || snapshot.status === 'completed')
+          return RunResultSchema.parse(snapshot.result);
+        break;
+      }
+      // A completed run's result without waiting out a stream's grace period: the run answers while open.
+      if (snapshot.status === 'completed' && !snapshot.lingers) break;
+      if (snapshot.status !== 'suspended' && snapshot.status !== 'completed') break;
+      const now = await handle.query(runStateQuery);
+      if (now.status === 'suspended' || now.status === 'completed') return RunResultSchema.parse(now.result);
+      // A decision moved the run on between the answer and the query: wait for its next pause.
+      wanted = { afterVersion: Math.max(now.version, snapshot.version) };
+    }
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
     if (cause instanceof ApplicationFailure) {

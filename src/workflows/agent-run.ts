@@ -31,6 +31,7 @@ import { safeParse, type JsonValue } from '../schemas/json.js';
 import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
+import { scriptForCall } from '../schemas/script.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
@@ -48,7 +49,7 @@ import {
   NextPauseRequestSchema,
   runStateQuery,
   type NextPauseRequest,
-  type RunSnapshot,
+  type PauseSnapshot,
 } from './messages.js';
 import { RunState } from './run-state.js';
 import { recordOutcome, toolCallSpan } from './spans.js';
@@ -64,9 +65,15 @@ import { offeredOnThread, storedMemory, withWorkingMemory, workingMemoryOf } fro
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
 
-const { describeAgent } = proxyActivities<AgentActivities>({
+const describeRetry = { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES };
+const { describeAgent } = proxyActivities<AgentActivities>({ startToCloseTimeout: '30 seconds', retry: describeRetry });
+/**
+ * The agent's description is read from the worker's own registry: as a local activity it costs no
+ * round trip through the server, and the first model call is scheduled in the run's first workflow task.
+ */
+const { describeAgent: describeAgentHere } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES },
+  retry: describeRetry,
 });
 
 /**
@@ -172,6 +179,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     await state.notificationsDelivered();
     await condition(allHandlersFinished);
   });
+  state.flushMirror();
   if ('failure' in outcome) throw outcome.failure;
   return outcome.result;
 }
@@ -197,7 +205,7 @@ async function receiveDecision(state: RunState, kind: DecisionKind, raw: unknown
   state.decide(kind, raw);
 }
 
-async function nextPause(state: RunState, request: NextPauseRequest): Promise<RunSnapshot> {
+async function nextPause(state: RunState, request: NextPauseRequest): Promise<PauseSnapshot> {
   const { decisionId, afterVersion = -1 } = request ?? {};
   if (decisionId) {
     await condition(() => state.verdict(decisionId) !== undefined || state.done || state.continuing);
@@ -210,7 +218,8 @@ async function nextPause(state: RunState, request: NextPauseRequest): Promise<Ru
     () => state.done || state.continuing || (state.status === 'suspended' && state.version > afterVersion),
   );
   // A run handing over to its continuation answers `running`: the caller asks the new run.
-  return state.snapshot();
+  const { status, version } = state;
+  return { status, version, ...(state.graceMs > 0 && state.done ? { lingers: true as const } : {}) };
 }
 
 /**
@@ -222,6 +231,8 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
   state.stream.draining = true;
   await state.notificationsDelivered();
   await condition(allHandlersFinished);
+  // The continuation starts with the memo and search attributes as they stand.
+  state.flushMirror();
   const info = workflowInfo();
   const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
     memo: info.memo,
@@ -238,7 +249,7 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
 async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
-  const agentSpec = withToolKinds(input.carry?.spec ?? (await describeAgent({ agentId: input.agentId })));
+  const agentSpec = withToolKinds(input.carry?.spec ?? (await describeOnce(state, input.agentId)));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
@@ -293,7 +304,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
         runId: state.runId,
         agentId: spec.id,
         model: options.model ?? spec.model,
-        script: options.script,
+        ...(options.script
+          ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
+          : { script: undefined }),
         // Each step is shown the working memory as it stands, after the run's own updates.
         instructions: withWorkingMemory(
           options.instructions ?? spec.instructions,
@@ -354,6 +367,11 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     if (model.toolCalls.length === 0 || toolRun) break;
   }
   return state.snapshot().result;
+}
+
+/** Runs started before the description became a local activity replay with the activity they scheduled. */
+function describeOnce(state: RunState, agentId: string): Promise<AgentSpec> {
+  return state.lean ? describeAgentHere({ agentId }) : describeAgent({ agentId });
 }
 
 /**

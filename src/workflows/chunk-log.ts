@@ -1,7 +1,7 @@
 /**
  * The run's stream: an append-only log of chunks in the workflow's memory, read by offset. Publishing
  * adds nothing to the history, and neither does reading (the `readStream` query); a run that
- * continues as new carries the log on, so offsets go on across the chain.
+ * continues as new carries its open segment on, so offsets go on across the chain.
  */
 import { defaultPayloadConverter } from '@temporalio/workflow';
 import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
@@ -67,9 +67,19 @@ export class ChunkLog {
     return { from: this.base + start, chunks, end: this.end, live: this.live };
   }
 
-  /** What the next run of a run that continues as new starts its log with. */
-  carry(): CarriedLog {
-    return { base: this.base, chunks: [...this.chunks] };
+  /** The offset of the first chunk held. */
+  get start(): number {
+    return this.base;
+  }
+
+  /**
+   * What the next run of a run that continues as new starts its log with: the chunks from `from` on
+   * (the open segment's start), at the same offsets. Finished segments stay in the run that ends;
+   * readers behind read them there, and the result has what they said.
+   */
+  carry(from = this.base): CarriedLog {
+    const at = Math.min(Math.max(from, this.base), this.end);
+    return { base: at, chunks: this.chunks.slice(at - this.base) };
   }
 }
 

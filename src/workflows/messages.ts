@@ -42,6 +42,19 @@ export interface RunSnapshot {
 
 export const runStateQuery = defineQuery<RunSnapshot>('runState');
 
+/**
+ * What `nextPause` answers: where the run stands, not its result. An update's answer is recorded in
+ * the history, once per waiter and pause; the result is read from the `runState` query (recorded
+ * nowhere) or, for a run that ended, from the run's own result. `lingers`: the run stays open a
+ * while for its stream's readers, so its result comes later than the answer. Workers from before
+ * answered with the whole {@link RunSnapshot}.
+ */
+export interface PauseSnapshot {
+  status: RunStatus;
+  version: number;
+  lingers?: true;
+}
+
 /** What `nextPause` waits for. */
 export const NextPauseRequestSchema = z
   .object({
@@ -54,10 +67,10 @@ export const NextPauseRequestSchema = z
 export type NextPauseRequest = z.infer<typeof NextPauseRequestSchema>;
 
 /**
- * Waits until the run pauses (a call waits on a decision) or finishes, and returns the snapshot then.
+ * Waits until the run pauses (a call waits on a decision) or finishes, and says where it stands then.
  * This is how `generate()` and the decision methods of the client wait, with no polling.
  */
-export const nextPauseUpdate = defineUpdate<RunSnapshot, [NextPauseRequest]>('nextPause');
+export const nextPauseUpdate = defineUpdate<PauseSnapshot | RunSnapshot, [NextPauseRequest]>('nextPause');
 
 /**
  * Chunks from the run's own model activity, in batches; the run takes only batches that carry its

@@ -3,7 +3,13 @@
  * ledger decides: the conversation, the ledger of waiting calls and decisions, the stream and its
  * segments, and the mirror (memo, search attributes, reports to a parent run).
  */
-import { CancellationScope, condition, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  proxyActivities,
+} from '@temporalio/workflow';
 import type { AgentActivities, ModelToolCall } from '../activities/contracts.js';
 import { readers } from '../approvals/access.js';
 import { msUntil } from '../approvals/deadline.js';
@@ -48,6 +54,9 @@ const { notify } = proxyActivities<AgentActivities>({
   },
 });
 
+/** The patch of the lean history's commands; runs from before replay without it. */
+export const LEAN_HISTORY_PATCH = 'lean-history';
+
 /** How long a run that ends waits for its last notifications to be delivered. */
 const NOTIFY_DRAIN = '1 minute';
 
@@ -69,10 +78,25 @@ export class RunState {
   /** Where its sub-agents' progress goes, and its own (a sub-agent's run below a streamed run). */
   progress: ProgressRouting | undefined;
   private readonly segments = new StreamSegments();
+  /** The offset of the open segment's `start` chunk: a continuation carries the stream from there. */
+  private segmentStart: number;
   /** Sub-agents' progress that arrived while the stream was paused: it opens the next segment. */
   private readonly heldProgress: AgentProgressChunk[] = [];
   private readonly ledger: ApprovalLedger;
   private readonly mirror: RunMirror;
+  /**
+   * Whether the memo and search attributes are written once per workflow task, with what they say
+   * then, rather than at every change (runs from before replay as they ran): see `lean`.
+   */
+  private readonly coalesced: boolean;
+  /**
+   * Whether the run takes the lean history's commands (`LEAN_HISTORY_PATCH`): its memo and search
+   * attributes once per workflow task, the agent's description as a local activity. One patch for both:
+   * each patch adds a marker and a search attribute upsert to every run's history.
+   */
+  readonly lean: boolean;
+  /** What changed since the memo and search attributes were last written. */
+  private readonly stale = { memo: false, attributes: false };
   /** Accepted decisions, by the own call they resolve, until its waiter takes them. */
   private readonly resolutions = new Map<string, Resolution>();
   /** Who started the run (for a sub-agent's run: the top run), and who may read it. */
@@ -91,9 +115,43 @@ export class RunState {
   ) {
     this.conversation = new Conversation(messages, carry?.steps);
     this.stream = new ChunkLog(carry?.stream);
+    this.segmentStart = this.stream.start;
     this.ledger = new ApprovalLedger(runId, carry?.decisions);
     this.mirror = new RunMirror(runId, agentId, parent);
     if (carry) this.version = carry.version;
+    this.lean = patched(LEAN_HISTORY_PATCH);
+    this.coalesced = this.lean;
+    // Not cancelled with the run: its last writes (cancelled) still go out.
+    if (this.coalesced) void CancellationScope.nonCancellable(() => this.writeWhenStale());
+  }
+
+  /**
+   * Writes the memo and search attributes when something changed. A condition is checked once the
+   * workflow task's code has run as far as it can (and after each job), so the changes of one task
+   * are written together, in one command each, at the same point on replay.
+   */
+  private async writeWhenStale(): Promise<never> {
+    for (;;) {
+      await condition(() => this.stale.memo || this.stale.attributes);
+      this.flushMirror();
+    }
+  }
+
+  /** Writes what changed now: before the run ends or hands over, which ends its workflow task. */
+  flushMirror(): void {
+    if (this.stale.attributes) this.mirror.writeSearchAttributes(this.status, this.pending());
+    if (this.stale.memo) this.mirror.writeMemo(this.memo());
+    this.stale.attributes = this.stale.memo = false;
+  }
+
+  private writeMemo(): void {
+    if (this.coalesced) this.stale.memo = true;
+    else this.mirror.writeMemo(this.memo());
+  }
+
+  private writeAttributes(): void {
+    if (this.coalesced) this.stale.attributes = true;
+    else this.mirror.writeSearchAttributes(this.status, this.pending());
   }
 
   /**
@@ -143,7 +201,7 @@ export class RunState {
       steps: [...this.conversation.steps],
       decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
       version: this.version,
-      stream: this.stream.carry(),
+      stream: this.stream.carry(this.segmentStart),
       ...(this.thread ? { threadMessages: this.thread.prefix } : {}),
       ...(this.thread?.workingMemory !== undefined ? { workingMemory: this.thread.workingMemory } : {}),
     };
@@ -164,6 +222,7 @@ export class RunState {
   }
 
   publish(chunk: RunChunk): void {
+    if (chunk.type === 'start') this.segmentStart = this.stream.end;
     this.stream.append(chunk);
     this.progress?.forward(chunk);
   }
@@ -286,7 +345,7 @@ export class RunState {
     for (const effect of effects) {
       switch (effect.type) {
         case 'record':
-          this.mirror.writeMemo(this.memo());
+          this.writeMemo();
           this.report();
           break;
         case 'change':
@@ -417,8 +476,8 @@ export class RunState {
   private changed(): void {
     this.version++;
     if (!this.done) this.status = this.pending().length > 0 ? 'suspended' : 'running';
-    this.mirror.writeSearchAttributes(this.status, this.pending());
-    this.mirror.writeMemo(this.memo());
+    this.writeAttributes();
+    this.writeMemo();
     this.report();
   }
 

@@ -52,6 +52,8 @@ interface Recording {
   alsoRecord?: string;
   /** Also record the history of the sub-agent run of this delegating call, as `<name>-child.json`. */
   alsoRecordChild?: string;
+  /** The run continues as new: also record the first run of its chain, as `<name>-first.json`. */
+  alsoRecordFirst?: boolean;
 }
 
 /** The thread of the auto-resume recording: a fresh one each time. */
@@ -61,6 +63,25 @@ const autoThread = { threadId: `history-auto-${randomUUID()}`, resourceId: 'hist
 const sharedThread = { threadId: `history-shared-${randomUUID()}`, resourceId: 'history-resource' };
 
 const recordings: Record<string, Recording> = {
+  // The lean history: the description as a local activity, memo and search attributes written once a
+  // workflow task, a slim nextPause answer, one script step a model call; an approval, then the run
+  // continues as new carrying its open stream segment only.
+  'lean-continued': {
+    agentId: 'toolbox-agent',
+    prompt: 'go',
+    options: {
+      model: 'scripted',
+      continueAsNewEvery: 2,
+      script: [
+        { toolCalls: [{ toolName: 'add', args: { a: 1, b: 1 } }] },
+        { toolCalls: [{ toolName: 'guarded', args: { target: 'x' } }] },
+        { toolCalls: [{ toolName: 'add', args: { a: 3, b: 1 } }] },
+        { text: 'done' },
+      ],
+    },
+    then: (client, runId) => client.approveToolCallGenerate({ runId, by: 'ops' }),
+    alsoRecordFirst: true,
+  },
   // A run on a thread suspends; the next messages on the thread go to it as autoResume updates: one
   // without the data (refused, still waiting), then one the model reads the data from (resumed).
   'auto-resume': {
@@ -442,7 +463,18 @@ const { worker, run } = await createWorker({
 const running = run();
 try {
   for (const [name, recording] of Object.entries(recordings)) {
-    const { agentId, prompt, options, streamGraceMs, traced, then, before, alsoRecord, alsoRecordChild } = recording;
+    const {
+      agentId,
+      prompt,
+      options,
+      streamGraceMs,
+      traced,
+      then,
+      before,
+      alsoRecord,
+      alsoRecordChild,
+      alsoRecordFirst,
+    } = recording;
     if (only.length > 0 && !only.includes(name)) continue;
     const client = traced ? tracingClient : plainClient;
     await before?.(client);
@@ -464,6 +496,13 @@ try {
       const otherFile = new URL(`${name}-thread.json`, corpus);
       await writeFile(otherFile, historyToJSON(other) + '\n');
       console.log(`recorded ${alsoRecord}: ${other.events?.length} events -> ${otherFile.pathname}`);
+    }
+    if (alsoRecordFirst) {
+      const firstRunId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
+      const first = await client.temporal.workflow.getHandle(runId, firstRunId).fetchHistory();
+      const firstFile = new URL(`./${name}-first.json`, import.meta.url);
+      await writeFile(firstFile, historyToJSON(first) + '\n');
+      console.log(`recorded the first run of ${runId}: ${first.events?.length} events -> ${firstFile.pathname}`);
     }
     if (alsoRecordChild) {
       const childId = `${runId}::${alsoRecordChild}`;

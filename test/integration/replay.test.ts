@@ -66,6 +66,10 @@ describe('replay of recorded histories', () => {
         // A run shown its thread's task list, whose tools change it; and the thread, which keeps it.
         'thread-tasks.json',
         'thread-tasks-thread.json',
+        // The lean history (lean-history patch): local description, memo once a task, slim nextPause, one
+        // script step a call; an approval, then continue-as-new with the open stream segment (both runs).
+        'lean-continued-first.json',
+        'lean-continued.json',
       ]),
     );
   });

@@ -275,8 +275,10 @@ describe('a conversation that continues', () => {
   it('leaves a run without a thread as it was: no thread, no new commands', async () => {
     const done = await w.client.generate('thread-chat', 'plain', { script: [{ text: 'plain answer' }] });
     const events = await historyEventTypes(w.client, done.runId);
-    expect(events.filter((e) => e.includes('ACTIVITY_TASK_SCHEDULED'))).toHaveLength(2); // describeAgent, callModel
-    expect(events.some((e) => e.includes('SIGNAL_EXTERNAL') || e.includes('MARKER'))).toBe(false);
+    expect(events.filter((e) => e.includes('ACTIVITY_TASK_SCHEDULED'))).toHaveLength(1); // callModel (the description is local)
+    expect(events.some((e) => e.includes('SIGNAL_EXTERNAL'))).toBe(false);
+    // The lean-history patch and the description (a local activity); no thread-memory patch.
+    expect(events.filter((e) => e.includes('MARKER'))).toHaveLength(2);
   });
 });
 
