@@ -85,11 +85,16 @@ const transfer: Script = [
 const id = (span: ReadableSpan) => span.spanContext().spanId;
 const traceOf = (span: ReadableSpan) => span.spanContext().traceId;
 
+/**
+ * The client's start span: `generate()` starts a run with its first `nextPause` update in one request
+ * (update-with-start), `start()` and `stream()` with a plain start.
+ */
+const START_SPANS = ['StartWorkflow:agentRun', 'UpdateWithStartWorkflow:nextPause'];
+const isStart = (s: ReadableSpan) => START_SPANS.includes(s.name);
+
 /** The client's start span of a run. */
 function startSpan(runId: string): ReadableSpan | undefined {
-  return exporter
-    .getFinishedSpans()
-    .find((s) => s.name === 'StartWorkflow:agentRun' && s.attributes.temporalWorkflowId === runId);
+  return exporter.getFinishedSpans().find((s) => isStart(s) && s.attributes.temporalWorkflowId === runId);
 }
 
 /** The spans of a run's trace, once `done` holds of them (workflow spans arrive when their task completes). */
@@ -122,7 +127,7 @@ it('traces a run as one trace: client start, workflow, activities, model calls a
   expect(done.text).toBe('Moved.');
 
   const spans = await traceSpans(paused.runId, (all) => all.some((s) => s.name === 'RunWorkflow:agentRun'));
-  const start = one(spans, 'StartWorkflow:agentRun');
+  const start = one(spans, 'UpdateWithStartWorkflow:nextPause');
   expect(start.parentSpanId).toBeUndefined();
   const workflow = one(spans, 'RunWorkflow:agentRun');
   expect(workflow.parentSpanId).toBe(id(start));
@@ -140,7 +145,7 @@ it('traces a run as one trace: client start, workflow, activities, model calls a
     // Nested in its activity's span, by way of the AI SDK's operation span.
     const ancestors = ancestry(spans, call).map((s) => s.name);
     expect(ancestors).toContain('RunActivity:callModel');
-    expect(ancestors.at(-1)).toBe('StartWorkflow:agentRun');
+    expect(ancestors.at(-1)).toBe('UpdateWithStartWorkflow:nextPause');
   }
   expect(inference.map((s) => s.attributes['gen_ai.response.finish_reasons']).sort()).toEqual([
     ['stop'],
@@ -250,7 +255,7 @@ it("keeps a sub-agent's run in its supervisor's trace, down the chain, with the 
   const depth = (x: ReadableSpan) => String(x.attributes.temporalWorkflowId).split('::').length;
   const [top, middle, bottom] = [1, 2, 3].map((d) => runs(spans).find((x) => depth(x) === d));
   expect(ancestry(spans, middle!).map((x) => x.name)).toEqual(
-    expect.arrayContaining(['execute_tool agent-ops', 'RunWorkflow:agentRun', 'StartWorkflow:agentRun']),
+    expect.arrayContaining(['execute_tool agent-ops', 'RunWorkflow:agentRun', 'UpdateWithStartWorkflow:nextPause']),
   );
   expect(ancestry(spans, bottom!).map((x) => x.name)).toContain('execute_tool agent-records');
   expect(ancestry(spans, bottom!)).toContain(top);
@@ -280,7 +285,7 @@ it('keeps a run that continues as new in its trace', async () => {
 });
 
 it('replays traced runs without non-determinism, on a worker that does not trace', async () => {
-  const traced = exporter.getFinishedSpans().filter((x) => x.name === 'StartWorkflow:agentRun');
+  const traced = exporter.getFinishedSpans().filter(isStart);
   expect(traced.length).toBeGreaterThanOrEqual(3);
   for (const start of traced) {
     const runId = String(start.attributes.temporalWorkflowId);
