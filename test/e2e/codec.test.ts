@@ -154,12 +154,18 @@ it('worker, agentctl, codec server and Temporal CLI share one keyring; without i
   // The history as the server keeps it, and as the CLI shows it through the codec server.
   const stored = await temporalShow(paused.runId, []);
   expect(stored.code).toBe(0);
-  // In clear: only the search attributes (agent id, status, waiting tool-call ids), which no codec encodes.
+  // In clear: the search attributes (agent id, status, waiting tool-call ids, and Temporal's own
+  // TemporalChangeVersion naming the run loop's patches), which no codec encodes, and the SDK's marker
+  // details (a patch's id; a local activity's type and times): none of them holds the run's data.
   const clear = payloadsIn(stored.out).filter((p) => p.encoding !== 'binary/encrypted');
   expect(new Set(clear.map((p) => p.encoding))).toEqual(new Set(['json/plain']));
-  expect(new Set(clear.flatMap((p) => JSON.parse(p.text) as string | string[]))).toEqual(
-    new Set(['records-agent', 'running', 'suspended', 'call-1-0']),
-  );
+  const values = clear.map((p) => JSON.parse(p.text) as unknown);
+  const names = values.flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : []));
+  expect(new Set(names)).toEqual(new Set(['records-agent', 'running', 'suspended', 'call-1-0', 'lean-history']));
+  expect(values.filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v))).toEqual([
+    { id: 'lean-history', deprecated: false },
+    expect.objectContaining({ activity_type: 'describeAgent' }),
+  ]);
   expect(stored.out).not.toContain(prompt);
   const auth = ['--codec-endpoint', codecServer.url, '--codec-auth'];
   const decoded = await temporalShow(paused.runId, [...auth, `Bearer ${TOKEN}`]);
