@@ -249,6 +249,11 @@ async function continueRun(state: RunState, input: RunInput, spec: AgentSpec): P
 
 /** The steps of the run; it continues as new (between steps) when its history has grown long. */
 async function run(input: RunInput, state: RunState): Promise<StoredRunResult | { continueWith: AgentSpec }> {
+  // Asked before the description, in the run's first activation. The description is a local activity
+  // in a lean run: when it ran, the code after it may have run in the next workflow task; on replay its
+  // result comes back in the task that recorded it, where a patch recorded in the next one reads as
+  // absent (and the run would fail with a non-determinism error).
+  const threadMemory = state.lean && beginsThreadTurn(input) ? patched('thread-memory') : undefined;
   const agentSpec = withToolKinds(input.carry?.spec ?? (await describeOnce(state, input.agentId)));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
@@ -270,7 +275,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const streaming = input.stream !== undefined;
   if (input.carry) state.announce();
   else state.publish({ type: 'start', runId: state.runId, agentId: spec.id, resumed: false });
-  await joinThread(input, options, state, spec);
+  await joinThread(input, options, state, spec, threadMemory);
   if (state.thread?.records) {
     const settings = {
       suspensions: options.autoResumeSuspendedTools === true,
@@ -369,6 +374,11 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   return state.snapshot().result;
 }
 
+/** Whether the run begins a turn on its thread: a caller's run on a thread, not continued, not a tool run. */
+function beginsThreadTurn(input: RunInput): boolean {
+  return input.options?.threadId !== undefined && !input.toolCall && !input.parent && !input.carry;
+}
+
 /** Runs started before the description became a local activity replay with the activity they scheduled. */
 function describeOnce(state: RunState, agentId: string): Promise<AgentSpec> {
   return state.lean ? describeAgentHere({ agentId }) : describeAgent({ agentId });
@@ -381,7 +391,13 @@ function describeOnce(state: RunState, agentId: string): Promise<AgentSpec> {
  * it. A continued run keeps
  * the link it had.
  */
-async function joinThread(input: RunInput, options: RunOptions, state: RunState, spec: AgentSpec): Promise<void> {
+async function joinThread(
+  input: RunInput,
+  options: RunOptions,
+  state: RunState,
+  spec: AgentSpec,
+  threadMemory: boolean | undefined,
+): Promise<void> {
   const { threadId, resourceId } = options;
   if (!threadId || input.toolCall || (input.parent && !input.parent.threadContext)) return;
   const workflowId = threadWorkflowId(resourceId, threadId);
@@ -402,7 +418,7 @@ async function joinThread(input: RunInput, options: RunOptions, state: RunState,
     return;
   }
   // Runs on a thread started before threads kept their conversation replay without it.
-  if (!patched('thread-memory')) return;
+  if (!(threadMemory ?? patched('thread-memory'))) return;
   const keepsMemory = workingMemoryOf(spec) !== undefined;
   const { history, workingMemory, tasks } = await beginThreadTurn({
     threadId,
