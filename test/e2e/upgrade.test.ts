@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { access, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient, type BuildInfo, type RunResult, type Script } from '../../src/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
@@ -97,6 +98,32 @@ async function patchesOf(side: Side, runId: string): Promise<string[]> {
   });
 }
 
+/**
+ * The run's result once it ends; fails as soon as the run is wedged instead (a workflow task failed,
+ * say by non-determinism: the worker retries such a task forever and the run never ends).
+ */
+async function finished(side: Side, runId: string): Promise<RunResult> {
+  const handle = clients[side].temporal.workflow.getHandle(runId);
+  let settled = false;
+  const wedged = (async (): Promise<never> => {
+    for (;;) {
+      const failed = (await handle.fetchHistory()).events?.find((e) => e.workflowTaskFailedEventAttributes);
+      if (failed) {
+        const why = failed.workflowTaskFailedEventAttributes?.failure?.message;
+        throw new Error(`run ${runId} is wedged: a workflow task failed: ${why}`);
+      }
+      if (settled) throw new Error('not wedged');
+      await sleep(500);
+    }
+  })();
+  try {
+    return await Promise.race([clients[side].result(runId), wedged]);
+  } finally {
+    settled = true;
+    wedged.catch(() => undefined);
+  }
+}
+
 const lookupScript: Script = [
   { toolCalls: [{ toolName: 'legacyLookup', args: { id: 'r1' } }] },
   { text: 'Looked up.' },
@@ -140,7 +167,7 @@ async function startRuns(side: Side): Promise<InFlight> {
 async function approve(run: RunResult): Promise<void> {
   const { toolCallId, fingerprint } = run.suspendPayload!;
   const out = await ctl('--as', 'ops', 'approve', run.runId, '--tool-call', toolCallId, '--fingerprint', fingerprint);
-  expect(out).toMatchObject({ code: 0 });
+  expect(out, out.stderr).toMatchObject({ code: 0 });
 }
 
 /** The input schema shown with a waiting call (`agentctl runs show --json`): what its approver decides on. */
@@ -192,9 +219,9 @@ describe('upgrading from v1 to v2 while runs are in flight', { timeout: 600_000 
     // Auto-upgraded runs finish on v2, with v2's tools: the removed tool and the call that no longer fits
     // the schema are tool errors the model sees (the call never runs with arguments nobody approved).
     const up = {
-      lookup: await clients.upgrading.result(upgrading.lookup.runId),
-      transfer: await clients.upgrading.result(upgrading.transfer.runId),
-      step: await clients.upgrading.result(upgrading.step),
+      lookup: await finished('upgrading', upgrading.lookup.runId),
+      transfer: await finished('upgrading', upgrading.transfer.runId),
+      step: await finished('upgrading', upgrading.step),
     };
     expect(up.lookup).toMatchObject({ finishReason: 'stop', text: 'Looked up.' });
     expect(up.lookup.toolResults).toEqual([
@@ -237,9 +264,9 @@ describe('upgrading from v1 to v2 while runs are in flight', { timeout: 600_000 
     // A v1 worker started again (not made current) drains them, with v1's code.
     const drain = await startWorker('v1', 'pinned', { setCurrent: false });
     const kept = {
-      lookup: await clients.pinned.result(pinned.lookup.runId),
-      transfer: await clients.pinned.result(pinned.transfer.runId),
-      step: await clients.pinned.result(pinned.step),
+      lookup: await finished('pinned', pinned.lookup.runId),
+      transfer: await finished('pinned', pinned.transfer.runId),
+      step: await finished('pinned', pinned.step),
     };
     expect(kept.lookup.toolResults).toEqual([
       expect.objectContaining({ isError: false, output: { id: 'r1', ranOn: 'v1' } }),
