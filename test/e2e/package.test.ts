@@ -103,6 +103,7 @@ describe('the package installed from its tarball', () => {
         'package.json',
         'README.md',
         'CHANGELOG.md',
+        'LICENSE',
         'bin/agentctl.js',
         'dist/agentctl.js',
         'lib/index.js',
@@ -116,8 +117,9 @@ describe('the package installed from its tarball', () => {
     expect(paths.filter((p) => p.endsWith('.ts') && !p.endsWith('.d.ts'))).toEqual([]);
     const manifest = JSON.parse(
       await readFile(join(consumer, 'node_modules', 'durable-agents', 'package.json'), 'utf8'),
-    ) as { private?: boolean; version: string; dependencies: Record<string, string> };
+    ) as { private?: boolean; version: string; license: string; dependencies: Record<string, string> };
     expect(manifest.private).toBeUndefined();
+    expect(manifest.license).toBe('MIT');
     expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
     expect(manifest.dependencies).not.toHaveProperty('tsx');
   });

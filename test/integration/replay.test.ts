@@ -4,31 +4,30 @@
  * here: runs of an auto-upgrading workflow (threads) move to new code, and a pinned run moves when an
  * operator moves it (see docs/upgrading.md).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { workflowSpanSinks } from '../../src/tracing/config.js';
 import { describe, expect, inject, it } from 'vitest';
+import { readCorpus } from '../histories/corpus.js';
 import '../helpers.js';
 
 const root = new URL('../histories/', import.meta.url);
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
-const entries = readdirSync(root);
-/** The releases with a corpus, oldest first. */
-const versions = entries
-  .filter((e) => statSync(new URL(e, root)).isDirectory())
-  .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
-const filesOf = (version: string): string[] =>
-  readdirSync(new URL(`${version}/`, root)).filter((f) => f.endsWith('.json'));
-const cases = versions.flatMap((version) => filesOf(version).map((file) => ({ version, file })));
+/** Every release's corpus (test/unit/replay-corpus.test.ts checks that none is left out). */
+const { versions, strayHistories, cases } = readCorpus(fileURLToPath(root));
+const filesOf = (version: string): string[] => cases.filter((c) => c.version === version).map((c) => c.file);
 
 describe('replay of recorded histories', () => {
   it('keeps every history in the corpus of a release, and has one for this version', () => {
     // A history outside a version's folder would replay as no release's; record.ts writes into the folder.
-    expect(entries.filter((e) => e.endsWith('.json'))).toEqual([]);
+    expect(strayHistories).toEqual([]);
     expect(versions).toContain(packageVersion);
+    // An empty folder would count as a release's corpus and replay nothing.
+    expect(versions.filter((v) => filesOf(v).length === 0)).toEqual([]);
   });
 
   it('has the histories of 0.1.0 to replay', () => {
