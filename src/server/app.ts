@@ -31,6 +31,7 @@ import type { DecisionKind } from '../schemas/decisions.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth.js';
+import { serveChatPage } from './chat.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
 import { inboxCall, inboxEntries, serveInboxPage } from './inbox.js';
 import { publicRunFailure } from './public-errors.js';
@@ -121,9 +122,18 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     );
   }
   app.use(postGuard(allowedOrigins, options.maxBodyBytes ?? 1024 * 1024));
-  // The page and its files hold no data; what it reads is behind authentication, registered below.
+  // The pages and their files hold no data; what they read is behind authentication, registered below.
   serveInboxPage(app);
+  serveChatPage(app);
   app.use(authGuard(options.authenticate));
+
+  // Who the pages are signed in as (null: a server with no authentication, loopback only).
+  app.get('/session', (c) => {
+    const principal = c.get('principal');
+    return c.json({
+      principal: principal ? { id: principal.id, name: principal.name, tenant: principal.tenant } : null,
+    });
+  });
 
   /** A run the principal may read, or a typed refusal. */
   const readableRun = async (runId: string, principal: Principal | undefined): Promise<RunInfo> => {
