@@ -42,6 +42,7 @@ import {
   ThreadApprovalBodySchema,
   toModelMessages,
 } from './requests.js';
+import { shownResult } from './shown-result.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
@@ -219,7 +220,12 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
 
   app.post('/agents/:agentId/generate', async (c) => {
     const { agentId, prompt, options } = await startOptions(c);
-    return c.json(await client.generate(agentId, prompt, options));
+    // Read as a stream to its pause or end, so that the answer shows what the stream shows: a display
+    // transform's form of a call, never the raw values that the library's own result keeps.
+    const stream = await client.stream(agentId, prompt, options);
+    const chunks = stream.fromOffset > 0 ? await client.readChunks(stream.runId, { toOffset: stream.fromOffset }) : [];
+    for await (const chunk of stream) chunks.push(chunk);
+    return c.json(shownResult(await client.next(stream.runId), chunks));
   });
 
   app.get('/runs/:runId/stream', async (c) => {
