@@ -220,6 +220,8 @@ describe('the chat page', () => {
     const question = assistant(page).nth(1).locator('.question');
     await eventually(() => question.locator('p').textContent()).toBe('Which colour?');
     expect(await question.getByRole('button').allTextContents()).toEqual(['red', 'green', 'blue']);
+    // The README's picture: an approved call, its answer, and a question waiting for the person.
+    if (process.env.CHAT_SCREENSHOT) await page.screenshot({ path: process.env.CHAT_SCREENSHOT, fullPage: true });
 
     await question.getByRole('button', { name: 'green' }).click();
     await eventually(() => assistant(page).nth(1).locator('.text').textContent()).toBe('Green it is.');
@@ -228,6 +230,5 @@ describe('the chat page', () => {
     );
     expect(await assistant(page).nth(1).locator('.question').count()).toBe(0);
     expect(await page.locator('#chat-error').count()).toBe(0);
-    if (process.env.CHAT_SCREENSHOT) await page.screenshot({ path: process.env.CHAT_SCREENSHOT, fullPage: true });
   });
 });
