@@ -2,7 +2,7 @@
  * The chat page in a real browser (headless Chromium, driven by playwright-core): a worker and the HTTP
  * server with a bearer token; Ada signs in, chats with an agent until it asks to approve a transfer,
  * approves in the chat, reloads while the answer streams and sees it go on with nothing lost or repeated,
- * then answers an `ask_user` question from its options. The model is scripted by the prompt, and holds the
+ * then answers an `ask_user` question from its options, and declines a call with a reason. The model is scripted by the prompt, and holds the
  * answer half-written until the test has reloaded the page.
  *
  * `CHAT_SCREENSHOT=docs/chat.png npx vitest run test/e2e/chat.test.ts` also saves the README's picture.
@@ -38,6 +38,7 @@ const released = new Promise<void>((resolve) => (release = resolve));
 
 const TRANSFER_PROMPT = 'Send 5 euros to Bob';
 const COLOUR_PROMPT = 'Pick a colour for me';
+const DECLINED_PROMPT = 'Send 9000 euros to Trudy';
 const FIRST_HALF = 'Sent 5 euros to Bob.';
 const SECOND_HALF = 'The receipt is on its way, and Bob says thanks.';
 
@@ -46,6 +47,10 @@ const SCRIPTS: Record<string, Script> = {
   [TRANSFER_PROMPT]: [
     { toolCalls: [{ toolName: 'transfer', args: { to: 'Bob', amount: 5, account: 'DE44-SECRET' } }] },
     { text: `${FIRST_HALF} ${PAUSE} ${SECOND_HALF}` },
+  ],
+  [DECLINED_PROMPT]: [
+    { toolCalls: [{ toolName: 'transfer', args: { to: 'Trudy', amount: 9000, account: 'X' } }] },
+    { text: 'I did not send it.' },
   ],
   [COLOUR_PROMPT]: [
     { toolCalls: [{ toolName: 'ask_user', args: { question: 'Which colour?', options: ['red', 'green', 'blue'] } }] },
@@ -230,5 +235,24 @@ describe('the chat page', () => {
     );
     expect(await assistant(page).nth(1).locator('.question').count()).toBe(0);
     expect(await page.locator('#chat-error').count()).toBe(0);
+  });
+});
+
+describe('the chat page, declining', () => {
+  it('declines a call with a reason: the call does not run, and the agent answers', async () => {
+    const before = await assistant(page).count();
+    await send(page, DECLINED_PROMPT);
+    const message = assistant(page).nth(before);
+    await eventually(() => message.getByRole('button', { name: 'Decline' }).count()).toBe(1);
+    await message.getByRole('textbox', { name: 'Reason' }).fill('not to Trudy');
+    await message.getByRole('button', { name: 'Decline' }).click();
+    await eventually(() => message.locator('.text').textContent()).toBe('I did not send it.');
+    expect(await message.locator('.tool .note').textContent()).toBe('Declined: it did not run.');
+    // The run's trail has the decline, by Ada, with her reason.
+    const declines = async () =>
+      (await w.client.listRuns({ agentId, limit: 10 })).flatMap((r) => r.decisions).filter((d) => d.kind === 'decline');
+    await eventually(declines).toEqual([
+      expect.objectContaining({ reason: 'not to Trudy', principal: expect.objectContaining({ id: 'ada' }) }),
+    ]);
   });
 });
