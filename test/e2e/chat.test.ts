@@ -2,8 +2,8 @@
  * The chat page in a real browser (headless Chromium, driven by playwright-core): a worker and the HTTP
  * server with a bearer token; Ada signs in, chats with an agent until it asks to approve a transfer,
  * approves in the chat, reloads while the answer streams and sees it go on with nothing lost or repeated,
- * then answers an `ask_user` question from its options, and declines a call with a reason. The model is scripted by the prompt, and holds the
- * answer half-written until the test has reloaded the page.
+ * then answers an `ask_user` question from its options, and declines a call with a reason. The model is
+ * scripted by the prompt, and holds the answer half-written until the test has reloaded the page.
  *
  * `CHAT_SCREENSHOT=docs/chat.png npx vitest run test/e2e/chat.test.ts` also saves the README's picture.
  */
