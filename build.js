@@ -2,11 +2,14 @@
 // - lib/: the library compiled by tsc, JavaScript with type declarations, the layout of src/ (the package's
 //   exports point here; the worker finds the workflow bundle's entry, lib/workflows/index.js, beside it), and
 //   the inbox page's files (src/server/inbox: HTML, one ES module, CSS), copied as they are;
-// - dist/: agentctl bundled by esbuild, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx.
-// `node build.js agentctl` or `node build.js lib` builds one of them (the tests' global setup rebuilds
-// agentctl before every run; the package test compiles lib/ before it packs).
+//   and the chat page's HTML and CSS (src/server/chat);
+// - dist/: agentctl bundled by esbuild, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx;
+// - dist/chat/: the chat page's script (React and the AI SDK's useChat) bundled by esbuild for browsers. The
+//   server finds it at ../../dist/chat from src/server and from lib/server alike.
+// `node build.js agentctl`, `node build.js lib` or `node build.js chat` builds one of them (the tests' global
+// setup rebuilds agentctl and the chat page before every run; the package test compiles lib/ before it packs).
 import { execFile } from 'node:child_process';
-import { cp, rm } from 'node:fs/promises';
+import { cp, readdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,7 +17,7 @@ import { build } from 'esbuild';
 
 // Paths are this folder's, whatever the working directory: it removes folders.
 const root = import.meta.dirname;
-const targets = { lib: buildLib, agentctl: buildAgentctl };
+const targets = { lib: buildLib, agentctl: buildAgentctl, chat: buildChat };
 const asked = process.argv.slice(2);
 const unknown = asked.filter((t) => !(t in targets));
 if (unknown.length > 0) {
@@ -33,11 +36,17 @@ async function buildLib() {
   });
   // The inbox page's files are served as they are (no build step): tsc does not copy them.
   await cp(join(root, 'src/server/inbox'), join(root, 'lib/server/inbox'), { recursive: true });
+  for (const file of ['chat.html', 'chat.css']) {
+    await cp(join(root, 'src/server/chat', file), join(root, 'lib/server/chat', file));
+  }
 }
 
 async function buildAgentctl() {
   // Chunk names carry a hash of their content: without this, every change would leave old chunks behind.
-  await rm(join(root, 'dist'), { recursive: true, force: true });
+  // The chat page's bundle (dist/chat) is another target's.
+  const old = await readdir(join(root, 'dist')).catch(() => []);
+  for (const name of old.filter((n) => n !== 'chat'))
+    await rm(join(root, 'dist', name), { recursive: true, force: true });
   await build({
     absWorkingDir: root,
     entryPoints: { agentctl: 'src/client/agentctl.ts' },
@@ -55,6 +64,24 @@ async function buildAgentctl() {
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
+    logLevel: 'warning',
+  });
+}
+
+async function buildChat() {
+  await rm(join(root, 'dist/chat'), { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: { chat: 'src/server/chat/chat.js' },
+    outdir: 'dist/chat',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    // React's production build: its development one is larger and slower.
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'linked',
     logLevel: 'warning',
   });
 }

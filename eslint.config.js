@@ -49,8 +49,8 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
-    // The inbox page's script runs in the browser.
-    files: ['src/server/inbox/**/*.js'],
+    // The inbox's and the chat page's scripts run in the browser.
+    files: ['src/server/inbox/**/*.js', 'src/server/chat/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(
         [
@@ -63,6 +63,9 @@ export default tseslint.config(
           'setTimeout',
           'TextDecoderStream',
           'clearTimeout',
+          'crypto',
+          'history',
+          'ReadableStream',
         ].map((name) => [name, 'readonly']),
       ),
     },

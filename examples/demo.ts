@@ -9,14 +9,30 @@
  *    command line (`agentctl resume`, a process of its own), and the run finishes with the answer.
  * The model is the offline scripted one unless DEMO_MODEL names another (e.g.
  * DEMO_MODEL=openai/gpt-4o-mini with OPENAI_API_KEY set).
+ *
+ * It also serves the approval inbox and the chat page (the HTTP server, on a free loopback port, with a
+ * development token made for this demo) and prints their addresses first. At a terminal it then leaves a
+ * call waiting in the inbox and keeps serving until Ctrl-C: an address that closed as soon as the demo had
+ * printed it would show nothing. Anywhere else (CI, a pipe) it exits when done, as a script should.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { AgentClient, createWorker, type RunResult, type StartOptions } from '../src/index.js';
+import {
+  AgentClient,
+  askUserTool,
+  bearerTokens,
+  createWorker,
+  defineAgent,
+  ScriptedLanguageModel,
+  startServer,
+  type RunResult,
+  type StartOptions,
+} from '../src/index.js';
 import { exampleAgents } from './agents.js';
 import { deleteRecordScript } from './records-agent.js';
 import { supervisorDeleteOptions } from './supervisor-agent.js';
@@ -46,8 +62,36 @@ function printSteps(result: RunResult): void {
 Runtime.install({ logger: new DefaultLogger('WARN') });
 // The demo's runs are started by "demo-app"; a person approves (the run's starter may not approve its own call).
 const client = await AgentClient.connect({ principal: 'demo-app' });
-const { worker, run } = await createWorker({ agents: exampleAgents, enableScriptedModel: true });
+
+/**
+ * The chat page's agent: the chat sends what the person types, not a script, so it plays a model of its
+ * own that asks which colour (its options are buttons in the chat) and then answers.
+ */
+const chatAgent = defineAgent({
+  id: 'demo-chat',
+  name: 'Demo chat',
+  instructions: 'You help with the site theme.',
+  model: 'demo-chat',
+  tools: { ask_user: askUserTool },
+});
+const { worker, run } = await createWorker({
+  agents: [...exampleAgents, chatAgent],
+  enableScriptedModel: true,
+  models: { 'demo-chat': (_id, { priorSteps }) => new ScriptedLanguageModel(chooseColourScript, priorSteps) },
+});
 const running = run();
+// A development token made for this run of the demo: the pages sign in with it.
+const token = randomBytes(18).toString('base64url');
+const server = await startServer(client, {
+  port: 0,
+  authenticate: bearerTokens({ [token]: { id: 'you', name: 'You' } }),
+  agents: [...exampleAgents, chatAgent],
+});
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+console.log(`Approval inbox: ${base}/inbox`);
+console.log(`Chat:           ${base}/chat?agent=demo-chat`);
+console.log(`Sign in with the development token ${token}\n`);
+const interactive = process.stdout.isTTY && process.stdin.isTTY;
 try {
   console.log(
     `> What is the weather in Paris?   (agent weather-agent, model ${model}, task queue ${client.taskQueue})`,
@@ -132,7 +176,16 @@ try {
       `history: http://localhost:8233/namespaces/${client.namespace}/workflows/${chainDone.runId} (stop the dev server: npm run dev-server -- stop)`,
     );
   }
+  if (interactive) {
+    await rm(recordsPath(), { force: true });
+    const left = await client.generate('records-agent', 'Delete the old customer list.', options(deleteRecordScript));
+    console.log(`\nA call waits for you in the inbox (run ${left.runId}): ${base}/inbox`);
+    console.log(`Chat with an agent that asks: ${base}/chat?agent=demo-chat`);
+    console.log(`Sign in with ${token}. The demo serves them until Ctrl-C.`);
+    await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+  }
 } finally {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
   worker.shutdown();
   await running;
   await client.close();

@@ -30,7 +30,7 @@ const where = typeof address === 'object' && address ? `${address.address}:${add
 console.error(
   `server: listening on http://${where} (namespace "${client.namespace}", task queue "${client.taskQueue}"; ` +
     `${authenticate ? 'bearer authentication' : 'no authentication: loopback clients only'}); ` +
-    `approval inbox: http://${where}/inbox`,
+    `approval inbox: http://${where}/inbox; chat: http://${where}/chat?agent=AGENT`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,7 +1,7 @@
 /**
  * Starts a real Temporal dev server for the test run (free port, temporary SQLite file) through
- * temporal-dev.sh, bundles the workflow code once for every test worker, builds agentctl, and stops the
- * server after.
+ * temporal-dev.sh, bundles the workflow code once for every test worker, builds agentctl and the chat
+ * page, and stops the server after.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -38,8 +38,9 @@ async function freePort(): Promise<number> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The tests run agentctl as shipped, from dist/: built from the source as it is now, not as it was at `npm ci`.
-  await run(process.execPath, ['build.js', 'agentctl']);
+  // The tests run agentctl and the chat page as shipped, from dist/: built from the source as it is now, not as
+  // it was at `npm ci`.
+  await run(process.execPath, ['build.js', 'agentctl', 'chat']);
   const dir = await mkdtemp(join(tmpdir(), 'durable-agents-test-'));
   const port = await freePort();
   const devArgs = [

@@ -31,6 +31,7 @@ import type { DecisionKind } from '../schemas/decisions.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth.js';
+import { serveChatPage } from './chat.js';
 import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
 import { inboxCall, inboxEntries, serveInboxPage } from './inbox.js';
 import { publicRunFailure } from './public-errors.js';
@@ -41,6 +42,7 @@ import {
   ThreadApprovalBodySchema,
   toModelMessages,
 } from './requests.js';
+import { shownResult } from './shown-result.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
@@ -121,9 +123,18 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     );
   }
   app.use(postGuard(allowedOrigins, options.maxBodyBytes ?? 1024 * 1024));
-  // The page and its files hold no data; what it reads is behind authentication, registered below.
+  // The pages and their files hold no data; what they read is behind authentication, registered below.
   serveInboxPage(app);
+  serveChatPage(app);
   app.use(authGuard(options.authenticate));
+
+  // Who the pages are signed in as (null: a server with no authentication, loopback only).
+  app.get('/session', (c) => {
+    const principal = c.get('principal');
+    return c.json({
+      principal: principal ? { id: principal.id, name: principal.name, tenant: principal.tenant } : null,
+    });
+  });
 
   /** A run the principal may read, or a typed refusal. */
   const readableRun = async (runId: string, principal: Principal | undefined): Promise<RunInfo> => {
@@ -209,7 +220,12 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
 
   app.post('/agents/:agentId/generate', async (c) => {
     const { agentId, prompt, options } = await startOptions(c);
-    return c.json(await client.generate(agentId, prompt, options));
+    // Read as a stream to its pause or end, so that the answer shows what the stream shows: a display
+    // transform's form of a call, never the raw values that the library's own result keeps.
+    const stream = await client.stream(agentId, prompt, options);
+    const chunks = stream.fromOffset > 0 ? await client.readChunks(stream.runId, { toOffset: stream.fromOffset }) : [];
+    for await (const chunk of stream) chunks.push(chunk);
+    return c.json(shownResult(await client.next(stream.runId), chunks));
   });
 
   app.get('/runs/:runId/stream', async (c) => {

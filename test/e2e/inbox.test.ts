@@ -8,7 +8,6 @@
  * `INBOX_SCREENSHOT=docs/inbox.png npx vitest run test/e2e/inbox.test.ts` also saves the README's picture.
  */
 import type { ServerType } from '@hono/node-server';
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
@@ -26,23 +25,7 @@ import {
   type Script,
 } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
-
-/** Chromium as installed by the system (CI: `apt-get install -y chromium`), or CHROMIUM_PATH. */
-function chromiumPath(): string {
-  const candidates = [process.env.CHROMIUM_PATH, 'chromium', 'chromium-browser', 'google-chrome'];
-  for (const candidate of candidates) {
-    if (!candidate) continue;
-    try {
-      return execFileSync('sh', ['-c', `command -v "$0"`, candidate], { encoding: 'utf8' }).trim();
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error(
-    'test/e2e/inbox.test.ts drives a real browser and found none: install Chromium (apt-get install -y chromium) ' +
-      'or set CHROMIUM_PATH to a Chromium or Chrome executable',
-  );
-}
+import { chromiumPath } from './chromium.js';
 
 const transferTool = createTool({
   id: 'inbox-transfer',

@@ -13,8 +13,9 @@ import {
 } from 'ai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type Script } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type RunResult, type Script } from '../../src/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
+import { transformAgent } from '../fixtures/transform-agents.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
@@ -26,11 +27,11 @@ const ALICE = 'alice-token-0123456789';
 const BOB = 'bob-token-0123456789ab';
 
 beforeAll(async () => {
-  w = await startWorker([toolboxAgent]);
+  w = await startWorker([toolboxAgent, transformAgent]);
   server = await startServer(w.client, {
     port: 0,
     authenticate: bearerTokens({ [ALICE]: { id: 'alice' }, [BOB]: { id: 'bob' } }),
-    agents: [toolboxAgent],
+    agents: [toolboxAgent, transformAgent],
     // The tests play the scripted model, so they may send its script.
     requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'model', 'script'],
   });
@@ -337,6 +338,52 @@ describe('the HTTP server', () => {
     };
     expect(result.text).toBe('Five.');
     expect(result.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Add 2 and 3' }] });
+  });
+
+  it("answers /generate with what the stream shows: display transforms' forms, never the raw values", async () => {
+    const generate = async (script: Script) => {
+      const res = await post('/agents/transform-agent/generate', { prompt: 'go', options: { script } });
+      expect(res.status).toBe(200);
+      return (await res.json()) as RunResult;
+    };
+    // Calls that ran: an output, an error and an input the stream shows transformed.
+    const ran = await generate([
+      {
+        toolCalls: [
+          { toolName: 'lookupCustomer', args: { customerId: 'c-1' } },
+          { toolName: 'charge', args: {} },
+          { toolName: 'leaky', args: {} },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const ranText = JSON.stringify(ran);
+    for (const secret of ['123-45-6789', '4111-1111-1111-1111', 'tok_live_abc123'])
+      expect(ranText).not.toContain(secret);
+    expect(ran.toolResults.find((r) => r.toolName === 'lookupCustomer')).toMatchObject({
+      output: { ssn: '***-**-****' },
+    });
+    expect(ran.steps[0]!.toolResults.find((r) => r.toolName === 'charge')).toMatchObject({
+      isError: true,
+      error: expect.stringContaining('****-****-****-****'),
+    });
+
+    // A call that waits for approval, and one that waits with a payload: as the stream's finish chunk lists them.
+    const vault = await generate([
+      { toolCalls: [{ toolName: 'openVault', args: { vault: 'main', password: 'hunter2' } }] },
+    ]);
+    expect(vault.finishReason).toBe('suspended');
+    expect(JSON.stringify(vault)).not.toContain('hunter2');
+    expect(vault.pendingToolCalls[0]!.args).toEqual({ vault: 'main', password: '[ask the owner]' });
+    expect(vault.suspendPayload!.args).toEqual({ vault: 'main', password: '[ask the owner]' });
+    const unlock = await generate([{ toolCalls: [{ toolName: 'unlock', args: { door: 'front' } }] }]);
+    expect(JSON.stringify(unlock)).not.toContain('4242');
+    expect(unlock.suspendPayload!.payload).toEqual({ door: 'front', hint: '[hidden]' });
+    // The library's own result keeps the raw values: they are the application's.
+    expect((await w.client.getRun(vault.runId)).pendingToolCalls[0]!.args).toEqual({
+      vault: 'main',
+      password: 'hunter2',
+    });
   });
 
   it('answers bad requests with a 4xx and a JSON error that names the problem, and keeps serving', async () => {

@@ -1,0 +1,67 @@
+/**
+ * A run's result as the HTTP server answers it: what the run's stream showed, never the raw values a
+ * display transform hides there. The library's `generate` keeps the raw values (they are the
+ * application's); a caller over HTTP, like a reader of the stream, sees the display form.
+ */
+import type { JsonValue } from '../schemas/json.js';
+import type { RunResult, ToolCallRecord, ToolResultRecord } from '../schemas/run-result.js';
+import { shownPending, type RunStreamChunk } from '../schemas/stream-chunks.js';
+
+/** The arguments and outcomes the stream showed, by tool call id. */
+interface Shown {
+  args: Map<string, JsonValue>;
+  outputs: Map<string, JsonValue>;
+  errors: Map<string, string>;
+}
+
+function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
+  const shown: Shown = { args: new Map(), outputs: new Map(), errors: new Map() };
+  for (const chunk of chunks) {
+    if (chunk.type === 'tool-call') shown.args.set(chunk.toolCallId, chunk.args);
+    else if (chunk.type === 'tool-result') shown.outputs.set(chunk.toolCallId, chunk.output);
+    else if (chunk.type === 'tool-error') shown.errors.set(chunk.toolCallId, chunk.error);
+  }
+  return shown;
+}
+
+/**
+ * The result with every tool call's arguments, output and error as the run's stream (`chunks`, the run's
+ * from its start) showed them, and the waiting calls as the stream's finish chunk lists them. The
+ * conversation (`messages`) is the transcript, which `transform.transcript` shapes, as the thread's
+ * messages route shows it.
+ */
+export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>): RunResult {
+  const shown = shownValues(chunks);
+  const call = (c: ToolCallRecord): ToolCallRecord =>
+    shown.args.has(c.toolCallId) ? { ...c, args: shown.args.get(c.toolCallId)! } : c;
+  const outcome = (r: ToolResultRecord): ToolResultRecord => {
+    if (r.isError) return shown.errors.has(r.toolCallId) ? { ...r, error: shown.errors.get(r.toolCallId)! } : r;
+    return shown.outputs.has(r.toolCallId) ? { ...r, output: shown.outputs.get(r.toolCallId)! } : r;
+  };
+  const waiting = result.suspendPayload
+    ? result.pendingToolCalls.find((p) => p.toolCallId === result.suspendPayload!.toolCallId)?.display
+    : undefined;
+  const { suspendPayload } = result;
+  return {
+    ...result,
+    steps: result.steps.map((step) => ({
+      ...step,
+      toolCalls: step.toolCalls.map(call),
+      toolResults: step.toolResults.map(outcome),
+    })),
+    toolCalls: result.toolCalls.map(call),
+    toolResults: result.toolResults.map(outcome),
+    pendingToolCalls: result.pendingToolCalls.map(shownPending),
+    ...(suspendPayload
+      ? {
+          suspendPayload: waiting
+            ? {
+                ...suspendPayload,
+                args: waiting.args,
+                ...(waiting.suspendPayload !== undefined ? { payload: waiting.suspendPayload } : {}),
+              }
+            : suspendPayload,
+        }
+      : {}),
+  };
+}
