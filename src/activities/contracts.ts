@@ -14,6 +14,7 @@ import type { Script, ScriptWindow } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
+import type { ConversationDelta } from '../workflows/conversation-ref.js';
 import type { BeganTurn } from '../workflows/thread-messages.js';
 
 /** A run's turn on its thread begins (see `beginThreadTurn`). */
@@ -67,9 +68,15 @@ export interface CallModelInput {
   script: Script | undefined;
   scriptWindow?: ScriptWindow;
   instructions: string;
-  messages: Message[];
+  /** The whole conversation: a call of a run from before `conversation` (see below) carries it. */
+  messages?: Message[];
   /**
-   * How many of `messages` come first from the run's thread (set only when some do): the scripted
+   * The conversation by reference: the messages after those the run's previous model call held with
+   * its answer, and a reference to those (see workflows/conversation-ref.ts). Set instead of `messages`.
+   */
+  conversation?: ConversationDelta;
+  /**
+   * How many of the conversation's messages come first from the run's thread (set only when some do): the scripted
    * model counts its steps after them.
    */
   threadMessages?: number;

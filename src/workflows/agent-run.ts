@@ -35,6 +35,8 @@ import { scriptForCall } from '../schemas/script.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
+import { deltaOf } from './conversation-ref.js';
+import type { Message } from '../schemas/message.js';
 import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-views.js';
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
@@ -44,6 +46,9 @@ import { AutoResumeRequestSchema } from '../schemas/auto-resume.js';
 import {
   autoResumeUpdate,
   childReportSignal,
+  conversationQuery,
+  ConversationRequestSchema,
+  type ConversationRequest,
   decisionSignals,
   nextPauseUpdate,
   NextPauseRequestSchema,
@@ -121,6 +126,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
+  setHandler(conversationQuery, (request) => conversationPrefix(state, request));
   setHandler(autoResumeUpdate, (request) => autoResume(state, request), {
     validator: (request) => {
       const checked = safeParse(AutoResumeRequestSchema, request);
@@ -313,7 +319,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
           workingMemory,
           state.thread?.workingMemory,
         ),
-        messages: state.conversation.messages,
+        ...(state.byReference
+          ? { conversation: deltaOf(state.conversation.messages, state.sent, state.digest) }
+          : { messages: state.conversation.messages }),
         ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
         tools,
         toolChoice: options.toolChoice,
@@ -323,6 +331,8 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       }).finally(() => (state.stream.live = false)));
     if (!toolRun) state.progress?.settle(progress, model.progressBytes);
     state.conversation.startStep(stepNumber, model);
+    // The model activity holds the conversation with its answer now: the next call references it.
+    if (state.byReference && !toolRun) state.sent = state.digest.refTo(state.conversation.messages);
     await providerCallsDone(spec, options, state, stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {
@@ -367,6 +377,20 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     if (model.toolCalls.length === 0 || toolRun) break;
   }
   return state.snapshot().result;
+}
+
+/**
+ * What a model call references of the conversation, for the activity whose worker does not hold it: a
+ * count past the conversation is refused with a reason (it names no messages this run has).
+ */
+function conversationPrefix(state: RunState, request: ConversationRequest): Message[] {
+  const checked = safeParse(ConversationRequestSchema, request);
+  if (!checked.success)
+    throw new Error(`conversation takes { count: number >= 0 }: ${clip(String(checked.error), 300)}`);
+  const { messages } = state.conversation;
+  const { count } = checked.data;
+  if (count > messages.length) throw new Error(`the conversation has ${messages.length} messages, not ${count}`);
+  return messages.slice(0, count);
 }
 
 /** Runs started before the description became a local activity replay with the activity they scheduled. */
