@@ -38,7 +38,7 @@ import {
 } from './conversation-cache.js';
 import { conversationQuery } from '../workflows/messages.js';
 import { ProgressSender } from './progress-sender.js';
-import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
+import type { CallModelInput, CallModelOutput, ModelToolCall, ModelToolDefinition } from './contracts.js';
 import { providerResults, type StepContentPart } from './provider-calls.js';
 import { inputDeltaShown, ownTool, toJson, transcribedCalls } from './transform-payload.js';
 
@@ -146,10 +146,13 @@ export async function callModel(
   }
 }
 
+/** A model call with its whole conversation, instructions and tools. */
+type ResolvedCall = CallModelInput & Required<Pick<CallModelInput, 'messages' | 'instructions' | 'tools'>>;
+
 /** The model's answer to one step, by `generateText`, or by `streamText` when it publishes deltas. */
 async function answer(
   agent: Agent,
-  input: CallModelInput & { messages: Message[] },
+  input: ResolvedCall,
   request: Parameters<typeof generateText>[0] & Parameters<typeof streamText>[0],
   publisher: ChunkPublisher | undefined,
   progress: ProgressSender | undefined,
@@ -197,21 +200,30 @@ function runOf(): { workflowId: string; runId: string } {
 async function withConversation(
   called: CallModelInput,
   cache: ConversationCache,
-): Promise<{ input: CallModelInput & { messages: Message[] }; conversation?: CachedConversation }> {
-  const { conversation: delta, ...rest } = called;
+): Promise<{ input: ResolvedCall; conversation?: CachedConversation }> {
+  const { conversation: delta, instructions, tools, ...rest } = called;
   if (!delta) {
-    if (!called.messages)
-      throw ApplicationFailure.nonRetryable('callModel: the call carries no conversation', 'BadCall');
-    return { input: { ...rest, messages: called.messages } };
+    if (!called.messages || tools === undefined || instructions === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        'callModel: the call carries no conversation, tools or instructions',
+        'BadCall',
+      );
+    }
+    return { input: { ...rest, instructions, tools, messages: called.messages } };
   }
+  const given = tools !== undefined && instructions !== undefined ? { instructions, tools } : undefined;
   const activity = Context.current();
   const { workflowId, runId } = runOf();
   const fetch = (count: number) =>
     activity.client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });
   try {
-    const { conversation, from } = await resolveConversation(cache, conversationKey(), delta, fetch);
+    const { conversation, from } = await resolveConversation(cache, conversationKey(), delta, given, fetch);
     if (from === 'run') activity.log.info('callModel: conversation read from the run', { messages: delta.base.count });
-    return { input: { ...rest, messages: conversation.messages }, conversation };
+    const { setup } = conversation;
+    return {
+      input: { ...rest, messages: conversation.messages, instructions: setup.instructions, tools: setup.tools },
+      conversation,
+    };
   } catch (err) {
     // No retry makes the run's messages match a digest they do not match.
     if (err instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(err.message, err.name);
@@ -281,7 +293,7 @@ async function streamed(
 function providerTool(
   model: LanguageModel,
   toolName: string,
-  spec: NonNullable<CallModelInput['tools'][number]['provider']>,
+  spec: NonNullable<ModelToolDefinition['provider']>,
   modelName: string | undefined,
 ): Tool {
   try {
@@ -310,11 +322,7 @@ interface StepAnswer {
   responseMessages: ModelMessage[];
 }
 
-async function output(
-  agent: Agent,
-  call: CallModelInput & { messages: Message[] },
-  answer: StepAnswer,
-): Promise<CallModelOutput> {
+async function output(agent: Agent, call: ResolvedCall, answer: StepAnswer): Promise<CallModelOutput> {
   const { runId } = call;
   const { text, finishReason, usage, responseMessages } = answer;
   const assistant = responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message);
@@ -429,7 +437,7 @@ function scriptOf(input: CallModelInput): Script | undefined {
 }
 
 /** The assistant messages the run's thread put before the run's own, for the scripted model. */
-function threadSteps(input: CallModelInput & { messages: Message[] }): { priorSteps?: number } {
+function threadSteps(input: ResolvedCall): { priorSteps?: number } {
   if (!input.threadMessages) return {};
   const prior = input.messages.slice(0, input.threadMessages).filter((m) => m.role === 'assistant').length;
   return { priorSteps: prior };

@@ -67,7 +67,8 @@ export interface CallModelInput {
   /** The run's script, or (with `scriptWindow`) the one step of it this call needs. */
   script: Script | undefined;
   scriptWindow?: ScriptWindow;
-  instructions: string;
+  /** Absent when the call repeats the previous call's instructions and tools (`conversation.sameSetup`). */
+  instructions?: string;
   /** The whole conversation: a call of a run from before `conversation` (see below) carries it. */
   messages?: Message[];
   /**
@@ -80,7 +81,8 @@ export interface CallModelInput {
    * model counts its steps after them.
    */
   threadMessages?: number;
-  tools: ModelToolDefinition[];
+  /** Absent when the call repeats the previous call's instructions and tools (`conversation.sameSetup`). */
+  tools?: ModelToolDefinition[];
   toolChoice: ToolChoice | undefined;
   settings: ModelSettings | undefined;
   /** The run's request context, for the transforms that run here. */

@@ -4,9 +4,13 @@
  */
 import type { Message } from '../schemas/message.js';
 import { kib } from '../schemas/limits.js';
+import type { ConversationAnswer } from '../workflows/messages.js';
 import {
   EMPTY_DIGEST,
   nextDigest,
+  setupDigest,
+  type CallSetup,
+  type SentSetup,
   type ConversationDelta,
   type ConversationRef,
 } from '../workflows/conversation-ref.js';
@@ -21,15 +25,23 @@ export interface CachedConversation {
   digests: string[];
   /** `sizes[k]`: the bytes of JSON of the first k messages. */
   sizes: number[];
+  /** The instructions and tools of the run's last model call that carried them. */
+  setup?: SentSetup;
 }
 
 /** Bytes of JSON of a cached conversation. */
 export function bytesOf(conversation: CachedConversation): number {
-  return conversation.sizes[conversation.messages.length]!;
+  const { setup } = conversation;
+  const setupBytes = setup ? setup.instructions.length + JSON.stringify(setup.tools).length : 0;
+  return conversation.sizes[conversation.messages.length]! + setupBytes;
 }
 
 /** `messages` as the cache holds them; `after` is a cached prefix of them, whose digests are not computed again. */
-export function cachedConversation(messages: Message[], after?: CachedConversation): CachedConversation {
+export function cachedConversation(
+  messages: Message[],
+  after?: CachedConversation,
+  setup = after?.setup,
+): CachedConversation {
   const digests = after ? after.digests.slice(0, after.messages.length + 1) : [EMPTY_DIGEST];
   const sizes = after ? after.sizes.slice(0, after.messages.length + 1) : [0];
   for (let i = digests.length - 1; i < messages.length; i++) {
@@ -37,7 +49,7 @@ export function cachedConversation(messages: Message[], after?: CachedConversati
     digests.push(nextDigest(digests[i]!, json));
     sizes.push(sizes[i]! + json.length);
   }
-  return { messages, digests, sizes };
+  return { messages, digests, sizes, ...(setup ? { setup } : {}) };
 }
 
 /** The first `count` messages of a cached conversation. */
@@ -47,6 +59,7 @@ function prefixOf(conversation: CachedConversation, count: number): CachedConver
     messages: conversation.messages.slice(0, count),
     digests: conversation.digests.slice(0, count + 1),
     sizes: conversation.sizes.slice(0, count + 1),
+    ...(conversation.setup ? { setup: conversation.setup } : {}),
   };
 }
 
@@ -105,31 +118,47 @@ export class ConversationMismatchError extends Error {
 }
 
 /**
- * The whole conversation of a model call that carries it by reference: the referenced prefix from the
- * cache, or read from the run by `fetch` (a query) and checked against the reference's digest, then the
- * messages the call added. Also says where the prefix came from.
+ * The whole conversation of a model call that carries it by reference, and its instructions and tools:
+ * the referenced prefix (and the setup the call repeats) from the cache, or read from the run by `fetch`
+ * (a query) and checked against the digests, then the messages the call added. `given` is the setup the
+ * call carried whole. Also says where the prefix came from.
  */
 export async function resolveConversation(
   cache: ConversationCache,
   key: string,
   delta: ConversationDelta,
-  fetch: (count: number) => Promise<Message[]>,
-): Promise<{ conversation: CachedConversation; from: 'call' | 'cache' | 'run' }> {
-  const { base, added } = delta;
-  let prefix = base.count === 0 ? cachedConversation([]) : cache.prefix(key, base);
-  const from = base.count === 0 ? 'call' : prefix ? 'cache' : 'run';
-  if (!prefix) {
+  given: CallSetup | undefined,
+  fetch: (count: number) => Promise<ConversationAnswer>,
+): Promise<{ conversation: CachedConversation & { setup: SentSetup }; from: 'call' | 'cache' | 'run' }> {
+  const { base, added, sameSetup } = delta;
+  const cached = base.count === 0 ? cachedConversation([]) : cache.prefix(key, base);
+  const setupHere = given ? { ...given, digest: setupDigest(given) } : cached?.setup;
+  const setupOk = setupHere !== undefined && (sameSetup === undefined || setupHere.digest === sameSetup);
+  let prefix = cached;
+  let setup = setupOk ? setupHere : undefined;
+  const from = cached && setup ? (base.count === 0 ? 'call' : 'cache') : 'run';
+  if (!prefix || !setup) {
     const fetched = await fetch(base.count);
-    const checked = cachedConversation(fetched);
-    if (fetched.length !== base.count || checked.digests[base.count] !== base.digest) {
+    const checked = cachedConversation(fetched.messages);
+    if (fetched.messages.length !== base.count || checked.digests[base.count] !== base.digest) {
       throw new ConversationMismatchError(
-        `the run answered ${fetched.length} messages (${kib(bytesOf(checked))}) that do not match the ` +
-          `${base.count} this model call references (digest ${base.digest.slice(0, 12)}…)`,
+        `the run answered ${fetched.messages.length} messages (${kib(bytesOf(checked))}) that do not match ` +
+          `the ${base.count} this model call references (digest ${base.digest.slice(0, 12)}…)`,
       );
     }
     prefix = checked;
+    if (!setup) {
+      const answered = fetched.setup && { ...fetched.setup, digest: setupDigest(fetched.setup) };
+      if (!answered || answered.digest !== sameSetup) {
+        throw new ConversationMismatchError(
+          `the run answered instructions and tools (digest ${answered?.digest.slice(0, 12) ?? 'none'}…) that ` +
+            `do not match those this model call repeats (digest ${sameSetup?.slice(0, 12) ?? 'none'}…)`,
+        );
+      }
+      setup = answered;
+    }
   }
-  const conversation = cachedConversation([...prefix.messages, ...added], prefix);
+  const conversation = { ...cachedConversation([...prefix.messages, ...added], prefix, setup), setup };
   cache.put(key, conversation);
   return { conversation, from };
 }

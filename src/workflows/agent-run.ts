@@ -20,7 +20,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
+import type { AgentActivities, CallModelInput, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
 import { escalationDeciders } from '../approvals/deadline.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
@@ -35,8 +35,7 @@ import { scriptForCall } from '../schemas/script.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
-import { deltaOf } from './conversation-ref.js';
-import type { Message } from '../schemas/message.js';
+import { deltaOf, setupForCall, type CallSetup } from './conversation-ref.js';
 import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-views.js';
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
@@ -48,6 +47,7 @@ import {
   childReportSignal,
   conversationQuery,
   ConversationRequestSchema,
+  type ConversationAnswer,
   type ConversationRequest,
   decisionSignals,
   nextPauseUpdate,
@@ -313,17 +313,16 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
         ...(options.script
           ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
           : { script: undefined }),
-        // Each step is shown the working memory as it stands, after the run's own updates.
-        instructions: withWorkingMemory(
-          options.instructions ?? spec.instructions,
-          workingMemory,
-          state.thread?.workingMemory,
-        ),
-        ...(state.byReference
-          ? { conversation: deltaOf(state.conversation.messages, state.sent, state.digest) }
-          : { messages: state.conversation.messages }),
+        ...conversationForCall(state, {
+          // Each step is shown the working memory as it stands, after the run's own updates.
+          instructions: withWorkingMemory(
+            options.instructions ?? spec.instructions,
+            workingMemory,
+            state.thread?.workingMemory,
+          ),
+          tools,
+        }),
         ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
-        tools,
         toolChoice: options.toolChoice,
         settings: options.modelSettings,
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
@@ -383,14 +382,31 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
  * What a model call references of the conversation, for the activity whose worker does not hold it: a
  * count past the conversation is refused with a reason (it names no messages this run has).
  */
-function conversationPrefix(state: RunState, request: ConversationRequest): Message[] {
+function conversationPrefix(state: RunState, request: ConversationRequest): ConversationAnswer {
   const checked = safeParse(ConversationRequestSchema, request);
   if (!checked.success)
     throw new Error(`conversation takes { count: number >= 0 }: ${clip(String(checked.error), 300)}`);
   const { messages } = state.conversation;
   const { count } = checked.data;
   if (count > messages.length) throw new Error(`the conversation has ${messages.length} messages, not ${count}`);
-  return messages.slice(0, count);
+  return { messages: messages.slice(0, count), ...(state.sentSetup ? { setup: state.sentSetup } : {}) };
+}
+
+/**
+ * The conversation, instructions and tools as a model call carries them: whole for a run from before the
+ * conversation by reference, else the messages after what the previous call held and, when they are the
+ * same as the previous call's, the instructions and tools by digest.
+ */
+function conversationForCall(
+  state: RunState,
+  setup: CallSetup,
+): Pick<CallModelInput, 'messages' | 'conversation' | 'instructions' | 'tools'> {
+  if (!state.byReference) return { messages: state.conversation.messages, ...setup };
+  const delta = deltaOf(state.conversation.messages, state.sent, state.digest);
+  const { carried, sent } = setupForCall(setup, state.sentSetup);
+  state.sentSetup = sent;
+  if ('sameSetup' in carried) return { conversation: { ...delta, sameSetup: carried.sameSetup } };
+  return { conversation: delta, ...carried };
 }
 
 /** Runs started before the description became a local activity replay with the activity they scheduled. */

@@ -10,6 +10,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import type { ModelToolDefinition } from '../activities/contracts.js';
 import type { Message } from '../schemas/message.js';
 
 /** The digest of no messages. */
@@ -24,9 +25,12 @@ export interface ConversationRef {
 /** The patch under which model calls carry the conversation by reference; runs from before send it whole. */
 export const CONVERSATION_BY_REFERENCE_PATCH = 'conversation-by-reference';
 
-/** The digest of the messages so far followed by one more, given as its JSON. */
+/**
+ * The digest of the messages so far followed by one more, given as its JSON: SHA-256 cut to 128 bits
+ * (32 hex digits, sent with every call), which tells a stale cache entry from the run's messages.
+ */
 export function nextDigest(digest: string, messageJson: string): string {
-  return bytesToHex(sha256(utf8ToBytes(`${digest}\n${messageJson}`)));
+  return bytesToHex(sha256(utf8ToBytes(`${digest}\n${messageJson}`)).subarray(0, 16));
 }
 
 /**
@@ -79,6 +83,39 @@ export class ConversationDigest {
 export interface ConversationDelta {
   base: ConversationRef;
   added: Message[];
+  /**
+   * Set when the call's instructions and tools are those the run's previous call carried, by their
+   * {@link setupDigest}: the call then carries neither (they are most of a call's fixed bytes).
+   */
+  sameSetup?: string;
+}
+
+/** What a model call is told besides the conversation, and its digest. */
+export interface CallSetup {
+  instructions: string;
+  tools: ModelToolDefinition[];
+}
+
+/** The digest of a call's instructions and tools, as JSON on the wire. */
+export function setupDigest(setup: CallSetup): string {
+  return nextDigest(EMPTY_DIGEST, JSON.stringify({ instructions: setup.instructions, tools: setup.tools }));
+}
+
+/** A call's setup as the run last sent it whole, with its digest. */
+export type SentSetup = CallSetup & { digest: string };
+
+/**
+ * The setup as a call carries it: whole when it differs from what the run sent last (the working memory
+ * changed the instructions, or this is the run's first call), else by digest. Also what was sent whole.
+ */
+export function setupForCall(
+  setup: CallSetup,
+  sent: SentSetup | undefined,
+): { carried: CallSetup | { sameSetup: string }; sent: SentSetup } {
+  if (sent && sent.instructions === setup.instructions && sent.tools === setup.tools) {
+    return { carried: { sameSetup: sent.digest }, sent };
+  }
+  return { carried: setup, sent: { ...setup, digest: setupDigest(setup) } };
 }
 
 /**

@@ -11,6 +11,7 @@ import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resum
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
+import type { SentSetup } from './conversation-ref.js';
 import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
 import type { ChunkBatch, StreamPage, StreamRead } from '../schemas/stream-protocol.js';
 
@@ -52,7 +53,13 @@ export type ConversationRequest = z.infer<typeof ConversationRequestSchema>;
  * where the worker's cache does not hold it (see workflows/conversation-ref.ts). A query: its answer is
  * recorded nowhere.
  */
-export const conversationQuery = defineQuery<Message[], [ConversationRequest]>('conversation');
+export const conversationQuery = defineQuery<ConversationAnswer, [ConversationRequest]>('conversation');
+
+/** The messages asked for, and the instructions and tools the run's model calls last carried whole. */
+export interface ConversationAnswer {
+  messages: Message[];
+  setup?: SentSetup;
+}
 
 /**
  * What `nextPause` answers: where the run stands, not its result. An update's answer is recorded in

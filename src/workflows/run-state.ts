@@ -29,7 +29,12 @@ import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
 import { finishChunk, shownPending, type AgentProgressChunk, type RunChunk } from '../schemas/stream-chunks.js';
 import { ChunkLog } from './chunk-log.js';
-import { CONVERSATION_BY_REFERENCE_PATCH, ConversationDigest, type ConversationRef } from './conversation-ref.js';
+import {
+  CONVERSATION_BY_REFERENCE_PATCH,
+  ConversationDigest,
+  type ConversationRef,
+  type SentSetup,
+} from './conversation-ref.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
@@ -102,6 +107,8 @@ export class RunState {
    */
   readonly byReference: boolean;
   sent: ConversationRef | undefined;
+  /** The instructions and tools its model calls last carried whole (a continued run's first call sends them). */
+  sentSetup: SentSetup | undefined;
   readonly digest = new ConversationDigest();
   /** What changed since the memo and search attributes were last written. */
   private readonly stale = { memo: false, attributes: false };

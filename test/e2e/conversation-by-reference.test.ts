@@ -74,7 +74,7 @@ describe('the conversation by reference, worker killed between steps', { timeout
         [],
       ]);
       // The model call after the kill carried one message (the declined call's result) and a
-      // reference to the seven before it, which only the run held: the new worker read them by query.
+      // reference to the six before it, which only the run held: the new worker read them by query.
       const calls = await modelCalls(client, paused.runId);
       expect(calls).toHaveLength(5);
       expect(calls.every((c) => c.messages === undefined)).toBe(true);
@@ -84,6 +84,14 @@ describe('the conversation by reference, worker killed between steps', { timeout
         [4, 1],
         [6, 1],
         [8, 1],
+      ]);
+      // The instructions and tools went whole with the first call only; the others repeat them by digest.
+      expect(calls.map((c) => [c.tools !== undefined, c.conversation?.sameSetup !== undefined])).toEqual([
+        [true, false],
+        [false, true],
+        [false, true],
+        [false, true],
+        [false, true],
       ]);
       expect(second.output()).toContain('callModel: conversation read from the run');
 

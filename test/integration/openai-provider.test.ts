@@ -105,6 +105,8 @@ it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool cal
   // The provider got the whole conversation though the second model call carried only the tool's result
   // and a reference to the two messages before it (the worker's cache held them).
   const calls = await modelCallInputs(result.runId);
+  expect(calls[1]).toMatchObject({ conversation: { sameSetup: expect.any(String) } });
+  expect(calls[1]!.tools).toBeUndefined();
   expect(calls.map((c) => [c.messages, c.conversation?.base.count, c.conversation?.added.map((m) => m.role)])).toEqual([
     [undefined, 0, ['user']],
     [undefined, 2, ['tool']],

@@ -16,8 +16,12 @@ import {
   deltaOf,
   digestOf,
   EMPTY_DIGEST,
+  setupDigest,
+  setupForCall,
+  type CallSetup,
   type ConversationRef,
 } from '../../src/workflows/conversation-ref.js';
+import type { ConversationAnswer } from '../../src/workflows/messages.js';
 
 const user: Message = { role: 'user', content: 'Weather in Lyon?' };
 const assistant: Message = {
@@ -124,51 +128,100 @@ describe('ConversationCache', () => {
 });
 
 describe('resolveConversation', () => {
-  const noFetch = (): Promise<Message[]> => Promise.reject(new Error('must not read the run'));
+  const noFetch = (): Promise<ConversationAnswer> => Promise.reject(new Error('must not read the run'));
+  const setup: CallSetup = {
+    instructions: 'Be brief.',
+    tools: [{ name: 'weather', description: 'd', inputSchema: {} }],
+  };
+  const sentSetup = { ...setup, digest: setupDigest(setup) };
+  const fromRun =
+    (messages: Message[], asked: number[] = []) =>
+    (count: number) => {
+      asked.push(count);
+      return Promise.resolve(wired({ messages: messages.slice(0, count), setup: sentSetup }));
+    };
 
   it("takes a run's first call as it is, and caches it", async () => {
     const cache = new ConversationCache();
     const delta = deltaOf([user], undefined, new ConversationDigest());
-    const resolved = await resolveConversation(cache, 'r', delta, noFetch);
+    const resolved = await resolveConversation(cache, 'r', delta, setup, noFetch);
     expect(resolved.from).toBe('call');
-    expect(resolved.conversation.messages).toEqual([user]);
-    expect(cache.prefix('r', { count: 1, digest: digestOf([user]) })).toBeDefined();
+    expect(resolved.conversation).toMatchObject({ messages: [user], setup: sentSetup });
+    expect(cache.prefix('r', { count: 1, digest: digestOf([user]) })?.setup).toEqual(sentSetup);
   });
 
-  it('takes the referenced prefix from the cache', async () => {
+  it('takes the referenced prefix and the repeated instructions and tools from the cache', async () => {
     const cache = new ConversationCache();
-    cache.put('r', cachedConversation(wired([user, assistant])));
+    cache.put('r', cachedConversation(wired([user, assistant]), undefined, sentSetup));
     const digest = new ConversationDigest();
     const delta = deltaOf(conversation.slice(0, 3), digest.refTo([user, assistant]), digest);
-    const resolved = await resolveConversation(cache, 'r', wired(delta), noFetch);
-    expect(resolved).toMatchObject({ from: 'cache', conversation: { messages: conversation.slice(0, 3) } });
+    const resolved = await resolveConversation(
+      cache,
+      'r',
+      wired({ ...delta, sameSetup: sentSetup.digest }),
+      undefined,
+      noFetch,
+    );
+    expect(resolved).toMatchObject({ from: 'cache', conversation: { messages: conversation.slice(0, 3), setup } });
   });
 
   it('reads the prefix from the run on a miss, checks it, and caches it', async () => {
     const cache = new ConversationCache();
     const asked: number[] = [];
-    const fetch = (count: number) => {
-      asked.push(count);
-      return Promise.resolve(wired(conversation.slice(0, count)));
-    };
     const digest = new ConversationDigest();
     const delta = deltaOf(conversation.slice(0, 3), digest.refTo([user, assistant]), digest);
-    const resolved = await resolveConversation(cache, 'r', delta, fetch);
-    expect(resolved).toMatchObject({ from: 'run', conversation: { messages: conversation.slice(0, 3) } });
+    const repeated = { ...delta, sameSetup: sentSetup.digest };
+    const resolved = await resolveConversation(cache, 'r', repeated, undefined, fromRun(conversation, asked));
+    expect(resolved).toMatchObject({ from: 'run', conversation: { messages: conversation.slice(0, 3), setup } });
     expect(asked).toEqual([2]);
     const again = deltaOf(conversation.slice(0, 3), { count: 3, digest: digestOf(conversation, 3) }, digest);
-    expect((await resolveConversation(cache, 'r', again, noFetch)).from).toBe('cache');
+    expect(
+      (await resolveConversation(cache, 'r', { ...again, sameSetup: sentSetup.digest }, undefined, noFetch)).from,
+    ).toBe('cache');
   });
 
-  it('refuses messages from the run that do not match the reference', async () => {
+  it('reads the run when the cache holds the messages but other instructions and tools', async () => {
+    const cache = new ConversationCache();
+    const other = { ...setup, instructions: 'Be long.' };
+    cache.put('r', cachedConversation([user, assistant], undefined, { ...other, digest: setupDigest(other) }));
+    const asked: number[] = [];
+    const delta = {
+      base: { count: 2, digest: digestOf([user, assistant]) },
+      added: [toolMessage],
+      sameSetup: sentSetup.digest,
+    };
+    const resolved = await resolveConversation(cache, 'r', delta, undefined, fromRun(conversation, asked));
+    expect(resolved).toMatchObject({ from: 'run', conversation: { setup } });
+    expect(asked).toEqual([2]);
+  });
+
+  it('refuses messages, instructions or tools from the run that do not match the reference', async () => {
     const cache = new ConversationCache();
     const delta = { base: { count: 2, digest: digestOf([user, assistant]) }, added: [toolMessage] };
-    const other = () => Promise.resolve([user, answer]);
-    await expect(resolveConversation(cache, 'r', delta, other)).rejects.toThrow(ConversationMismatchError);
-    await expect(resolveConversation(cache, 'r', delta, other)).rejects.toThrow(
+    const other = fromRun([user, answer]);
+    await expect(resolveConversation(cache, 'r', delta, setup, other)).rejects.toThrow(ConversationMismatchError);
+    await expect(resolveConversation(cache, 'r', delta, setup, other)).rejects.toThrow(
       /the run answered 2 messages \(.+\) that do not match the 2 this model call references/,
     );
-    const short = () => Promise.resolve([user]);
-    await expect(resolveConversation(cache, 'r', delta, short)).rejects.toThrow(/answered 1 messages/);
+    await expect(resolveConversation(cache, 'r', delta, setup, fromRun([user]))).rejects.toThrow(/answered 1 messages/);
+    const repeats = { ...delta, sameSetup: setupDigest({ ...setup, tools: [] }) };
+    await expect(resolveConversation(cache, 'r', repeats, undefined, fromRun(conversation))).rejects.toThrow(
+      /instructions and tools \(digest .+\) that do not match those this model call repeats/,
+    );
+  });
+});
+
+describe('setupForCall', () => {
+  const tools = [{ name: 'weather', description: 'd', inputSchema: {} }];
+
+  it('sends the instructions and tools whole first, then by digest while they stay the same', () => {
+    const first = setupForCall({ instructions: 'a', tools }, undefined);
+    expect(first.carried).toEqual({ instructions: 'a', tools });
+    expect(first.sent.digest).toBe(setupDigest({ instructions: 'a', tools: wired(tools) }));
+    const second = setupForCall({ instructions: 'a', tools }, first.sent);
+    expect(second).toEqual({ carried: { sameSetup: first.sent.digest }, sent: first.sent });
+    // The working memory changed the instructions: whole again.
+    const third = setupForCall({ instructions: 'a, with memory', tools }, second.sent);
+    expect(third.carried).toEqual({ instructions: 'a, with memory', tools });
   });
 });
