@@ -67,7 +67,11 @@ export class ConversationCache {
   private readonly entries = new Map<string, CachedConversation>();
   private total = 0;
 
-  constructor(readonly maxBytes = DEFAULT_CONVERSATION_CACHE_BYTES) {}
+  constructor(readonly maxBytes = DEFAULT_CONVERSATION_CACHE_BYTES) {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new RangeError(`conversationCacheBytes must be a whole number of bytes >= 0, not ${maxBytes}`);
+    }
+  }
 
   /** Bytes of JSON held. */
   get bytes(): number {

@@ -116,6 +116,14 @@ describe('ConversationCache', () => {
     expect(cache.size).toBe(2);
   });
 
+  it('refuses a bound that is not a whole number of bytes', () => {
+    expect(() => new ConversationCache(-1)).toThrow(
+      'conversationCacheBytes must be a whole number of bytes >= 0, not -1',
+    );
+    expect(() => new ConversationCache(Number.NaN)).toThrow(/not NaN/);
+    expect(new ConversationCache(0).maxBytes).toBe(0);
+  });
+
   it("replaces a run's entry, and keeps nothing larger than itself", () => {
     const cache = new ConversationCache(bytesOf(cachedConversation(conversation)) - 1);
     cache.put('a', cachedConversation([user]));
