@@ -188,6 +188,8 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('|---|---|---|---|');
   const rows: Array<{ x: number; y: number; series: string }> = [];
   const out: Record<number, Record<string, Awaited<ReturnType<typeof chainHistory>>>> = {};
+  /** Bytes of JSON of this project's conversation at the end of each run: what the history must show once. */
+  const conversationBytes: Record<number, number> = {};
   for (const steps of P.historySteps) {
     const ids = {
       'engine floor': `floor-h-${randomUUID()}`,
@@ -204,13 +206,14 @@ async function historyGrowth(s: Systems): Promise<void> {
       workflowId: ids['@temporalio/ai-sdk'],
       args: [steps],
     });
-    await s.client.generate('bench-agent', 'go', {
+    const ours = await s.client.generate('bench-agent', 'go', {
       model: 'scripted',
       script: benchScript(steps),
       maxSteps: steps + 1,
       activeTools: ['noop'],
       runId: ids['this project'],
     });
+    conversationBytes[steps] = Buffer.byteLength(JSON.stringify(ours.messages));
     out[steps] = {};
     for (const [series, id] of Object.entries(ids)) {
       const chain = await chainHistory(s, id);
@@ -238,7 +241,16 @@ async function historyGrowth(s: Systems): Promise<void> {
     say(`- ${series}: bytes per step at ${b} steps / at ${a} steps = ${fmt(growth)} (${kibs})`);
     say('  (1 is linear growth; more means superlinear)');
   }
+  // The goal: at most twice the engine floor's history plus the conversation's own bytes.
+  const floor = out[b]!['engine floor']!.bytes;
+  const ours = out[b]!['this project']!.bytes;
+  const budget = 2 * floor + conversationBytes[b]!;
+  say(
+    `- this project at ${b} steps: ${fmt(ours / 1024, 0)} KiB against 2 × the engine floor + the conversation ` +
+      `(${fmt(conversationBytes[b]! / 1024, 0)} KiB) = ${fmt(budget / 1024, 0)} KiB: ${fmt(ours / budget)} of it`,
+  );
   results.history = out;
+  results.conversationBytes = conversationBytes;
   await lineChart('bench/results/history-bytes.png', 'History size per run', rows, { x: 'steps', y: 'KiB of history' });
   say('');
   say('![history](results/history-bytes.png)');

@@ -55,6 +55,11 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    */
   enableScriptedModel?: boolean;
   /**
+   * How many bytes of JSON of run conversations the model activity keeps (least recently used out), so
+   * that a model call need not read from its run the messages it references. Default 64 MiB.
+   */
+  conversationCacheBytes?: number;
+  /**
    * Approvers' Ed25519 public keys, by key id (PEM). With them, every decision on runs this worker
    * starts must be signed with one of the private keys (see the README's security model); without, a
    * decision is as good as the signal rights of whoever sends it. Default: `DECISION_PUBLIC_KEYS`.
@@ -170,6 +175,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       options.decisionKeys ?? decisionKeysFromEnv(),
       tracing,
       notifications,
+      options.conversationCacheBytes,
     ),
     interceptors: {
       ...interceptors,

@@ -29,8 +29,16 @@ import type { AnyTool, ToolHookContext } from '../tools/create-tool.js';
 import { checkWith } from '../tools/schema.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { ChunkPublisher } from './chunk-publisher.js';
+import {
+  cachedConversation,
+  ConversationCache,
+  ConversationMismatchError,
+  resolveConversation,
+  type CachedConversation,
+} from './conversation-cache.js';
+import { conversationQuery } from '../workflows/messages.js';
 import { ProgressSender } from './progress-sender.js';
-import type { CallModelInput, CallModelOutput, ModelToolCall } from './contracts.js';
+import type { CallModelInput, CallModelOutput, ModelToolCall, ModelToolDefinition } from './contracts.js';
 import { providerResults, type StepContentPart } from './provider-calls.js';
 import { inputDeltaShown, ownTool, toJson, transcribedCalls } from './transform-payload.js';
 
@@ -50,14 +58,16 @@ const STREAM_BATCH_INTERVAL_MS = 100;
 export async function callModel(
   registry: AgentRegistry,
   factories: Record<string, ModelFactory>,
-  input: CallModelInput,
+  called: CallModelInput,
+  cache: ConversationCache,
   tracing?: Tracing,
 ): Promise<CallModelOutput> {
-  const agent = registry.get(input.agentId);
+  const agent = registry.get(called.agentId);
+  const activity = Context.current();
+  const { conversation, input } = await withConversation(called, cache);
   const model: LanguageModel = input.model
     ? resolveModel(input.model, { script: scriptOf(input), ...threadSteps(input) }, factories)
     : (agent.model as LanguageModel);
-  const activity = Context.current();
 
   const tools: ToolSet = {};
   for (const def of input.tools) {
@@ -114,27 +124,15 @@ export async function callModel(
       )
     : undefined;
   try {
-    if (!publisher && !progress) {
-      const result = await generateText(request);
-      return output(agent, input, {
-        text: result.text,
-        content: result.content,
-        finishReason: result.finishReason,
-        usage: result.usage,
-        responseMessages: result.response.messages,
-      });
+    const answered = await answer(agent, input, request, publisher, progress);
+    // The run's next call references the conversation with this answer, as the workflow appends it.
+    if (conversation) {
+      cache.put(
+        conversationKey(),
+        cachedConversation([...input.messages, ...answered.assistantMessages], conversation),
+      );
     }
-    const at = { stepNumber: input.stepNumber, attempt: activity.info.attempt };
-    const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input));
-    const response = await result.response;
-    const stepOutput = await output(agent, input, {
-      text: await result.text,
-      content: await result.content,
-      finishReason: await result.finishReason,
-      usage: await result.usage,
-      responseMessages: response.messages,
-    });
-    return progress ? { ...stepOutput, progressBytes: progress.bytes } : stepOutput;
+    return answered;
   } catch (err) {
     if (APICallError.isInstance(err) && !err.isRetryable) {
       throw ApplicationFailure.nonRetryable(
@@ -145,6 +143,91 @@ export async function callModel(
     throw err;
   } finally {
     clearInterval(beat);
+  }
+}
+
+/** A model call with its whole conversation, instructions and tools. */
+type ResolvedCall = CallModelInput & Required<Pick<CallModelInput, 'messages' | 'instructions' | 'tools'>>;
+
+/** The model's answer to one step, by `generateText`, or by `streamText` when it publishes deltas. */
+async function answer(
+  agent: Agent,
+  input: ResolvedCall,
+  request: Parameters<typeof generateText>[0] & Parameters<typeof streamText>[0],
+  publisher: ChunkPublisher | undefined,
+  progress: ProgressSender | undefined,
+): Promise<CallModelOutput> {
+  if (!publisher && !progress) {
+    const result = await generateText(request);
+    return output(agent, input, {
+      text: result.text,
+      content: result.content,
+      finishReason: result.finishReason,
+      usage: result.usage,
+      responseMessages: result.response.messages,
+    });
+  }
+  const at = { stepNumber: input.stepNumber, attempt: Context.current().info.attempt };
+  const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input));
+  const response = await result.response;
+  const stepOutput = await output(agent, input, {
+    text: await result.text,
+    content: await result.content,
+    finishReason: await result.finishReason,
+    usage: await result.usage,
+    responseMessages: response.messages,
+  });
+  return progress ? { ...stepOutput, progressBytes: progress.bytes } : stepOutput;
+}
+
+/** The cache key of the run's conversation: the workflow id, which a continued run keeps. */
+function conversationKey(): string {
+  return runOf().workflowId;
+}
+
+/** The run whose model call this is. */
+function runOf(): { workflowId: string; runId: string } {
+  const run = Context.current().info.workflowExecution;
+  if (!run) throw ApplicationFailure.nonRetryable('callModel runs only as an activity of a run', 'BadCall');
+  return run;
+}
+
+/**
+ * The call with its whole conversation. One that carries it by reference gets the messages it references
+ * from the worker's cache, or, on a miss (a new worker, an evicted run, a retry elsewhere), from the run by
+ * the `conversation` query, whose answer is not recorded in the history.
+ */
+async function withConversation(
+  called: CallModelInput,
+  cache: ConversationCache,
+): Promise<{ input: ResolvedCall; conversation?: CachedConversation }> {
+  const { conversation: delta, instructions, tools, ...rest } = called;
+  if (!delta) {
+    if (!called.messages || tools === undefined || instructions === undefined) {
+      throw ApplicationFailure.nonRetryable(
+        'callModel: the call carries no conversation, tools or instructions',
+        'BadCall',
+      );
+    }
+    return { input: { ...rest, instructions, tools, messages: called.messages } };
+  }
+  const given = tools !== undefined && instructions !== undefined ? { instructions, tools } : undefined;
+  const activity = Context.current();
+  const { workflowId, runId } = runOf();
+  const fetch = (count: number) =>
+    activity.client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });
+  try {
+    const { conversation, from } = await resolveConversation(cache, conversationKey(), delta, given, fetch);
+    if (from === 'run') activity.log.info('callModel: conversation read from the run', { messages: delta.base.count });
+    const { setup } = conversation;
+    return {
+      input: { ...rest, messages: conversation.messages, instructions: setup.instructions, tools: setup.tools },
+      conversation,
+    };
+  } catch (err) {
+    // No retry makes the run's messages match a digest they do not match.
+    if (err instanceof ConversationMismatchError) throw ApplicationFailure.nonRetryable(err.message, err.name);
+    throw err;
   }
 }
 
@@ -210,7 +293,7 @@ async function streamed(
 function providerTool(
   model: LanguageModel,
   toolName: string,
-  spec: NonNullable<CallModelInput['tools'][number]['provider']>,
+  spec: NonNullable<ModelToolDefinition['provider']>,
   modelName: string | undefined,
 ): Tool {
   try {
@@ -239,7 +322,7 @@ interface StepAnswer {
   responseMessages: ModelMessage[];
 }
 
-async function output(agent: Agent, call: CallModelInput, answer: StepAnswer): Promise<CallModelOutput> {
+async function output(agent: Agent, call: ResolvedCall, answer: StepAnswer): Promise<CallModelOutput> {
   const { runId } = call;
   const { text, finishReason, usage, responseMessages } = answer;
   const assistant = responseMessages.filter((m) => m.role === 'assistant').map((m) => toJson(m) as Message);
@@ -354,7 +437,7 @@ function scriptOf(input: CallModelInput): Script | undefined {
 }
 
 /** The assistant messages the run's thread put before the run's own, for the scripted model. */
-function threadSteps(input: CallModelInput): { priorSteps?: number } {
+function threadSteps(input: ResolvedCall): { priorSteps?: number } {
   if (!input.threadMessages) return {};
   const prior = input.messages.slice(0, input.threadMessages).filter((m) => m.role === 'assistant').length;
   return { priorSteps: prior };

@@ -14,6 +14,7 @@ import type { Script, ScriptWindow } from '../schemas/script.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
+import type { ConversationDelta } from '../workflows/conversation-ref.js';
 import type { BeganTurn } from '../workflows/thread-messages.js';
 
 /** A run's turn on its thread begins (see `beginThreadTurn`). */
@@ -66,14 +67,22 @@ export interface CallModelInput {
   /** The run's script, or (with `scriptWindow`) the one step of it this call needs. */
   script: Script | undefined;
   scriptWindow?: ScriptWindow;
-  instructions: string;
-  messages: Message[];
+  /** Absent when the call repeats the previous call's instructions and tools (`conversation.sameSetup`). */
+  instructions?: string;
+  /** The whole conversation: a call of a run from before `conversation` (see below) carries it. */
+  messages?: Message[];
   /**
-   * How many of `messages` come first from the run's thread (set only when some do): the scripted
+   * The conversation by reference: the messages after those the run's previous model call held with
+   * its answer, and a reference to those (see workflows/conversation-ref.ts). Set instead of `messages`.
+   */
+  conversation?: ConversationDelta;
+  /**
+   * How many of the conversation's messages come first from the run's thread (set only when some do): the scripted
    * model counts its steps after them.
    */
   threadMessages?: number;
-  tools: ModelToolDefinition[];
+  /** Absent when the call repeats the previous call's instructions and tools (`conversation.sameSetup`). */
+  tools?: ModelToolDefinition[];
   toolChoice: ToolChoice | undefined;
   settings: ModelSettings | undefined;
   /** The run's request context, for the transforms that run here. */

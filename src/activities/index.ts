@@ -3,6 +3,7 @@ import type { ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { callModel } from './call-model.js';
+import { ConversationCache } from './conversation-cache.js';
 import type { AgentActivities } from './contracts.js';
 import { describeAgent, withMcpTools } from './describe-agent.js';
 import type { McpConnections } from './mcp-connections.js';
@@ -25,8 +26,10 @@ export function createActivities(
   decisionKeys?: DecisionKeys,
   tracing?: Tracing,
   notifications?: NotificationSettings,
+  conversationCacheBytes?: number,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
+  const conversations = new ConversationCache(conversationCacheBytes);
   return {
     describeAgent: async (input) => {
       const agent = registry.get(input.agentId);
@@ -38,7 +41,7 @@ export function createActivities(
         ...(notifications ? { notifications: true } : {}),
       };
     },
-    callModel: (input) => callModel(registry, models, input, tracing),
+    callModel: (input) => callModel(registry, models, input, conversations, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
     executeTool: (input) => executeTool(registry, input, mcp),
     transformPayload: (input) => transformPayload(registry, input),

@@ -23,6 +23,15 @@ export const RunCarrySchema = z
     threadMessages: z.number().int().nonnegative().optional(),
     /** Set for a run on a thread whose agent keeps a working memory, when there is one: as the run knows it. */
     workingMemory: z.string().max(MAX_WORKING_MEMORY_CHARS).optional(),
+    /**
+     * Set for a run whose model calls carry the conversation by reference: the messages its last model
+     * call held with its answer (see workflows/conversation-ref.ts), which its continuation's first call
+     * references.
+     */
+    sent: z
+      .object({ count: z.number().int().nonnegative(), digest: z.string().max(64) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunCarry = z.infer<typeof RunCarrySchema>;

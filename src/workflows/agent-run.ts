@@ -20,7 +20,7 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentActivities, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
+import type { AgentActivities, CallModelInput, CallModelOutput, ModelToolCall } from '../activities/contracts.js';
 import { canStart } from '../approvals/access.js';
 import { escalationDeciders } from '../approvals/deadline.js';
 import { effectiveRunOptions } from '../approvals/policy.js';
@@ -35,6 +35,7 @@ import { scriptForCall } from '../schemas/script.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { finishChunk } from '../schemas/stream-chunks.js';
 import { runCancelled } from './delegation.js';
+import { deltaOf, setupForCall, type CallSetup } from './conversation-ref.js';
 import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-views.js';
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
@@ -44,6 +45,10 @@ import { AutoResumeRequestSchema } from '../schemas/auto-resume.js';
 import {
   autoResumeUpdate,
   childReportSignal,
+  conversationQuery,
+  ConversationRequestSchema,
+  type ConversationAnswer,
+  type ConversationRequest,
   decisionSignals,
   nextPauseUpdate,
   NextPauseRequestSchema,
@@ -121,6 +126,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
+  setHandler(conversationQuery, (request) => conversationPrefix(state, request));
   setHandler(autoResumeUpdate, (request) => autoResume(state, request), {
     validator: (request) => {
       const checked = safeParse(AutoResumeRequestSchema, request);
@@ -312,15 +318,16 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
         ...(options.script
           ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
           : { script: undefined }),
-        // Each step is shown the working memory as it stands, after the run's own updates.
-        instructions: withWorkingMemory(
-          options.instructions ?? spec.instructions,
-          workingMemory,
-          state.thread?.workingMemory,
-        ),
-        messages: state.conversation.messages,
+        ...conversationForCall(state, {
+          // Each step is shown the working memory as it stands, after the run's own updates.
+          instructions: withWorkingMemory(
+            options.instructions ?? spec.instructions,
+            workingMemory,
+            state.thread?.workingMemory,
+          ),
+          tools,
+        }),
         ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
-        tools,
         toolChoice: options.toolChoice,
         settings: options.modelSettings,
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
@@ -328,6 +335,8 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       }).finally(() => (state.stream.live = false)));
     if (!toolRun) state.progress?.settle(progress, model.progressBytes);
     state.conversation.startStep(stepNumber, model);
+    // The model activity holds the conversation with its answer now: the next call references it.
+    if (state.byReference && !toolRun) state.sent = state.digest.refTo(state.conversation.messages);
     await providerCallsDone(spec, options, state, stepNumber, model);
     // Without streaming the model's text arrives whole; subscribers get it as one delta.
     if (!streaming && model.text) {
@@ -377,6 +386,37 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
 /** Whether the run begins a turn on its thread: a caller's run on a thread, not continued, not a tool run. */
 function beginsThreadTurn(input: RunInput): boolean {
   return input.options?.threadId !== undefined && !input.toolCall && !input.parent && !input.carry;
+}
+
+/**
+ * What a model call references of the conversation, for the activity whose worker does not hold it: a
+ * count past the conversation is refused with a reason (it names no messages this run has).
+ */
+function conversationPrefix(state: RunState, request: ConversationRequest): ConversationAnswer {
+  const checked = safeParse(ConversationRequestSchema, request);
+  if (!checked.success)
+    throw new Error(`conversation takes { count: number >= 0 }: ${clip(String(checked.error), 300)}`);
+  const { messages } = state.conversation;
+  const { count } = checked.data;
+  if (count > messages.length) throw new Error(`the conversation has ${messages.length} messages, not ${count}`);
+  return { messages: messages.slice(0, count), ...(state.sentSetup ? { setup: state.sentSetup } : {}) };
+}
+
+/**
+ * The conversation, instructions and tools as a model call carries them: whole for a run from before the
+ * conversation by reference, else the messages after what the previous call held and, when they are the
+ * same as the previous call's, the instructions and tools by digest.
+ */
+function conversationForCall(
+  state: RunState,
+  setup: CallSetup,
+): Pick<CallModelInput, 'messages' | 'conversation' | 'instructions' | 'tools'> {
+  if (!state.byReference) return { messages: state.conversation.messages, ...setup };
+  const delta = deltaOf(state.conversation.messages, state.sent, state.digest);
+  const { carried, sent } = setupForCall(setup, state.sentSetup);
+  state.sentSetup = sent;
+  if ('sameSetup' in carried) return { conversation: { ...delta, sameSetup: carried.sameSetup } };
+  return { conversation: delta, ...carried };
 }
 
 /** Runs started before the description became a local activity replay with the activity they scheduled. */

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resume.js';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
+import type { Message } from '../schemas/message.js';
+import type { SentSetup } from './conversation-ref.js';
 import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
 import type { ChunkBatch, StreamPage, StreamRead } from '../schemas/stream-protocol.js';
 
@@ -41,6 +43,23 @@ export interface RunSnapshot {
 }
 
 export const runStateQuery = defineQuery<RunSnapshot>('runState');
+
+/** What the `conversation` query asks for: the first `count` messages of the run's conversation. */
+export const ConversationRequestSchema = z.object({ count: z.number().int().nonnegative() }).strict();
+export type ConversationRequest = z.infer<typeof ConversationRequestSchema>;
+
+/**
+ * The first messages of the run's conversation, for a model call that carries it by reference and runs
+ * where the worker's cache does not hold it (see workflows/conversation-ref.ts). A query: its answer is
+ * recorded nowhere.
+ */
+export const conversationQuery = defineQuery<ConversationAnswer, [ConversationRequest]>('conversation');
+
+/** The messages asked for, and the instructions and tools the run's model calls last carried whole. */
+export interface ConversationAnswer {
+  messages: Message[];
+  setup?: SentSetup;
+}
 
 /**
  * What `nextPause` answers: where the run stands, not its result. An update's answer is recorded in

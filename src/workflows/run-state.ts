@@ -29,6 +29,12 @@ import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
 import { finishChunk, shownPending, type AgentProgressChunk, type RunChunk } from '../schemas/stream-chunks.js';
 import { ChunkLog } from './chunk-log.js';
+import {
+  CONVERSATION_BY_REFERENCE_PATCH,
+  ConversationDigest,
+  type ConversationRef,
+  type SentSetup,
+} from './conversation-ref.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from './messages.js';
 import { fitResult } from './payload-bounds.js';
@@ -95,6 +101,15 @@ export class RunState {
    * each patch adds a marker and a search attribute upsert to every run's history.
    */
   readonly lean: boolean;
+  /**
+   * Whether its model calls carry the conversation by reference (`CONVERSATION_BY_REFERENCE_PATCH`), and
+   * then what the last one held with its answer, and the digest of the conversation as it grows.
+   */
+  readonly byReference: boolean;
+  sent: ConversationRef | undefined;
+  /** The instructions and tools its model calls last carried whole (a continued run's first call sends them). */
+  sentSetup: SentSetup | undefined;
+  readonly digest = new ConversationDigest();
   /** What changed since the memo and search attributes were last written. */
   private readonly stale = { memo: false, attributes: false };
   /** Accepted decisions, by the own call they resolve, until its waiter takes them. */
@@ -121,6 +136,8 @@ export class RunState {
     if (carry) this.version = carry.version;
     this.lean = patched(LEAN_HISTORY_PATCH);
     this.coalesced = this.lean;
+    this.byReference = patched(CONVERSATION_BY_REFERENCE_PATCH);
+    this.sent = carry?.sent;
     // Not cancelled with the run: its last writes (cancelled) still go out.
     if (this.coalesced) void CancellationScope.nonCancellable(() => this.writeWhenStale());
   }
@@ -204,6 +221,7 @@ export class RunState {
       stream: this.stream.carry(this.segmentStart),
       ...(this.thread ? { threadMessages: this.thread.prefix } : {}),
       ...(this.thread?.workingMemory !== undefined ? { workingMemory: this.thread.workingMemory } : {}),
+      ...(this.sent ? { sent: this.sent } : {}),
     };
   }
 

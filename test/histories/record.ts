@@ -82,6 +82,26 @@ const recordings: Record<string, Recording> = {
     then: (client, runId) => client.approveToolCallGenerate({ runId, by: 'ops' }),
     alsoRecordFirst: true,
   },
+  // The conversation by reference (conversation-by-reference patch): each model call carries the
+  // messages after what the previous one held with its answer; an approval, then the run continues as
+  // new and its first call references what the last call of the first run held (both runs).
+  'conversation-by-reference': {
+    agentId: 'toolbox-agent',
+    prompt: 'go',
+    options: {
+      model: 'scripted',
+      continueAsNewEvery: 3,
+      script: [
+        { toolCalls: [{ toolName: 'add', args: { a: 1, b: 1 } }] },
+        { toolCalls: [{ toolName: 'guarded', args: { target: 'x' } }] },
+        { toolCalls: [{ toolName: 'add', args: { a: 2, b: 1 } }] },
+        { toolCalls: [{ toolName: 'add', args: { a: 3, b: 1 } }] },
+        { text: 'done' },
+      ],
+    },
+    then: (client, runId) => client.approveToolCallGenerate({ runId, by: 'ops' }),
+    alsoRecordFirst: true,
+  },
   // A run on a thread suspends; the next messages on the thread go to it as autoResume updates: one
   // without the data (refused, still waiting), then one the model reads the data from (resumed).
   'auto-resume': {
@@ -500,7 +520,7 @@ try {
     if (alsoRecordFirst) {
       const firstRunId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
       const first = await client.temporal.workflow.getHandle(runId, firstRunId).fetchHistory();
-      const firstFile = new URL(`./${name}-first.json`, import.meta.url);
+      const firstFile = new URL(`${name}-first.json`, corpus);
       await writeFile(firstFile, historyToJSON(first) + '\n');
       console.log(`recorded the first run of ${runId}: ${first.events?.length} events -> ${firstFile.pathname}`);
     }

@@ -4,7 +4,9 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { CallModelInput } from '../../src/activities/contracts.js';
 import { weatherAgent } from '../../examples/weather-agent.js';
 import { defineAgent } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
@@ -37,6 +39,16 @@ function completion(message: Record<string, unknown>, finishReason: string) {
     choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
     usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
   };
+}
+
+/** The model-call inputs of a run, as its history records them. */
+async function modelCallInputs(runId: string): Promise<CallModelInput[]> {
+  const history = await w.client.temporal.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name !== 'callModel') return [];
+    return [defaultPayloadConverter.fromPayload<CallModelInput>(scheduled.input!.payloads![0]!)];
+  });
 }
 
 beforeAll(async () => {
@@ -90,4 +102,13 @@ it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool cal
   });
   expect(second!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
   expect(second!.body.messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'call_abc' });
+  // The provider got the whole conversation though the second model call carried only the tool's result
+  // and a reference to the two messages before it (the worker's cache held them).
+  const calls = await modelCallInputs(result.runId);
+  expect(calls[1]).toMatchObject({ conversation: { sameSetup: expect.any(String) } });
+  expect(calls[1]!.tools).toBeUndefined();
+  expect(calls.map((c) => [c.messages, c.conversation?.base.count, c.conversation?.added.map((m) => m.role)])).toEqual([
+    [undefined, 0, ['user']],
+    [undefined, 2, ['tool']],
+  ]);
 });

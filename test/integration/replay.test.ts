@@ -69,6 +69,10 @@ describe('replay of recorded histories', () => {
         // script step a call; an approval, then continue-as-new with the open stream segment (both runs).
         'lean-continued-first.json',
         'lean-continued.json',
+        // The conversation by reference (conversation-by-reference patch): each model call carries the
+        // messages after what the previous one held; an approval, then continue-as-new (both runs).
+        'conversation-by-reference-first.json',
+        'conversation-by-reference.json',
       ]),
     );
   });
