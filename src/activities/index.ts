@@ -13,6 +13,7 @@ import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 import { notify, type NotificationSettings } from './notify.js';
+import { MAX_DATA_BYTES, type PayloadLimits } from '../schemas/limits.js';
 
 /**
  * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
@@ -25,6 +26,8 @@ export function createActivities(
   decisionKeys?: DecisionKeys,
   tracing?: Tracing,
   notifications?: NotificationSettings,
+  /** Set when the worker has a payload store: the larger limits its runs keep to. */
+  payloadLimits?: PayloadLimits,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   return {
@@ -36,11 +39,12 @@ export function createActivities(
         ...withMcp,
         ...(keys ? { signedDecisions: true } : {}),
         ...(notifications ? { notifications: true } : {}),
+        ...(payloadLimits ? { payloadLimits } : {}),
       };
     },
     callModel: (input) => callModel(registry, models, input, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
-    executeTool: (input) => executeTool(registry, input, mcp),
+    executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),
