@@ -64,6 +64,9 @@ async function buildAgentctl() {
     banner: {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
+    // The S3 payload store's packages are optional: loaded from node_modules where installed, only when
+    // DURABLE_AGENTS_PAYLOAD_STORE names a bucket.
+    external: ['@aws-sdk/client-s3', '@temporalio/external-storage-s3', '@temporalio/external-storage-s3-aws-sdk'],
     logLevel: 'warning',
   });
 }

@@ -102,6 +102,18 @@ export { codecEndpointSettings } from './server/codec-endpoint-settings.js';
 export type { CodecEndpointSettings } from './server/codec-endpoint-settings.js';
 export { createPayloadCodec, describeCodec, failureConverterPath, loadPayloadCodec } from './codec/payload-codec.js';
 export type { CodecKeysOptions } from './codec/payload-codec.js';
+export {
+  createExternalStorage,
+  DEFAULT_PAYLOAD_STORE_THRESHOLD,
+  describeExternalStorage,
+  FILE_DRIVER_NAME,
+  FileStorageDriver,
+  loadExternalStorage,
+  payloadStoreFromEnv,
+} from './codec/external-storage.js';
+export type { PayloadStoreSettings } from './codec/external-storage.js';
+export { INLINE_PAYLOAD_LIMITS, STORED_PAYLOAD_LIMITS } from './schemas/limits.js';
+export type { PayloadLimits } from './schemas/limits.js';
 export { EncryptionCodec } from './codec/encryption-codec.js';
 export { UnkeyedCodec } from './codec/unkeyed-codec.js';
 export { CODEC_CURRENT_KEY_ENV, CODEC_KEYS_ENV, CODEC_KEYS_FILE_ENV } from './codec/keyring.js';

@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import type { PayloadCodec } from '@temporalio/common';
+import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Agent } from './agent.js';
 import { createActivities } from './activities/index.js';
 import type { DecisionKeys } from './activities/verify-decision.js';
 import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
+import { describeExternalStorage, loadExternalStorage } from './codec/external-storage.js';
+import { STORED_PAYLOAD_LIMITS } from './schemas/limits.js';
 import {
   CONNECTION_SETTINGS,
   decisionKeysFromEnv,
@@ -78,6 +80,14 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    */
   codec?: PayloadCodec;
   /**
+   * Where payloads over a threshold go instead of the history (Temporal's external storage, see
+   * `createExternalStorage` and docs/large-payloads.md); with it, a tool's output and a run's
+   * conversation may be larger (`STORED_PAYLOAD_LIMITS`). Clients must be given the same. Default: the
+   * one `DURABLE_AGENTS_PAYLOAD_STORE` configures (see `loadExternalStorage`); `false` keeps every
+   * payload in the history whatever the environment says.
+   */
+  externalStorage?: ExternalStorage | false;
+  /**
    * Worker Versioning: the Worker Deployment and build this worker is, and how the runs it starts move
    * between builds (default: pinned to the build that started them; see `DEFAULT_VERSIONING_BEHAVIOR`
    * and docs/upgrading.md). Default: `TEMPORAL_DEPLOYMENT_NAME`, `TEMPORAL_BUILD_ID`,
@@ -115,6 +125,8 @@ export interface AgentWorker {
   taskQueue: string;
   namespace: string;
   codec: PayloadCodec;
+  /** Where payloads over its threshold go, when the worker has a payload store. */
+  externalStorage: ExternalStorage | undefined;
   /** The tracing the worker reports to, when it traces. */
   tracing: Tracing | undefined;
   /** The worker's deployment and build, when it is versioned. */
@@ -130,6 +142,7 @@ const WORKER_OPTIONS = [
   'decisionKeys',
   'notifications',
   'codec',
+  'externalStorage',
   'connection',
   'workflowBundle',
   'tracing',
@@ -151,6 +164,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     throw new TypeError('createWorker: give either `versioning` or `workerOptions.workerDeploymentOptions`, not both');
   // Before connecting: bad codec keys or tracing settings fail here without a connection to close.
   const codec = options.codec ?? (await loadPayloadCodec());
+  const externalStorage =
+    options.externalStorage === false
+      ? undefined
+      : (options.externalStorage ??
+        options.workerOptions?.dataConverter?.externalStorage ??
+        (await loadExternalStorage()));
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
@@ -160,7 +179,10 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const mcp = new McpConnections();
   const worker = await Worker.create({
     ...options.workerOptions,
-    dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
+    dataConverter: {
+      ...withPayloadCodec(options.workerOptions?.dataConverter, codec),
+      ...(externalStorage ? { externalStorage } : {}),
+    },
     connection,
     namespace,
     taskQueue,
@@ -176,6 +198,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       tracing,
       notifications,
       options.conversationCacheBytes,
+      externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
     ),
     interceptors: {
       ...interceptors,
@@ -207,6 +230,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     taskQueue,
     namespace,
     codec,
+    externalStorage,
     tracing,
     versioning,
     async run() {
@@ -237,14 +261,16 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
  * finish within the shutdown grace time, then exits.
  */
 export async function runWorker(options: CreateWorkerOptions): Promise<void> {
-  const { worker, run, taskQueue, namespace, agentIds, codec, tracing, versioning } = await createWorker({
-    ...options,
-    workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
-  });
+  const { worker, run, taskQueue, namespace, agentIds, codec, externalStorage, tracing, versioning } =
+    await createWorker({
+      ...options,
+      workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
+    });
   // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
   console.error(
     `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
       describeCodec(codec) +
+      `; ${describeExternalStorage(externalStorage)}` +
       (versioning
         ? `; build "${versioning.buildId}" of deployment "${versioning.deploymentName}", ` +
           `runs ${versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR}` +

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { PayloadCodec } from '@temporalio/common';
+import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -39,6 +39,8 @@ export async function startWorker(
     enableScriptedModel?: boolean;
     decisionKeys?: DecisionKeys;
     codec?: PayloadCodec;
+    /** The payload store of the worker and the client (default: none, whatever the environment says). */
+    externalStorage?: ExternalStorage;
     taskQueue?: string;
     /** Tracing for the worker and the client (default: none, whatever the environment says). */
     tracing?: Tracing;
@@ -55,6 +57,7 @@ export async function startWorker(
     decisionKeys: options.decisionKeys,
     models: options.models,
     codec: options.codec,
+    externalStorage: options.externalStorage ?? false,
     tracing: options.tracing ?? false,
     notifications: options.notifications ?? false,
     connection,
@@ -68,6 +71,7 @@ export async function startWorker(
     namespace: 'default',
     taskQueue,
     codec: options.codec,
+    externalStorage: options.externalStorage ?? false,
     tracing: options.tracing ?? false,
   });
   return {

@@ -32,11 +32,13 @@ export async function executeTool(
   registry: AgentRegistry,
   input: ExecuteToolInput,
   mcp?: McpConnections,
+  /** A tool's output, bytes of JSON: more where the worker has a payload store. */
+  maxOutputBytes = MAX_DATA_BYTES,
 ): Promise<ExecuteToolOutput> {
   const writer = new ToolWriter(input);
   let output: ExecuteToolOutput;
   try {
-    output = await execution(registry, input, writer, mcp);
+    output = await execution(registry, input, writer, maxOutputBytes, mcp);
   } catch (err) {
     // What the tool wrote before it threw reaches the run too, as a model's text does before it fails.
     await writer.close();
@@ -50,6 +52,7 @@ async function execution(
   registry: AgentRegistry,
   input: ExecuteToolInput,
   writer: ToolWriter,
+  maxOutputBytes: number,
   mcp?: McpConnections,
 ): Promise<ExecuteToolOutput> {
   const agent = registry.get(input.agentId);
@@ -150,7 +153,7 @@ async function execution(
     }
   }
 
-  return resultOf(agent, input, requestContext, output);
+  return resultOf(agent, input, requestContext, output, maxOutputBytes);
 }
 
 /** A tool's output as the run keeps it: JSON within the bound, with what the model is shown of it. */
@@ -159,9 +162,10 @@ async function resultOf(
   input: ExecuteToolInput,
   requestContext: RequestContext,
   output: unknown,
+  maxBytes = MAX_DATA_BYTES,
 ): Promise<ExecuteToolOutput> {
   const json = toJson(output);
-  const tooLarge = oversize(input.toolName, 'output', json);
+  const tooLarge = oversize(input.toolName, 'output', json, maxBytes);
   if (tooLarge) return { type: 'error', error: tooLarge };
   let modelOutput;
   try {
@@ -177,7 +181,7 @@ async function resultOf(
     return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
   }
   return (
-    oversizeResult(input.toolName, 'what toModelOutput shows the model', modelOutput) ?? {
+    oversizeResult(input.toolName, 'what toModelOutput shows the model', modelOutput, maxBytes) ?? {
       type: 'result',
       output: json,
       modelOutput,
@@ -216,21 +220,27 @@ async function callMcpTool(
 }
 
 /**
- * Why a tool's data is refused, when it is not JSON that can be checked or is over {@link MAX_DATA_BYTES}:
- * the run carries it in payloads that Temporal limits, so it becomes a tool error the model sees.
+ * Why a tool's data is refused, when it is not JSON that can be checked or is over `maxBytes` (default
+ * {@link MAX_DATA_BYTES}): the run carries it in payloads that Temporal limits (more with a payload
+ * store), so it becomes a tool error the model sees.
  */
-function oversize(toolName: string, what: string, value: unknown): string | undefined {
+function oversize(toolName: string, what: string, value: unknown, maxBytes = MAX_DATA_BYTES): string | undefined {
   const measured = measureJson(value);
   if (!measured.ok) return `Tool "${toolName}" returned ${what} that is not JSON data: ${measured.problem}.`;
-  if (measured.bytes <= MAX_DATA_BYTES) return undefined;
+  if (measured.bytes <= maxBytes) return undefined;
   return (
-    `Tool "${toolName}" returned ${what} of ${kib(measured.bytes)} of JSON; at most ${kib(MAX_DATA_BYTES)} ` +
+    `Tool "${toolName}" returned ${what} of ${kib(measured.bytes)} of JSON; at most ${kib(maxBytes)} ` +
     'fits in a run. Return less, or keep large data outside the run and return a reference to it.'
   );
 }
 
-function oversizeResult(toolName: string, what: string, value: unknown): ExecuteToolOutput | undefined {
-  const error = oversize(toolName, what, value);
+function oversizeResult(
+  toolName: string,
+  what: string,
+  value: unknown,
+  maxBytes = MAX_DATA_BYTES,
+): ExecuteToolOutput | undefined {
+  const error = oversize(toolName, what, value, maxBytes);
   return error ? { type: 'error', error } : undefined;
 }
 

@@ -14,6 +14,7 @@ import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
 import { notify, type NotificationSettings } from './notify.js';
+import { MAX_DATA_BYTES, type PayloadLimits } from '../schemas/limits.js';
 
 /**
  * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
@@ -27,6 +28,8 @@ export function createActivities(
   tracing?: Tracing,
   notifications?: NotificationSettings,
   conversationCacheBytes?: number,
+  /** Set when the worker has a payload store: the larger limits its runs keep to. */
+  payloadLimits?: PayloadLimits,
 ): AgentActivities {
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   const conversations = new ConversationCache(conversationCacheBytes);
@@ -39,11 +42,12 @@ export function createActivities(
         ...withMcp,
         ...(keys ? { signedDecisions: true } : {}),
         ...(notifications ? { notifications: true } : {}),
+        ...(payloadLimits ? { payloadLimits } : {}),
       };
     },
     callModel: (input) => callModel(registry, models, input, conversations, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
-    executeTool: (input) => executeTool(registry, input, mcp),
+    executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),

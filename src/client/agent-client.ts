@@ -5,6 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
+import { loadExternalStorage } from '../codec/external-storage.js';
 import { CONNECTION_SETTINGS, resolveConnection } from '../config.js';
 import { rejectUnknownKeys } from '../options.js';
 import { tracingFromEnv } from '../tracing/config.js';
@@ -98,6 +99,7 @@ export class AgentClient {
     rejectUnknownKeys('AgentClient.connect', options, [
       ...CONNECTION_SETTINGS,
       'codec',
+      'externalStorage',
       'warn',
       'principal',
       'signingKey',
@@ -105,6 +107,8 @@ export class AgentClient {
     ] satisfies Array<keyof AgentClientOptions>);
     const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
     const codec = options.codec ?? (await loadPayloadCodec());
+    const externalStorage =
+      options.externalStorage === false ? undefined : (options.externalStorage ?? (await loadExternalStorage()));
     const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-client') : undefined;
     const tracing = options.tracing || ownTracing;
     const connection = await Connection.connect({
@@ -116,7 +120,7 @@ export class AgentClient {
     const client = new Client({
       connection,
       namespace,
-      dataConverter: { payloadCodecs: [codec] },
+      dataConverter: { payloadCodecs: [codec], ...(externalStorage ? { externalStorage } : {}) },
       ...(tracing ? { interceptors: { workflow: [tracing.clientInterceptor()] } } : {}),
     });
     const { warn, principal, signingKey = signingKeyFromEnv() } = options;

@@ -1,5 +1,5 @@
 /** How an `AgentClient` is made and how it acts. */
-import type { PayloadCodec } from '@temporalio/common';
+import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import type { ConnectionSettings } from '../config.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { PrincipalInput } from './identity.js';
@@ -29,6 +29,13 @@ export type AgentClientOptions = ConnectionSettings &
      * environment (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`).
      */
     codec?: PayloadCodec;
+    /**
+     * The workers' payload store (Temporal's external storage, see `createExternalStorage`): a run's
+     * result, history, stream or memo may hold references to it, which only a client with the same store
+     * reads; what this client sends over the threshold goes there too. Else the one
+     * `DURABLE_AGENTS_PAYLOAD_STORE` configures (see `loadExternalStorage`); `false`: none.
+     */
+    externalStorage?: ExternalStorage | false;
     /**
      * OpenTelemetry tracing (see `createTracing`): each run this client starts is a trace, which the
      * workflow, its activities and model calls continue; decisions this client sends are spans too.

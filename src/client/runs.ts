@@ -2,6 +2,7 @@
  * Finding runs and reading their state from Temporal itself (describe, visibility, memo, search
  * attributes), so that any process finds any run with no worker and no second store.
  */
+import { withStoredPayloads } from './stored-payloads.js';
 import {
   WorkflowFailedError,
   WorkflowNotFoundError,
@@ -189,6 +190,7 @@ async function* listExecutions(ctx: ClientContext, query: string, pageSize: numb
       nextPageToken,
       pageSize,
     });
+    await withStoredPayloads(temporal, response);
     for (const raw of response.executions) {
       try {
         yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace), runBuild(raw));

@@ -2,6 +2,7 @@
  * Threads, read from Temporal itself: visibility lists the thread workflows of a resource, and each
  * thread's memo holds its most recent messages, so any process reads them with no worker up.
  */
+import { withStoredPayloads } from './stored-payloads.js';
 import { WorkflowNotFoundError, type WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, ThreadNotFoundError } from '../errors.js';
@@ -112,6 +113,7 @@ export async function listThreads(ctx: ClientContext, filter: ThreadFilter = {})
       nextPageToken,
       pageSize: Math.min(limit, 1000),
     });
+    await withStoredPayloads(temporal, response);
     for (const raw of response.executions) {
       if (threads.length >= limit) break;
       try {

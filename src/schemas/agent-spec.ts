@@ -155,6 +155,11 @@ export const AgentSpecSchema = z.object({
   approvalDeadline: ApprovalDeadlineSpecSchema.optional(),
   /** Set when the worker sends notifications: the run tells its webhook when calls wait, are decided or expire. */
   notifications: z.boolean().optional(),
+  /**
+   * Set when the worker has a payload store (external storage): the larger limits of a tool's output
+   * and the conversation it keeps to (`STORED_PAYLOAD_LIMITS`); else `INLINE_PAYLOAD_LIMITS`.
+   */
+  payloadLimits: z.object({ maxToolOutputBytes: z.number(), maxConversationBytes: z.number() }).optional(),
   /** JSON schema of what a run's request context may hold; without it, a run may carry none. */
   requestContextSchema: JsonSchemaObject.optional(),
   /** The stages the agent's own transforms change, for tools a run brings along (`clientTools`). */

@@ -29,6 +29,30 @@ export const MAX_INPUT_BYTES = 512 * 1024;
  * continuation's input carry them, and each must stay under Temporal's 2 MiB with room for the rest.
  */
 export const MAX_CONVERSATION_BYTES = 1024 * 1024;
+/**
+ * What a run may carry where its worker has a payload store (external storage, see
+ * docs/large-payloads.md): payloads over the store's threshold travel as references, so Temporal's
+ * 2 MiB no longer bounds a tool's output or the conversation. The conversation stays under the S3
+ * driver's 50 MiB for one payload (the run's result and each model call's input carry it whole), and
+ * every worker holds it in memory while the run is cached.
+ */
+export const STORED_PAYLOAD_LIMITS = {
+  maxToolOutputBytes: 16 * 1024 * 1024,
+  maxConversationBytes: 40 * 1024 * 1024,
+} as const satisfies PayloadLimits;
+
+/** A tool's output and a run's conversation: bytes of JSON. */
+export interface PayloadLimits {
+  maxToolOutputBytes: number;
+  maxConversationBytes: number;
+}
+
+/** The limits of a run whose worker has no payload store: everything within Temporal's 2 MiB. */
+export const INLINE_PAYLOAD_LIMITS: PayloadLimits = {
+  maxToolOutputBytes: MAX_DATA_BYTES,
+  maxConversationBytes: MAX_CONVERSATION_BYTES,
+};
+
 /** A run's request context: bytes of its JSON. Every activity of the run carries it. */
 export const MAX_REQUEST_CONTEXT_BYTES = 16 * 1024;
 /** What the memo may take, of Temporal's 2 MiB. */

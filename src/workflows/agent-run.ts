@@ -28,7 +28,7 @@ import { errorMessage } from '../errors.js';
 import { withClientTools, withToolKinds, type AgentSpec } from '../schemas/agent-spec.js';
 import { DecisionSignalSchema, type DecisionKind } from '../schemas/decisions.js';
 import { safeParse, type JsonValue } from '../schemas/json.js';
-import { clip, kib, MAX_CONVERSATION_BYTES, measureJson } from '../schemas/limits.js';
+import { clip, INLINE_PAYLOAD_LIMITS, kib, measureJson } from '../schemas/limits.js';
 import { RunInputSchema, type RunInput } from '../schemas/run-input.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 import { scriptForCall } from '../schemas/script.js';
@@ -300,7 +300,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (every !== undefined && stepsHere >= every))) {
       return { continueWith: agentSpec };
     }
-    checkConversationSize(state);
+    checkConversationSize(state, spec);
     state.publish({ type: 'start-step', stepNumber });
     state.stream.live = streaming && !toolRun;
     // A sub-agent's tool events of the last step precede its text of this one in the streamed run.
@@ -363,7 +363,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
           const result = await runTool(spec, options, state, call);
           const stored = storedMemory(spec, call.toolName, result);
           if (stored !== undefined && state.thread) state.thread.workingMemory = stored;
-          const outcome = state.conversation.admit({ call, result });
+          const outcome = state.conversation.admit({ call, result }, spec.payloadLimits);
           state.conversation.recordOutcome(outcome);
           const shown = await displayedOutcome(toolOf(call.toolName), refTo(call), outcomeChunk(outcome));
           recordOutcome(span, shown);
@@ -525,10 +525,11 @@ async function providerCallsDone(
  * are kept within it; a model's text or a raw start's input is not) fails with a reason rather than
  * exceed Temporal's payload limit with its next command.
  */
-function checkConversationSize(state: RunState): void {
+function checkConversationSize(state: RunState, spec: AgentSpec): void {
+  const max = (spec.payloadLimits ?? INLINE_PAYLOAD_LIMITS).maxConversationBytes;
   const bytes = state.conversation.bytes();
-  if (bytes <= MAX_CONVERSATION_BYTES) return;
-  const message = `The run's conversation holds ${kib(bytes)}, over the ${kib(MAX_CONVERSATION_BYTES)} a run carries`;
+  if (bytes <= max) return;
+  const message = `The run's conversation holds ${kib(bytes)}, over the ${kib(max)} a run carries`;
   throw ApplicationFailure.nonRetryable(`${message}; start a new run with less.`, 'ConversationTooLarge');
 }
 

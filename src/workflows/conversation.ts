@@ -4,7 +4,7 @@
 import type { CallModelOutput } from '../activities/contracts.js';
 import type { Message } from '../schemas/message.js';
 import type { StepRecord } from '../schemas/run-result.js';
-import { jsonBytes, kib, MAX_CONVERSATION_BYTES, MAX_DATA_BYTES } from '../schemas/limits.js';
+import { INLINE_PAYLOAD_LIMITS, jsonBytes, kib, type PayloadLimits } from '../schemas/limits.js';
 import { stepRecord, toolResultMessage, type ToolOutcome } from './transcript.js';
 
 export class Conversation {
@@ -39,23 +39,25 @@ export class Conversation {
   }
 
   /**
-   * The outcome as the run keeps it: a tool's output over {@link MAX_DATA_BYTES}, or one that would
-   * take the conversation over its budget, becomes a tool error the model sees (the run's result,
-   * each model call and a continuation carry the conversation, within Temporal's payload limit).
+   * The outcome as the run keeps it: a tool's output over the limit, or one that would take the
+   * conversation over its budget, becomes a tool error the model sees (the run's result, each model
+   * call and a continuation carry the conversation, within Temporal's payload limit unless the worker
+   * has a payload store).
    */
-  admit(outcome: ToolOutcome): ToolOutcome {
+  admit(outcome: ToolOutcome, limits: PayloadLimits = INLINE_PAYLOAD_LIMITS): ToolOutcome {
+    const { maxToolOutputBytes, maxConversationBytes } = limits;
     const { call, result } = outcome;
     if (result.type !== 'result') return outcome;
     const output = jsonBytes(result.output);
     const adds = output + jsonBytes(result.modelOutput);
     const used = this.bytes();
     let error: string | undefined;
-    if (output > MAX_DATA_BYTES) {
-      error = `is ${kib(output)} of JSON; a tool's output may have at most ${kib(MAX_DATA_BYTES)}`;
-    } else if (used + adds > MAX_CONVERSATION_BYTES) {
+    if (output > maxToolOutputBytes) {
+      error = `is ${kib(output)} of JSON; a tool's output may have at most ${kib(maxToolOutputBytes)}`;
+    } else if (used + adds > maxConversationBytes) {
       error =
         `(${kib(adds)} with what the model is shown) does not fit: the run's conversation holds ${kib(used)} ` +
-        `of at most ${kib(MAX_CONVERSATION_BYTES)}`;
+        `of at most ${kib(maxConversationBytes)}`;
     }
     if (error === undefined) return outcome;
     const hint = 'Return less, or keep large data outside the run and return a reference to it.';
