@@ -65,6 +65,13 @@ describe('replay of recorded histories', () => {
         // A run shown its thread's task list, whose tools change it; and the thread, which keeps it.
         'thread-tasks.json',
         'thread-tasks-thread.json',
+      ]),
+    );
+  });
+
+  it('has the histories of 0.2.0 to replay', () => {
+    expect(filesOf('0.2.0')).toEqual(
+      expect.arrayContaining([
         // The lean history (lean-history patch): local description, memo once a task, slim nextPause, one
         // script step a call; an approval, then continue-as-new with the open stream segment (both runs).
         'lean-continued-first.json',
@@ -73,6 +80,9 @@ describe('replay of recorded histories', () => {
         // messages after what the previous one held; an approval, then continue-as-new (both runs).
         'conversation-by-reference-first.json',
         'conversation-by-reference.json',
+        // A lean run on a thread: the thread-memory patch asked before the local description.
+        'thread-turn.json',
+        'thread-turn-thread.json',
       ]),
     );
   });
