@@ -161,9 +161,10 @@ it('worker, agentctl, codec server and Temporal CLI share one keyring; without i
   expect(new Set(clear.map((p) => p.encoding))).toEqual(new Set(['json/plain']));
   const values = clear.map((p) => JSON.parse(p.text) as unknown);
   const names = values.flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : []));
-  expect(new Set(names)).toEqual(new Set(['records-agent', 'running', 'suspended', 'call-1-0', 'lean-history']));
+  const patches = ['lean-history', 'conversation-by-reference'];
+  expect(new Set(names)).toEqual(new Set(['records-agent', 'running', 'suspended', 'call-1-0', ...patches]));
   expect(values.filter((v) => typeof v === 'object' && v !== null && !Array.isArray(v))).toEqual([
-    { id: 'lean-history', deprecated: false },
+    ...patches.map((id) => ({ id, deprecated: false })),
     expect.objectContaining({ activity_type: 'describeAgent' }),
   ]);
   expect(stored.out).not.toContain(prompt);
