@@ -277,8 +277,9 @@ describe('a conversation that continues', () => {
     const events = await historyEventTypes(w.client, done.runId);
     expect(events.filter((e) => e.includes('ACTIVITY_TASK_SCHEDULED'))).toHaveLength(1); // callModel (the description is local)
     expect(events.some((e) => e.includes('SIGNAL_EXTERNAL'))).toBe(false);
-    // The lean-history patch and the description (a local activity); no thread-memory patch.
-    expect(events.filter((e) => e.includes('MARKER'))).toHaveLength(2);
+    // The lean-history and conversation-by-reference patches and the description (a local activity); no
+    // thread-memory patch.
+    expect(events.filter((e) => e.includes('MARKER'))).toHaveLength(3);
   });
 });
 
