@@ -43,6 +43,18 @@ export const workflowInterceptorModules = [
   ),
 ];
 
+/**
+ * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
+ * A cached run holds its own copy of the workflow bundle's module state, about 1.5 to 2 MiB here;
+ * the SDK's default, sized by the heap (about 2,300 runs on a 4 GiB heap), lets a worker with many
+ * runs waiting for a decision grow past 2 GiB before it evicts any. The least recently used run goes
+ * first, which is a run that waits: when its decision arrives, the next worker task replays its
+ * history (a few ms for a short run; see bench/README.md). Raise it for a worker that runs more
+ * than this many runs at once (each step of an evicted run would replay), or set it with
+ * `workerOptions.maxCachedWorkflows`.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+
 /** The options of {@link createWorker}. */
 export interface CreateWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
@@ -94,7 +106,10 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * to skip bundling at start.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Other Temporal worker options (concurrency, interceptors, ...). */
+  /**
+   * Other Temporal worker options (concurrency, interceptors, ...). `maxCachedWorkflows` defaults to
+   * {@link DEFAULT_MAX_CACHED_WORKFLOWS}, not to the SDK's heap-sized default.
+   */
   workerOptions?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
   >;
@@ -154,6 +169,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const { interceptors, sinks } = options.workerOptions ?? {};
   const mcp = new McpConnections();
   const worker = await Worker.create({
+    maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
     ...options.workerOptions,
     dataConverter: withPayloadCodec(options.workerOptions?.dataConverter, codec),
     connection,
