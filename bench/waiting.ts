@@ -113,7 +113,11 @@ async function variant(
         Array.from({ length: n }, () => client.generate('bench-agent', 'go', { model: 'scripted', script })),
       );
       ids.push(...batch.map((r) => r.runId));
-      if (marks.has(ids.length)) checkpoints.push(await checkpoint(worker, ids.length));
+      if (marks.has(ids.length)) {
+        checkpoints.push(await checkpoint(worker, ids.length));
+        // Progress on stderr: a long run shows its figures as they come.
+        console.error(`waiting (${maxCached ?? 'default'}): ${JSON.stringify(checkpoints.at(-1))}`);
+      }
     }
     const cachedNow = checkpoints.at(-1)!.cachedWorkflows;
     // The cache keeps the runs used last: the newest are in it, the oldest were evicted (if any were).
