@@ -45,13 +45,11 @@ export const workflowInterceptorModules = [
 
 /**
  * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
- * A cached run holds its own copy of the workflow bundle's module state, about 1.5 to 2 MiB here;
- * the SDK's default, sized by the heap (about 2,300 runs on a 4 GiB heap), lets a worker with many
- * runs waiting for a decision grow past 2 GiB before it evicts any. The least recently used run goes
- * first, which is a run that waits: when its decision arrives, the next worker task replays its
- * history (a few ms for a short run; see bench/README.md). Raise it for a worker that runs more
- * than this many runs at once (each step of an evicted run would replay), or set it with
- * `workerOptions.maxCachedWorkflows`.
+ * The SDK's default is sized by the heap (about 2,300 runs on a 4 GiB heap), so a worker with many
+ * runs waiting for a decision kept every one of them. The least recently used run goes first, which
+ * is a run that waits: when its decision arrives, the next workflow task replays its history (about
+ * 50 ms more for a short run here; see bench/README.md). Raise it for a worker that runs more than
+ * this many runs at once (each step of an evicted run would replay).
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
