@@ -1,6 +1,6 @@
 /** A dev server of the benchmark's own: temporal-dev.sh on a free port, with a temporary SQLite file. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,8 @@ async function freePort(): Promise<number> {
 
 export interface DevServer {
   address: string;
+  /** The server's process id, to read its CPU time. */
+  pid: number;
   /** Stops the server and removes its files. */
   stop(): Promise<void>;
 }
@@ -30,8 +32,10 @@ export async function startDevServer(): Promise<DevServer> {
   // The caller's own server settings must not leak into the benchmark's.
   const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
   const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...devArgs], { env });
+  const pid = Number(await readFile(join(dir, `server-${port}.pid`), 'utf8'));
   return {
     address: stdout.trim(),
+    pid,
     async stop() {
       await run('bash', ['temporal-dev.sh', 'stop', ...devArgs], { env });
       await rm(dir, { recursive: true, force: true });

@@ -3,19 +3,21 @@
  * bench/README.md, measured in one run against a dev server of its own. Prints a markdown table,
  * writes the raw figures to bench/results/<quick|full>.json and the charts to bench/results/*.png.
  */
-import { execFile, fork } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { ScriptedLanguageModel, type ModelFactory } from '../src/index.js';
 import { lineChart } from './chart.js';
 import { startDevServer } from './dev-server.js';
+import { streamModels } from './stream-model.js';
 import { fmt, summarize, type Summary } from './stats.js';
+import { streamLatencyHttp } from './stream-http.js';
 import { benchScript, startSystems, type Systems } from './systems.js';
+import { processThroughput } from './throughput-processes.js';
+import { waitingRuns } from './waiting.js';
+import { buildBundles } from './worker-pool.js';
 
 const run = promisify(execFile);
 const full = process.argv.includes('--full');
@@ -31,7 +33,12 @@ const P = full
       approvals: 200,
       concurrent: 50,
       waiting: 1000,
+      waitingSamples: 50,
+      processes: [2, 4],
+      processConcurrent: [50, 200],
       deltas: 500,
+      httpDeltas: 300,
+      httpRounds: 5,
       agentctlRuns: 50,
       readers: [0, 1, 50],
     }
@@ -40,8 +47,13 @@ const P = full
       historySteps: [1, 10, 50, 200],
       approvals: 50,
       concurrent: 50,
-      waiting: 200,
+      waiting: Number(process.env.BENCH_WAITING ?? 200),
+      waitingSamples: 20,
+      processes: (process.env.BENCH_PROCESSES ?? '2,4').split(',').map(Number),
+      processConcurrent: (process.env.BENCH_PROCESS_CONCURRENT ?? '50,200').split(',').map(Number),
       deltas: 150,
+      httpDeltas: 150,
+      httpRounds: 2,
       agentctlRuns: 15,
       readers: [0, 1, 50],
     };
@@ -59,40 +71,6 @@ const lines: string[] = [];
 const say = (line = ''): void => {
   lines.push(line);
   console.log(line);
-};
-
-/** A model that streams `count` deltas 10 ms apart, each carrying the time it was emitted. */
-const streamModels: Record<string, ModelFactory> = {
-  'bench-stream': (id) => {
-    const count = Number(id);
-    const model: LanguageModelV4 = {
-      specificationVersion: 'v4',
-      provider: 'bench-stream',
-      modelId: id,
-      supportedUrls: {},
-      doGenerate: () => new ScriptedLanguageModel([{ text: 'x' }]).doGenerate({ prompt: [] }),
-      doStream: async () => ({
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          async start(controller) {
-            controller.enqueue({ type: 'stream-start', warnings: [] });
-            controller.enqueue({ type: 'text-start', id: 't' });
-            for (let i = 0; i < count; i++) {
-              controller.enqueue({ type: 'text-delta', id: 't', delta: `${Date.now()};` });
-              await sleep(10);
-            }
-            controller.enqueue({ type: 'text-end', id: 't' });
-            const usage = {
-              inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-              outputTokens: { total: count, text: count, reasoning: 0 },
-            };
-            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
-            controller.close();
-          },
-        }),
-      }),
-    };
-    return model;
-  },
 };
 
 async function historyOf(s: Systems, workflowId: string) {
@@ -335,55 +313,6 @@ async function throughput(address: string, s: Systems): Promise<void> {
   say('');
 }
 
-async function waitingRuns(address: string): Promise<void> {
-  const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
-  const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: taskQueue },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  const ask = (): Promise<number> =>
-    new Promise((resolve) => {
-      child.once('message', (m) => resolve((m as { rss: number }).rss));
-      child.send('rss');
-    });
-  await new Promise<void>((resolve) => child.once('message', () => resolve()));
-  const { AgentClient } = await import('../src/index.js');
-  const client = await AgentClient.connect({ address, namespace: 'default', taskQueue });
-  const rssIdle = await ask();
-  const script = [{ toolCalls: [{ toolName: 'guarded', args: { i: 1 } }] }, { text: 'done' }];
-  const ids: string[] = [];
-  for (let i = 0; i < P.waiting; i += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, P.waiting - i) }, () =>
-        client.generate('bench-agent', 'go', { model: 'scripted', script }),
-      ),
-    );
-    ids.push(...batch.map((r) => r.runId));
-  }
-  const rssWaiting = await ask();
-  const t = performance.now();
-  for (let i = 0; i < ids.length; i += 50) {
-    await Promise.all(ids.slice(i, i + 50).map((runId) => client.approveToolCallGenerate({ runId })));
-  }
-  const approveAllSeconds = (performance.now() - t) / 1000;
-  child.kill('SIGTERM');
-  await client.close();
-  results.waitingRuns = {
-    runs: P.waiting,
-    workerRssIdleMiB: rssIdle / 2 ** 20,
-    workerRssWaitingMiB: rssWaiting / 2 ** 20,
-    approveAllAndCompleteSeconds: approveAllSeconds,
-  };
-  say(`## ${P.waiting} runs waiting for approval`);
-  say('');
-  const mib = (bytes: number) => `${fmt(bytes / 2 ** 20, 0)} MiB`;
-  say(`- worker RSS: ${mib(rssIdle)} idle, ${mib(rssWaiting)} with ${P.waiting} runs waiting`);
-  const rate = `${fmt(P.waiting / approveAllSeconds, 1)} runs/s`;
-  say(`- approving all of them (50 at a time) until every run completed: ${fmt(approveAllSeconds, 1)} s (${rate})`);
-  say('');
-}
-
 async function streamLatency(s: Systems): Promise<void> {
   const stream = await s.client.stream('bench-agent', 'go', { model: `bench-stream/${P.deltas}`, streamGraceMs: 0 });
   const latencies: number[] = [];
@@ -429,13 +358,19 @@ async function agentctlStartToExit(address: string, s: Systems): Promise<void> {
     },
     {
       key: 'approve',
-      label: '`agentctl approve RUN` (a run waiting for approval)',
+      label: '`agentctl approve RUN --fingerprint F --as NAME` (a run waiting for approval)',
       args: async () => {
-        approved = (await s.client.generate('bench-agent', 'go', { model: 'scripted', script })).runId;
-        return ['bin/agentctl.js', 'approve', approved, ...at];
+        const paused = await s.client.generate('bench-agent', 'go', { model: 'scripted', script });
+        approved = paused.runId;
+        // The fingerprint an operator reads from `agentctl runs show` before deciding.
+        const fingerprint = paused.pendingToolCalls[0]!.fingerprint;
+        return ['bin/agentctl.js', 'approve', approved, '--fingerprint', fingerprint, '--as', 'bench', ...at];
       },
       // The approved run goes on in this process's worker: it ends before the next command starts.
-      after: () => s.client.result(approved),
+      after: async () => {
+        const result = await s.client.result(approved);
+        if (result.text !== 'done') throw new Error(`agentctl approve: run ${approved} ended ${result.finishReason}`);
+      },
     },
   ];
   const times: Record<string, number[]> = Object.fromEntries(commands.map((c) => [c.key, []]));
@@ -509,6 +444,9 @@ const server = await startDevServer();
 const address = server.address;
 const started = performance.now();
 const s = await startSystems(address, streamModels);
+/** The workflow bundles of worker processes, built once, when a section first needs them. */
+let built: Promise<Awaited<ReturnType<typeof buildBundles>>> | undefined;
+const bundles = () => (built ??= buildBundles());
 try {
   say(`# Benchmarks (${mode}), ${new Date().toISOString()}`);
   say('');
@@ -523,12 +461,33 @@ try {
   if (section('approvals')) await approvalLatency(s);
   if (section('approval-history')) await approvalHistory(s);
   if (section('throughput')) await throughput(address, s);
-  if (section('waiting')) await waitingRuns(address);
+  if (section('processes')) {
+    results.processThroughput = await processThroughput(address, s.temporal, server.pid, await bundles(), say, {
+      processes: P.processes,
+      concurrent: P.processConcurrent,
+      steps: 3,
+    });
+  }
+  if (section('waiting')) {
+    results.waitingRuns = await waitingRuns(address, s.temporal, say, {
+      runs: P.waiting,
+      samples: P.waitingSamples,
+      chart: 'bench/results/waiting-memory.png',
+    });
+  }
   if (section('stream')) await streamLatency(s);
+  if (section('stream-http')) {
+    results.streamLatencyHttpMs = await streamLatencyHttp(address, s.temporal, (await bundles()).agent, say, {
+      deltas: P.httpDeltas,
+      rounds: P.httpRounds,
+      subscribers: [1, 50],
+    });
+  }
   if (section('agentctl')) await agentctlStartToExit(address, s);
   if (section('readers')) await streamReaderHistory(s);
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
+  await (await built)?.remove();
   await s.close();
   await server.stop();
 }

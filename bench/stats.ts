@@ -28,4 +28,7 @@ export function summarize(values: number[]): Summary {
   };
 }
 
+/** A markdown table row. */
+export const row = (cells: unknown[]): string => `| ${cells.join(' | ')} |`;
+
 export const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');

@@ -28,7 +28,13 @@ export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext
 export type { Agent, AgentConfig, AgentTool, WorkflowTool } from './agent.js';
 export type { McpServerConfig } from './tools/mcp.js';
 export { SubAgentInputSchema } from './schemas/agent-spec.js';
-export { createWorker, runWorker, workflowInterceptorModules, workflowsPath } from './worker.js';
+export {
+  createWorker,
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  runWorker,
+  workflowInterceptorModules,
+  workflowsPath,
+} from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';
 export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } from './versioning.js';
 export type { VersioningSettings } from './versioning.js';

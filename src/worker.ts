@@ -45,6 +45,16 @@ export const workflowInterceptorModules = [
   ),
 ];
 
+/**
+ * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
+ * The SDK's default is sized by the heap (about 2,300 runs on a 4 GiB heap), so a worker with many
+ * runs waiting for a decision kept every one of them. The least recently used run goes first, which
+ * is a run that waits: when its decision arrives, the next workflow task replays its history (about
+ * 50 ms more for a short run here; see bench/README.md). Raise it for a worker that runs more than
+ * this many runs at once (each step of an evicted run would replay).
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+
 /** The options of {@link createWorker}. */
 export interface CreateWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
@@ -109,7 +119,10 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * to skip bundling at start.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Other Temporal worker options (concurrency, interceptors, ...). */
+  /**
+   * Other Temporal worker options (concurrency, interceptors, ...). `maxCachedWorkflows` defaults to
+   * {@link DEFAULT_MAX_CACHED_WORKFLOWS}, not to the SDK's heap-sized default.
+   */
   workerOptions?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
   >;
@@ -178,6 +191,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const { interceptors, sinks } = options.workerOptions ?? {};
   const mcp = new McpConnections();
   const worker = await Worker.create({
+    maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
     ...options.workerOptions,
     dataConverter: {
       ...withPayloadCodec(options.workerOptions?.dataConverter, codec),
