@@ -16,7 +16,7 @@ import { fmt, summarize, type Summary } from './stats.js';
 import { streamLatencyHttp } from './stream-http.js';
 import { benchScript, startSystems, type Systems } from './systems.js';
 import { processThroughput } from './throughput-processes.js';
-import { waitingRuns } from './waiting.js';
+import { approvalTimes, waitingRuns } from './waiting.js';
 import { buildBundles } from './worker-pool.js';
 
 const run = promisify(execFile);
@@ -100,11 +100,6 @@ async function chainHistory(s: Systems, workflowId: string) {
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
   } while (runId);
   return sum;
-}
-
-function eventMs(e: proto.temporal.api.history.v1.IHistoryEvent): number {
-  const t = e.eventTime!;
-  return Number(t.seconds) * 1000 + (t.nanos ?? 0) / 1e6;
 }
 
 async function wallTimePerStep(s: Systems): Promise<void> {
@@ -258,23 +253,7 @@ async function approvalLatency(s: Systems): Promise<void> {
   for (let i = 0; i < P.approvals; i++) {
     const paused = await s.client.generate('bench-agent', 'go', { model: 'scripted', script });
     await s.client.approveToolCallGenerate({ runId: paused.runId });
-    const events = (await historyOf(s, paused.runId)).events ?? [];
-    const signaled = events.find(
-      (e) =>
-        e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
-        e.workflowExecutionSignaledEventAttributes?.signalName === 'approveToolCall',
-    );
-    const scheduled = events.find(
-      (e) =>
-        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-        e.activityTaskScheduledEventAttributes?.activityType?.name === 'executeTool',
-    );
-    const started = events.find(
-      (e) =>
-        e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
-        Number(e.activityTaskStartedEventAttributes?.scheduledEventId) === Number(scheduled?.eventId),
-    );
-    latencies.push(eventMs(started!) - eventMs(signaled!));
+    latencies.push(approvalTimes((await historyOf(s, paused.runId)).events ?? []).latencyMs);
   }
   const sum = summarize(latencies);
   results.approvalLatencyMs = sum;

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { ServerEnv } from './guards.js';
-import { INBOX_CSP } from './inbox.js';
+import { pageHeaders } from './inbox.js';
 
 /** The page's script, as `build.js chat` writes it: beside src/ and lib/ alike. */
 export const CHAT_BUNDLE = new URL('../../dist/chat/chat.js', import.meta.url);
@@ -34,14 +34,7 @@ function bundle(): { js: string } | { missing: string } {
  */
 export function serveChatPage(app: Hono<ServerEnv>): void {
   const files = { html: asset('chat.html'), css: asset('chat.css'), script: bundle() };
-  const headers = (type: string) => ({
-    'content-type': type,
-    'content-security-policy': INBOX_CSP,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cache-control': 'no-cache',
-  });
+  const headers = pageHeaders;
   app.get('/chat', (c) => c.body(files.html, 200, headers('text/html; charset=utf-8')));
   app.get('/chat/chat.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
   app.get('/chat/chat.js', (c) =>

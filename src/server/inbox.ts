@@ -21,6 +21,21 @@ export const INBOX_TRAIL_LENGTH = 20;
  * posted anywhere, no inline script or style: an argument that slipped past the page's escaping could
  * still run nothing.
  */
+/**
+ * The headers of a page's files (the inbox's, the chat's): the strict Content-Security-Policy, no sniffing,
+ * no referrer, no framing, and no stale copy.
+ */
+export function pageHeaders(type: string): Record<string, string> {
+  return {
+    'content-type': type,
+    'content-security-policy': INBOX_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'cache-control': 'no-cache',
+  };
+}
+
 export const INBOX_CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -126,14 +141,7 @@ export function serveInboxPage(app: Hono<ServerEnv>): void {
     js: asset('inbox.js'),
     css: asset('inbox.css'),
   };
-  const headers = (type: string) => ({
-    'content-type': type,
-    'content-security-policy': INBOX_CSP,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'x-frame-options': 'DENY',
-    'cache-control': 'no-cache',
-  });
+  const headers = pageHeaders;
   app.get('/inbox', (c) => c.body(files.html, 200, headers('text/html; charset=utf-8')));
   app.get('/inbox/inbox.js', (c) => c.body(files.js, 200, headers('text/javascript; charset=utf-8')));
   app.get('/inbox/inbox.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
