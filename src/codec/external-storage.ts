@@ -28,6 +28,12 @@ const PayloadProto = proto.temporal.api.common.v1.Payload;
  */
 export const DEFAULT_PAYLOAD_STORE_THRESHOLD = 256 * 1024;
 
+/**
+ * The largest threshold: a payload just under it stays in the history, which must keep well under
+ * Temporal's 2 MiB payload limit (the run's larger limits with a store assume it does).
+ */
+export const MAX_PAYLOAD_STORE_THRESHOLD = 1024 * 1024;
+
 /** The file driver's name, recorded in every reference it makes: readers find their driver by it. */
 export const FILE_DRIVER_NAME = 'durable-agents.files';
 
@@ -93,13 +99,15 @@ export class FileStorageDriver implements StorageDriver {
     }
     const file = join(this.directory, key);
     const bytes = await readFile(file).catch((err: unknown) => {
+      // The message goes into the history (a failed workflow task): it names the key, not the directory.
+      const why = (err as NodeJS.ErrnoException).code ?? 'unreadable';
       throw new Error(
-        `the payload ${key} is not in ${this.directory} (${errorMessage(err)}): every worker and client must ` +
-          `share this directory (DURABLE_AGENTS_PAYLOAD_STORE); on several machines use the S3 driver`,
+        `the payload ${key} is not in the payload store (${why}): every worker and client must share one ` +
+          'directory (DURABLE_AGENTS_PAYLOAD_STORE); on several machines use the S3 driver',
         { cause: err },
       );
     });
-    if (sha256(bytes) !== hashValue) throw new Error(`the payload ${file} does not match its hash: it was changed`);
+    if (sha256(bytes) !== hashValue) throw new Error(`the payload ${key} does not match its hash: it was changed`);
     return PayloadProto.decode(bytes);
   }
 }
@@ -169,11 +177,16 @@ export function payloadStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Paylo
         `DURABLE_AGENTS_PAYLOAD_STORE: "${store}" does not name an S3 bucket: give s3://<bucket> (a key prefix is not supported)`,
       );
     }
-    const pathStyle = env.DURABLE_AGENTS_PAYLOAD_STORE_S3_PATH_STYLE;
+    const pathStyle = env.DURABLE_AGENTS_PAYLOAD_STORE_S3_PATH_STYLE ?? '';
+    if (!['', '0', '1'].includes(pathStyle)) {
+      throw new TypeError(
+        `DURABLE_AGENTS_PAYLOAD_STORE_S3_PATH_STYLE: "${pathStyle}" is neither 1 (path-style URLs) nor 0`,
+      );
+    }
     return { kind: 's3', bucket, ...withThreshold, ...(pathStyle === '1' ? { forcePathStyle: true } : {}) };
   }
   const directory = store.startsWith('file:') ? store.slice('file:'.length) : store;
-  if (!isAbsolute(directory)) {
+  if (!isAbsolute(directory) || directory.startsWith('//')) {
     throw new TypeError(
       `DURABLE_AGENTS_PAYLOAD_STORE: "${store}" is neither an absolute directory (or file:<absolute path>) nor ` +
         's3://<bucket>: every process must find the same directory, whatever its working directory',
@@ -199,6 +212,13 @@ export async function createExternalStorage(settings: PayloadStoreSettings): Pro
   if (!Number.isSafeInteger(threshold) || threshold < 0) {
     throw new TypeError(`payload store threshold: ${threshold} is not a number of bytes`);
   }
+  if (threshold > MAX_PAYLOAD_STORE_THRESHOLD) {
+    throw new TypeError(
+      `payload store threshold: ${threshold} bytes is over ${MAX_PAYLOAD_STORE_THRESHOLD}: payloads under the ` +
+        'threshold stay in the history, where Temporal refuses one over 2 MiB, and a run with a store may ' +
+        'hold tool outputs of 16 MiB; give at most 1 MiB (the default is 256 KiB)',
+    );
+  }
   const driver = settings.kind === 'files' ? new FileStorageDriver(settings.directory) : await s3Driver(settings);
   return new ExternalStorage({ drivers: [driver], payloadSizeThreshold: threshold });
 }
@@ -221,10 +241,44 @@ async function s3Driver(settings: Extract<PayloadStoreSettings, { kind: 's3' }>)
     ...(settings.forcePathStyle ? { forcePathStyle: true } : {}),
     ...(settings.credentials ? { credentials: settings.credentials } : {}),
   });
-  return new driver.S3StorageDriver({
+  const inner = new driver.S3StorageDriver({
     client: new adapter.AwsSdkS3StorageDriverClient(client),
     bucket: settings.bucket,
   });
+  return new OneBucketDriver(inner, settings.bucket);
+}
+
+/**
+ * Temporal's S3 driver reads whatever bucket and key a reference names, and a reference can come from
+ * whoever may signal a run: this one reads only from the configured bucket, so that a forged reference
+ * cannot bring into a run's history (or its worker's memory) any object the worker's credentials reach.
+ */
+export class OneBucketDriver implements StorageDriver {
+  readonly name: string;
+  readonly type: string;
+
+  constructor(
+    private readonly inner: StorageDriver,
+    private readonly bucket: string,
+  ) {
+    this.name = inner.name;
+    this.type = inner.type;
+  }
+
+  store(context: StorageDriverStoreContext, payloads: Payload[]): Promise<StorageDriverClaim[]> {
+    return this.inner.store(context, payloads);
+  }
+
+  async retrieve(context: StorageDriverRetrieveContext, claims: StorageDriverClaim[]): Promise<Payload[]> {
+    const foreign = claims.find((claim) => claim.claimData.bucket !== this.bucket);
+    if (foreign) {
+      throw new Error(
+        `a payload reference names the bucket ${JSON.stringify(foreign.claimData.bucket)}, not the payload ` +
+          `store's (${this.bucket}): refused; every process must be given the same DURABLE_AGENTS_PAYLOAD_STORE`,
+      );
+    }
+    return this.inner.retrieve(context, claims);
+  }
 }
 
 /**

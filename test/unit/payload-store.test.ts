@@ -1,7 +1,12 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StorageDriverClaim, type Payload } from '@temporalio/common';
+import {
+  StorageDriverClaim,
+  type Payload,
+  type StorageDriver,
+  type StorageDriverRetrieveContext,
+} from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_PAYLOAD_STORE_THRESHOLD,
@@ -9,6 +14,7 @@ import {
   loadExternalStorage,
   payloadStoreFromEnv,
 } from '../../src/index.js';
+import { OneBucketDriver } from '../../src/codec/external-storage.js';
 
 const payload = (text: string): Payload => ({
   metadata: { encoding: new TextEncoder().encode('json/plain') },
@@ -45,7 +51,7 @@ describe('FileStorageDriver', () => {
     await writeFile(join(dir, claim!.claimData.key!), 'tampered');
     await expect(driver.retrieve({}, [claim!])).rejects.toThrow(/does not match its hash/);
     const missing = forged(`default/elsewhere/${hashValue}`);
-    await expect(driver.retrieve({}, [missing])).rejects.toThrow(/every worker and client must share this directory/);
+    await expect(driver.retrieve({}, [missing])).rejects.toThrow(/every worker and client must share one directory/);
   });
 });
 
@@ -78,5 +84,53 @@ describe('payloadStoreFromEnv', () => {
     expect(() =>
       payloadStoreFromEnv({ DURABLE_AGENTS_PAYLOAD_STORE: '/tmp/p', DURABLE_AGENTS_PAYLOAD_STORE_THRESHOLD: '256k' }),
     ).toThrow(/"256k" is not a number of bytes/);
+    expect(() =>
+      payloadStoreFromEnv({
+        DURABLE_AGENTS_PAYLOAD_STORE: 's3://agent-payloads',
+        DURABLE_AGENTS_PAYLOAD_STORE_S3_PATH_STYLE: 'true',
+      }),
+    ).toThrow(/"true" is neither 1 \(path-style URLs\) nor 0/);
+    expect(() => payloadStoreFromEnv({ DURABLE_AGENTS_PAYLOAD_STORE: 'file://host/payloads' })).toThrow(
+      /is neither an absolute directory/,
+    );
+  });
+
+  it('refuses a threshold at which a payload kept in the history could pass the 2 MiB limit of Temporal', async () => {
+    await expect(
+      loadExternalStorage({
+        DURABLE_AGENTS_PAYLOAD_STORE: '/tmp/p',
+        DURABLE_AGENTS_PAYLOAD_STORE_THRESHOLD: '4194304',
+      }),
+    ).rejects.toThrow(/4194304 bytes is over 1048576/);
+    const storage = await loadExternalStorage({
+      DURABLE_AGENTS_PAYLOAD_STORE: '/tmp/p',
+      DURABLE_AGENTS_PAYLOAD_STORE_THRESHOLD: '1048576',
+    });
+    expect(storage?.payloadSizeThreshold).toBe(1048576);
+  });
+});
+
+describe('the S3 store', () => {
+  it('reads only from its own bucket, whatever bucket a reference names', async () => {
+    const read: string[] = [];
+    const inner: StorageDriver = {
+      name: 'aws.s3driver',
+      type: 'aws.s3driver',
+      store: () => Promise.resolve([]),
+      retrieve: (_context, claims) => {
+        read.push(...claims.map((c) => `${c.claimData.bucket}/${c.claimData.key}`));
+        return Promise.resolve(claims.map(() => ({ metadata: {}, data: new Uint8Array() })));
+      },
+    };
+    const driver = new OneBucketDriver(inner, 'agent-payloads');
+    const claim = (bucket: string) =>
+      new StorageDriverClaim({ bucket, key: 'k', hashAlgorithm: 'sha256', hashValue: '0' });
+    const context = {} as StorageDriverRetrieveContext;
+    await expect(driver.retrieve(context, [claim('agent-payloads'), claim('other-secrets')])).rejects.toThrow(
+      /names the bucket "other-secrets", not the payload store's \(agent-payloads\): refused/,
+    );
+    expect(read).toEqual([]);
+    await driver.retrieve(context, [claim('agent-payloads')]);
+    expect(read).toEqual(['agent-payloads/k']);
   });
 });
