@@ -458,7 +458,9 @@ async function joinThread(
     return;
   }
   // Runs on a thread started before threads kept their conversation replay without it.
-  if (!(threadMemory ?? patched('thread-memory'))) return;
+  // A lean run was started by code newer than the thread memory: it asks no patch here, after the
+  // local description (a run on its agent's default thread gets here without having asked one first).
+  if (!(threadMemory ?? (state.lean || patched('thread-memory')))) return;
   const keepsMemory = workingMemoryOf(spec) !== undefined;
   const { history, workingMemory, tasks } = await beginThreadTurn({
     threadId,

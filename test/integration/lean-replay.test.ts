@@ -26,21 +26,32 @@ const agent = defineAgent({
   model: 'scripted',
   tools: { stash },
 });
+/** Agents whose runs are on a thread their defaults name, not their own options. */
+const threaded = Array.from({ length: 10 }, (_, i) =>
+  defineAgent({
+    id: `stash-agent-${i}`,
+    name: 'Stash',
+    instructions: 'Stash.',
+    model: 'scripted',
+    tools: { stash },
+    defaultOptions: { threadId: `default-thread-${randomUUID()}` },
+  }),
+);
 
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([agent]);
+  w = await startWorker([agent, ...threaded]);
 });
 afterAll(async () => {
   await w?.stop();
 });
 
-/** A streamed run on a thread of its own, approved, read to its end; its run ids, the chain's. */
-async function turn(): Promise<string> {
-  const stream = await w.client.stream('stash-agent', 'Stash it.', {
+/** A streamed run on a thread (of its own, or its agent's default), approved, read to its end; its run id. */
+async function turn(agentId = 'stash-agent'): Promise<string> {
+  const stream = await w.client.stream(agentId, 'Stash it.', {
     model: 'scripted',
     script: [{ toolCalls: [{ toolName: 'stash', args: { note: 'n' } }] }, { text: 'Stashed.' }],
-    threadId: `thread-${randomUUID()}`,
+    ...(agentId === 'stash-agent' ? { threadId: `thread-${randomUUID()}` } : {}),
   });
   for await (const chunk of stream) if (chunk.type === 'tool-call-approval') break;
   for await (const chunk of await w.client.approveToolCall({ runId: stream.runId, by: 'ops' })) void chunk;
@@ -48,8 +59,8 @@ async function turn(): Promise<string> {
   return stream.runId;
 }
 
-it('replays runs on a thread begun together, whichever task their description came back in', async () => {
-  const runIds = await Promise.all(Array.from({ length: 10 }, () => turn()));
+/** The runs whose history does not replay, with why. */
+async function unreplayable(runIds: string[]): Promise<string[]> {
   const failures: string[] = [];
   for (const runId of runIds) {
     const history = await w.client.temporal.workflow.getHandle(runId).fetchHistory();
@@ -59,5 +70,15 @@ it('replays runs on a thread begun together, whichever task their description ca
       runId,
     ).catch((err: unknown) => failures.push(`${runId}: ${String(err)}`));
   }
-  expect(failures).toEqual([]);
+  return failures;
+}
+
+it('replays runs on a thread begun together, whichever task their description came back in', async () => {
+  const runIds = await Promise.all(Array.from({ length: 10 }, () => turn()));
+  expect(await unreplayable(runIds)).toEqual([]);
+}, 300_000);
+
+it("replays runs on their agent's default thread begun together", async () => {
+  const runIds = await Promise.all(threaded.map((a) => turn(a.id)));
+  expect(await unreplayable(runIds)).toEqual([]);
 }, 300_000);
