@@ -7,6 +7,14 @@ import type { JsonValue } from '../schemas/json.js';
 import type { RunResult, ToolCallRecord, ToolResultRecord } from '../schemas/run-result.js';
 import { shownPending, type RunStreamChunk } from '../schemas/stream-chunks.js';
 
+/** What the answer holds in place of a value the stream did not show. */
+export const NOT_SHOWN = '[not shown]';
+
+/** The value the stream showed (a tool's output may be null), else {@link NOT_SHOWN}. */
+function shownOr(values: Map<string, JsonValue>, toolCallId: string): JsonValue {
+  return values.has(toolCallId) ? values.get(toolCallId)! : NOT_SHOWN;
+}
+
 /** The arguments and outcomes the stream showed, by tool call id. */
 interface Shown {
   args: Map<string, JsonValue>;
@@ -32,12 +40,13 @@ function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
  */
 export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>): RunResult {
   const shown = shownValues(chunks);
-  const call = (c: ToolCallRecord): ToolCallRecord =>
-    shown.args.has(c.toolCallId) ? { ...c, args: shown.args.get(c.toolCallId)! } : c;
-  const outcome = (r: ToolResultRecord): ToolResultRecord => {
-    if (r.isError) return shown.errors.has(r.toolCallId) ? { ...r, error: shown.errors.get(r.toolCallId)! } : r;
-    return shown.outputs.has(r.toolCallId) ? { ...r, output: shown.outputs.get(r.toolCallId)! } : r;
-  };
+  // A call the chunks did not show (decided by someone else between the stream's end and the read of
+  // the result) is answered without its values: the raw ones may be what a display transform hides.
+  const call = (c: ToolCallRecord): ToolCallRecord => ({ ...c, args: shownOr(shown.args, c.toolCallId) });
+  const outcome = (r: ToolResultRecord): ToolResultRecord =>
+    r.isError
+      ? { ...r, error: shown.errors.has(r.toolCallId) ? shown.errors.get(r.toolCallId)! : NOT_SHOWN }
+      : { ...r, output: shownOr(shown.outputs, r.toolCallId) };
   const waiting = result.suspendPayload
     ? result.pendingToolCalls.find((p) => p.toolCallId === result.suspendPayload!.toolCallId)?.display
     : undefined;
