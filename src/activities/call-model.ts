@@ -62,6 +62,25 @@ export async function callModel(
   cache: ConversationCache,
   tracing?: Tracing,
 ): Promise<CallModelOutput> {
+  const activity = Context.current();
+  // A model call can take minutes with nothing streamed, and reading the conversation from the run
+  // (on a worker that does not hold it) a while too: heartbeat meanwhile, so that a worker that dies
+  // is noticed within the heartbeat timeout and the call retried elsewhere.
+  const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await modelStep(registry, factories, called, cache, tracing);
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+async function modelStep(
+  registry: AgentRegistry,
+  factories: Record<string, ModelFactory>,
+  called: CallModelInput,
+  cache: ConversationCache,
+  tracing: Tracing | undefined,
+): Promise<CallModelOutput> {
   const agent = registry.get(called.agentId);
   const activity = Context.current();
   const { conversation, input } = await withConversation(called, cache);
@@ -102,9 +121,6 @@ export async function callModel(
     ...telemetry(tracing, input.agentId),
   };
 
-  // A model call can take minutes with nothing streamed: heartbeat meanwhile, so that a worker that
-  // dies is noticed within the heartbeat timeout and the call retried elsewhere.
-  const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
   // A step scheduled by a version before publish tokens cannot publish: readers get its text in step-finish.
   if (input.stream && !input.publishToken) activity.log.warn('callModel: no publish token; the step is not streamed');
   const publisher =
@@ -141,8 +157,6 @@ export async function callModel(
       );
     }
     throw err;
-  } finally {
-    clearInterval(beat);
   }
 }
 
@@ -215,7 +229,9 @@ async function withConversation(
   const activity = Context.current();
   const { workflowId, runId } = runOf();
   const fetch = (count: number) =>
-    activity.client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });
+    activity.client.withAbortSignal(activity.cancellationSignal, () =>
+      activity.client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count }),
+    );
   try {
     const { conversation, from } = await resolveConversation(cache, conversationKey(), delta, given, fetch);
     if (from === 'run') activity.log.info('callModel: conversation read from the run', { messages: delta.base.count });
