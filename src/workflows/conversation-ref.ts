@@ -8,8 +8,7 @@
  * the messages' JSON as the payload converter writes it (`JSON.stringify`, which drops undefined fields
  * and keeps key order), so the digest of a message is the same before and after it crossed the wire.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { sha256Hex } from '../approvals/fingerprint.js';
 import type { ModelToolDefinition } from '../activities/contracts.js';
 import type { Message } from '../schemas/message.js';
 
@@ -30,34 +29,14 @@ export const CONVERSATION_BY_REFERENCE_PATCH = 'conversation-by-reference';
  * (32 hex digits, sent with every call), which tells a stale cache entry from the run's messages.
  */
 export function nextDigest(digest: string, messageJson: string): string {
-  return bytesToHex(sha256(utf8ToBytes(`${digest}\n${messageJson}`)).subarray(0, 16));
-}
-
-/**
- * The digests of every prefix of `messages` after the first `from` (whose digest is `start`):
- * `digests[k]` names the first `from + k + 1` messages. Also the bytes of JSON it read.
- */
-export function digestsAfter(
-  messages: readonly Message[],
-  from: number,
-  start: string,
-): { digests: string[]; bytes: number } {
-  const digests: string[] = [];
-  let digest = start;
-  let bytes = 0;
-  for (let i = from; i < messages.length; i++) {
-    const json = JSON.stringify(messages[i]) ?? 'null';
-    bytes += json.length;
-    digest = nextDigest(digest, json);
-    digests.push(digest);
-  }
-  return { digests, bytes };
+  return sha256Hex(`${digest}\n${messageJson}`).slice(0, 32);
 }
 
 /** The digest of the first `count` messages. */
 export function digestOf(messages: readonly Message[], count = messages.length): string {
-  const { digests } = digestsAfter(messages.slice(0, count), 0, EMPTY_DIGEST);
-  return digests[count - 1] ?? EMPTY_DIGEST;
+  let digest = EMPTY_DIGEST;
+  for (const message of messages.slice(0, count)) digest = nextDigest(digest, JSON.stringify(message) ?? 'null');
+  return digest;
 }
 
 /**
@@ -72,8 +51,8 @@ export class ConversationDigest {
   /** The reference to the first `count` of `messages` (all of them by default). */
   refTo(messages: readonly Message[], count = messages.length): ConversationRef {
     if (count < this.count) return { count, digest: digestOf(messages, count) };
-    const { digests } = digestsAfter(messages.slice(0, count), this.count, this.digest);
-    if (digests.length > 0) this.digest = digests[digests.length - 1]!;
+    for (let i = this.count; i < count; i++)
+      this.digest = nextDigest(this.digest, JSON.stringify(messages[i]) ?? 'null');
     this.count = count;
     return { count, digest: this.digest };
   }
