@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { workflowInterceptorModules, workflowsPath } from '../src/index.js';
+import { workflowBundleOptions, workflowsPath } from '../src/index.js';
 import type { WorkerStats } from './worker-process.js';
 
 export type WorkerKind = 'agent' | 'floor';
@@ -22,7 +22,7 @@ export async function buildBundles(): Promise<Bundles> {
   const agent = join(dir, 'agent.js');
   const floor = join(dir, 'floor.js');
   const quiet = { logger: new DefaultLogger('WARN') };
-  await writeFile(agent, (await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, ...quiet })).code);
+  await writeFile(agent, (await bundleWorkflowCode({ workflowsPath, ...workflowBundleOptions, ...quiet })).code);
   const floorPath = fileURLToPath(new URL('./workflows/engine-floor.ts', import.meta.url));
   await writeFile(floor, (await bundleWorkflowCode({ workflowsPath: floorPath, ...quiet })).code);
   return { agent, floor, remove: () => rm(dir, { recursive: true, force: true }) };

@@ -32,7 +32,9 @@ export {
   createWorker,
   DEFAULT_MAX_CACHED_WORKFLOWS,
   runWorker,
+  workflowBundleOptions,
   workflowInterceptorModules,
+  workflowPreloadModules,
   workflowsPath,
 } from './worker.js';
 export type { AgentWorker, CreateWorkerOptions } from './worker.js';

@@ -46,6 +46,26 @@ export const workflowInterceptorModules = [
 ];
 
 /**
+ * The modules every run of a bundle shares instead of instantiating its own (Temporal's
+ * `preloadModules`): the schema modules and zod, most of what a run held in the worker (see
+ * src/workflows/shared-schemas.ts). `createWorker` preloads them when it bundles.
+ */
+export const workflowPreloadModules = [
+  fileURLToPath(
+    new URL(`./workflows/shared-schemas${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  ),
+];
+
+/**
+ * What a workflow bundle of the run workflow needs beside its `workflowsPath`: give it to
+ * `bundleWorkflowCode({ workflowsPath, ...workflowBundleOptions })` when you bundle yourself.
+ */
+export const workflowBundleOptions = {
+  workflowInterceptorModules,
+  preloadModules: workflowPreloadModules,
+};
+
+/**
  * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
  * The SDK's default is sized by the heap (about 2,300 runs on a 4 GiB heap), so a worker with many
  * runs waiting for a decision kept every one of them. The least recently used run goes first, which
@@ -115,7 +135,7 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    */
   tracing?: Tracing | false;
   /**
-   * A pre-built workflow bundle (see `bundleWorkflowCode`, with {@link workflowInterceptorModules}),
+   * A pre-built workflow bundle (see `bundleWorkflowCode`, with {@link workflowBundleOptions}),
    * to skip bundling at start.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
@@ -188,7 +208,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const connection = options.connection ?? ownConnection!;
   const registry = new AgentRegistry(options.agents);
   const tracing = options.tracing || ownTracing;
-  const { interceptors, sinks } = options.workerOptions ?? {};
+  const { interceptors, sinks, bundlerOptions } = options.workerOptions ?? {};
   const mcp = new McpConnections();
   const worker = await Worker.create({
     maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
@@ -232,7 +252,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
           },
         }
       : {}),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : {
+          workflowsPath,
+          bundlerOptions: {
+            ...bundlerOptions,
+            preloadModules: [...workflowPreloadModules, ...(bundlerOptions?.preloadModules ?? [])],
+          },
+        }),
   }).catch(async (err: unknown) => {
     await ownTracing?.shutdown();
     throw err;

@@ -4,7 +4,7 @@
  * the client and Node modules, and a workflow file that imports it fails to bundle.
  *
  * - The run's workflows, to serve them from a bundle of your own beside your workflows: re-export them
- *   from your `workflowsPath` file, bundle it with `workflowInterceptorModules` (from `durable-agents`)
+ *   from your `workflowsPath` file, bundle it with `workflowBundleOptions` (from `durable-agents`)
  *   and pass the bundle to `createWorker({ workflowBundle })`.
  * - A run's signals, queries and updates, for a workflow of yours that decides or watches an agent run
  *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see the README's

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { workflowInterceptorModules, workflowsPath } from '../src/worker.js';
+import { workflowBundleOptions, workflowsPath } from '../src/worker.js';
 
 const run = promisify(execFile);
 
@@ -60,7 +60,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   const bundle = await bundleWorkflowCode({
     workflowsPath,
-    workflowInterceptorModules,
+    ...workflowBundleOptions,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error },
   });
   const workflowBundlePath = join(dir, 'workflow-bundle.js');

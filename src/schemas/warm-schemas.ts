@@ -1,0 +1,98 @@
+/**
+ * Readies zod schemas to be shared, frozen, by every run of a workflow bundle.
+ *
+ * Temporal's reusable V8 context instantiates every module of the bundle once per run, unless the
+ * module is preloaded (`preloadModules`): then one instance serves every run, and the SDK deep-freezes
+ * it so that no run can leave state for the next. A run's schemas are over a thousand zod objects,
+ * about 2 MiB a run, so sharing them is most of a waiting run's memory. But a zod schema installs some
+ * members on first read (its bound methods such as `safeParse`, and derived internals such as
+ * `optin`), defining them on itself, which a frozen object refuses. {@link warmSchemas} reads every
+ * such member once, while the schemas can still take them, so that a frozen schema has nothing left to
+ * install. What it installs is derived from the schema's definition alone, the same in every run.
+ */
+
+/** Objects the walk has warmed or is warming. */
+type Seen = WeakSet<object>;
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+/** A zod schema: it carries its internals, with its definition, under `_zod`. */
+function isSchema(value: object): value is { _zod: { def: unknown } } {
+  const internals = (value as { _zod?: unknown })._zod;
+  return isObject(internals) && 'def' in internals;
+}
+
+/** Reads every accessor that `target` inherits (not Object's own), so that each lazy member installs. */
+function readInherited(target: object, seen: Seen): void {
+  for (
+    let proto = Object.getPrototypeOf(target);
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    for (const key of Reflect.ownKeys(proto)) {
+      if (!Object.getOwnPropertyDescriptor(proto, key)?.get) continue;
+      let value: unknown;
+      try {
+        value = (target as Record<PropertyKey, unknown>)[key];
+      } catch {
+        // A member that cannot be derived (a getter that throws for this kind of schema) installs
+        // nothing, so there is nothing for the freeze to refuse.
+        continue;
+      }
+      walk(value, seen);
+    }
+  }
+}
+
+/**
+ * Parses once, for what a schema rewrites on its first parse: zod's memoizer wraps a container's parse
+ * and, on the first call, puts the plain one back when the schema cannot recurse. The value does not
+ * matter; what the parse says of it does not either.
+ */
+function firstParse(schema: object): void {
+  const safeParse = (schema as { safeParse?: unknown }).safeParse;
+  if (typeof safeParse !== 'function') return;
+  try {
+    safeParse.call(schema, undefined);
+  } catch {
+    // A refinement that cannot take undefined: the wrapper ran before it, which is all this is for.
+  }
+}
+
+function walk(value: unknown, seen: Seen): void {
+  if (!isObject(value) || seen.has(value)) return;
+  seen.add(value);
+  if (isSchema(value)) {
+    readInherited(value, seen);
+    readInherited(value._zod, seen);
+    firstParse(value);
+    walk(value._zod.def, seen);
+    return;
+  }
+  // Plain data that may hold schemas: a module's exports, a definition, a shape, a list of options.
+  if (
+    Array.isArray(value) ||
+    Object.getPrototypeOf(value) === Object.prototype ||
+    Object.getPrototypeOf(value) === null
+  ) {
+    for (const key of Reflect.ownKeys(value)) {
+      try {
+        walk((value as Record<PropertyKey, unknown>)[key], seen);
+      } catch {
+        continue;
+      }
+    }
+  }
+}
+
+/**
+ * Installs every lazily installed member of each schema reachable from `roots` (module namespaces,
+ * schemas, plain objects and arrays holding them, and the schemas inside their definitions), so that
+ * the schemas still work once frozen.
+ */
+export function warmSchemas(...roots: unknown[]): void {
+  const seen: Seen = new WeakSet();
+  for (const root of roots) walk(root, seen);
+}

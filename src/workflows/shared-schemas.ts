@@ -1,0 +1,53 @@
+/**
+ * The modules every run of a worker's workflow bundle shares: the schema modules (and zod, which they
+ * import). `createWorker` bundles with this module in `preloadModules` (see `workflowBundleOptions`), so
+ * that Temporal's reusable V8 context instantiates them once, not once per run: their schemas are most
+ * of what a run holds in the worker (see src/schemas/warm-schemas.ts for why they are warmed first).
+ *
+ * A schema module belongs here only if it holds no state a run could change: the SDK freezes what is
+ * shared. test/unit/shared-schemas.test.ts checks that every schema module of the bundle is here.
+ */
+import * as access from '../schemas/access.js';
+import * as agentSpec from '../schemas/agent-spec.js';
+import * as autoResume from '../schemas/auto-resume.js';
+import * as deadline from '../schemas/deadline.js';
+import * as decisions from '../schemas/decisions.js';
+import * as json from '../schemas/json.js';
+import * as limits from '../schemas/limits.js';
+import * as message from '../schemas/message.js';
+import * as runInput from '../schemas/run-input.js';
+import * as runOptions from '../schemas/run-options.js';
+import * as runResult from '../schemas/run-result.js';
+import * as runStatus from '../schemas/run-status.js';
+import * as script from '../schemas/script.js';
+import * as streamChunks from '../schemas/stream-chunks.js';
+import * as streamGrace from '../schemas/stream-grace.js';
+import * as streamProtocol from '../schemas/stream-protocol.js';
+import * as tasks from '../schemas/tasks.js';
+import * as thread from '../schemas/thread.js';
+import * as transformStages from '../schemas/transform-stages.js';
+import * as workingMemory from '../schemas/working-memory.js';
+import { warmSchemas } from '../schemas/warm-schemas.js';
+
+warmSchemas(
+  access,
+  agentSpec,
+  autoResume,
+  deadline,
+  decisions,
+  json,
+  limits,
+  message,
+  runInput,
+  runOptions,
+  runResult,
+  runStatus,
+  script,
+  streamChunks,
+  streamGrace,
+  streamProtocol,
+  tasks,
+  thread,
+  transformStages,
+  workingMemory,
+);
