@@ -6,9 +6,11 @@
  * it so that no run can leave state for the next. A run's schemas are over a thousand zod objects,
  * about 2 MiB a run, so sharing them is most of a waiting run's memory. But a zod schema installs some
  * members on first read (its bound methods such as `safeParse`, and derived internals such as
- * `optin`), defining them on itself, which a frozen object refuses. {@link warmSchemas} reads every
- * such member once, while the schemas can still take them, so that a frozen schema has nothing left to
- * install. What it installs is derived from the schema's definition alone, the same in every run.
+ * `optin`), defining them on itself, rewrites its parse on the first call, and resets its patterns'
+ * `lastIndex`, all of which a frozen object refuses. {@link warmSchemas} reads every such member and
+ * parses once, while the schemas can still take it, and hands patterns out as fresh copies, so that a
+ * frozen schema has nothing left to change. What it installs is derived from the schema's definition
+ * alone, the same in every run.
  */
 
 /** Objects the walk has warmed or is warming. */
@@ -61,6 +63,24 @@ function firstParse(schema: object): void {
   }
 }
 
+/**
+ * Hands out each pattern a schema holds (a `.regex()` check's, a format's) as a fresh copy on every
+ * read: a check resets its pattern's `lastIndex` before each test, which a frozen RegExp refuses.
+ */
+function freshPatterns(target: object): void {
+  for (const key of Reflect.ownKeys(target)) {
+    const described = Object.getOwnPropertyDescriptor(target, key);
+    const pattern: unknown = described?.value;
+    if (!(pattern instanceof RegExp) || !described?.configurable) continue;
+    const { source, flags } = pattern;
+    Object.defineProperty(target, key, {
+      configurable: true,
+      enumerable: described.enumerable,
+      get: () => new RegExp(source, flags),
+    });
+  }
+}
+
 function walk(value: unknown, seen: Seen): void {
   if (!isObject(value) || seen.has(value)) return;
   seen.add(value);
@@ -68,6 +88,7 @@ function walk(value: unknown, seen: Seen): void {
     readInherited(value, seen);
     readInherited(value._zod, seen);
     firstParse(value);
+    freshPatterns(value._zod);
     walk(value._zod.def, seen);
     return;
   }
@@ -77,6 +98,7 @@ function walk(value: unknown, seen: Seen): void {
     Object.getPrototypeOf(value) === Object.prototype ||
     Object.getPrototypeOf(value) === null
   ) {
+    if (!Array.isArray(value)) freshPatterns(value);
     for (const key of Reflect.ownKeys(value)) {
       try {
         walk((value as Record<PropertyKey, unknown>)[key], seen);

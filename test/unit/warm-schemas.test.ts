@@ -29,7 +29,12 @@ function schemas() {
   const TreeSchema: z.ZodType<Tree> = z.lazy(() => z.object({ name: z.string(), children: z.array(TreeSchema) }));
   const CallSchema = z
     .object({
-      toolCallId: z.string().min(1).max(200),
+      toolCallId: z
+        .string()
+        .min(1)
+        .max(200)
+        .regex(/^call-/, 'a call id starts with call-'),
+      runId: z.uuid().optional(),
       args: z.record(z.string(), z.unknown()).optional(),
       kind: z.enum(['approve', 'decline']).default('approve'),
       by: z.union([z.string(), z.object({ id: z.string() })]).nullish(),
@@ -40,7 +45,8 @@ function schemas() {
 
 const inputs = [
   undefined,
-  { toolCallId: 'call-1', args: { a: 1 }, by: { id: 'alice' } },
+  { toolCallId: 'call-1', args: { a: 1 }, by: { id: 'alice' }, runId: '0b7d2f4e-58a6-4c1e-9a8e-3f5b6c7d8e9f' },
+  { toolCallId: 'x-1', runId: 'not-a-uuid' },
   { toolCallId: '', extra: true },
   { name: 'root', children: [{ name: 'leaf', children: [] }] },
   { name: 'root', children: [{ name: 7 }] },
