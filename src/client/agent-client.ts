@@ -35,7 +35,7 @@ import {
   type StartOptions,
   type StreamOptions,
 } from './run-input.js';
-import { readChunks, RunStream, streamOffset, subscribe } from './run-stream.js';
+import { readChunks, RunStream, streamOffset, subscribe, subscribeBatches } from './run-stream.js';
 import { confirmStart } from './started.js';
 import { StreamFeeds } from './stream-feed.js';
 import { pickThreadCall, type ThreadToolApproval } from './thread-decisions.js';
@@ -203,6 +203,17 @@ export class AgentClient {
     options: { fromOffset?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunStreamChunk, void, undefined> {
     return subscribe(this.ctx, runId, options.fromOffset ?? 0, options.signal);
+  }
+
+  /**
+   * {@link subscribe}, a batch at a time: each batch holds the chunks one read of the run brought (never
+   * empty), for a relay that forwards them with one write per batch rather than one per chunk.
+   */
+  subscribeBatches(
+    runId: string,
+    options: { fromOffset?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<RunStreamChunk[], void, undefined> {
+    return subscribeBatches(this.ctx, runId, options.fromOffset ?? 0, options.signal);
   }
 
   /**

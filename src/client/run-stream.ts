@@ -60,6 +60,19 @@ export async function* subscribe(
   fromOffset: number,
   signal?: AbortSignal,
 ): AsyncGenerator<RunStreamChunk, void, undefined> {
+  for await (const batch of subscribeBatches(ctx, runId, fromOffset, signal)) yield* batch;
+}
+
+/**
+ * {@link subscribe}, a batch at a time: the chunks that came with one read of the run, so that a relay
+ * (the HTTP server's SSE) writes them at once rather than one write per chunk to every reader.
+ */
+export async function* subscribeBatches(
+  ctx: ClientContext,
+  runId: string,
+  fromOffset: number,
+  signal?: AbortSignal,
+): AsyncGenerator<RunStreamChunk[], void, undefined> {
   runRef(runId);
   for (let at = fromOffset; ;) {
     let read;
@@ -70,13 +83,15 @@ export async function* subscribe(
     }
     if ('left' in read) return;
     if ('closed' in read) break;
-    for (const chunk of read.chunks) {
-      yield chunk;
-      if (endsSegment(chunk)) return;
+    const end = read.chunks.findIndex(endsSegment);
+    if (end >= 0) {
+      yield read.chunks.slice(0, end + 1);
+      return;
     }
+    if (read.chunks.length > 0) yield read.chunks;
     at = read.next;
   }
-  yield await finalChunk(ctx, runId);
+  yield [await finalChunk(ctx, runId)];
 }
 
 /** The chunks already in a run's stream from `fromOffset` up to `toOffset` (not included); none once it closed. */

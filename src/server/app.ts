@@ -183,7 +183,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   const streamFrom = async (runId: string, from: SsePosition): Promise<Response> => {
     // Reading what came before also refuses an offset past the end, before the response starts.
     const before = from.offset > 0 ? await client.readChunks(runId, { toOffset: from.offset }) : [];
-    return sse(runId, (signal) => client.subscribe(runId, { fromOffset: from.offset, signal }), from, before);
+    return sse(runId, (signal) => client.subscribeBatches(runId, { fromOffset: from.offset, signal }), from, before);
   };
 
   const startOptions = async (c: Context<ServerEnv>) => {

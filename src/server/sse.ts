@@ -35,13 +35,13 @@ export function streamPosition(offset: string | undefined, lastEventId: string |
 }
 
 /**
- * The SSE response. `open` reads the run's chunks from `from.offset` (and stops when its signal is
+ * The SSE response. `open` reads the run's chunks, in batches, from `from.offset` (and stops when its signal is
  * aborted: the client went away); `before` are the chunks before that offset, which the UI mapping
  * goes through first so that it maps the rest exactly as it did the first time (which texts are open).
  */
 export function sse(
   runId: string,
-  open: (signal: AbortSignal) => AsyncIterable<RunStreamChunk>,
+  open: (signal: AbortSignal) => AsyncIterable<RunStreamChunk[]>,
   from: SsePosition,
   before: RunStreamChunk[],
 ): Response {
@@ -65,15 +65,17 @@ export function sse(
             controller.close();
             return;
           }
-          const chunk: RunStreamChunk =
-            next.value.type === 'error'
-              ? { ...next.value, error: publicRunFailure(next.value.failureType, next.value.error) }
-              : next.value;
-          const skip = chunk.offset === from.offset ? from.skip : 0;
-          const events = mapper
-            .map(chunk)
-            .map((ui, i) => event(chunk.offset >= 0 ? eventId(chunk.offset, i) : undefined, ui))
-            .slice(skip);
+          // One write for the whole batch: with many readers of a run, a write per chunk to each of
+          // them was most of the server's work while a step streams.
+          const events = next.value.flatMap((raw) => {
+            const chunk: RunStreamChunk =
+              raw.type === 'error' ? { ...raw, error: publicRunFailure(raw.failureType, raw.error) } : raw;
+            const skip = chunk.offset === from.offset ? from.skip : 0;
+            return mapper
+              .map(chunk)
+              .map((ui, i) => event(chunk.offset >= 0 ? eventId(chunk.offset, i) : undefined, ui))
+              .slice(skip);
+          });
           if (events.length === 0) continue;
           controller.enqueue(encoder.encode(events.join('')));
           return;
