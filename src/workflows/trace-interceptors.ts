@@ -33,12 +33,28 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import type { Headers } from '@temporalio/common';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
-import {
+import type {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryInternalsInterceptor,
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+
+/**
+ * The header a tracing client's start carries (`TRACE_HEADER` of @temporalio/interceptors-opentelemetry,
+ * checked equal by test/unit/tracing-config.test.ts): named here, so that telling whether a run is
+ * traced loads nothing of OpenTelemetry.
+ */
+export const TRACE_HEADER = '_tracer-data';
+
+/**
+ * The OpenTelemetry interceptors, evaluated when a run turns tracing on and not before: a run's modules
+ * are its own in the workflow sandbox, and OpenTelemetry's were a third of what every run, traced or
+ * not, evaluated at its start. Webpack bundles the module and evaluates it at this `require`.
+ */
+function openTelemetry(): typeof import('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a synchronous, lazy import in the bundle
+  return require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js');
+}
 
 /** Whether this run is traced, decided once by its start; shared by the run's interceptors. */
 class RunTracing {
@@ -50,11 +66,14 @@ class RunTracing {
 
   /** Turns tracing on for the run; the OpenTelemetry interceptors (and their tracer) exist from then on. */
   start() {
-    this.otel ??= {
-      inbound: new OpenTelemetryInboundInterceptor(),
-      outbound: new OpenTelemetryOutboundInterceptor(),
-      internals: new OpenTelemetryInternalsInterceptor(),
-    };
+    if (!this.otel) {
+      const otel = openTelemetry();
+      this.otel = {
+        inbound: new otel.OpenTelemetryInboundInterceptor(),
+        outbound: new otel.OpenTelemetryOutboundInterceptor(),
+        internals: new otel.OpenTelemetryInternalsInterceptor(),
+      };
+    }
     return this.otel;
   }
 

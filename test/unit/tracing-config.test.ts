@@ -85,3 +85,9 @@ it('refuses what it cannot do, naming the variable, rather than trace nothing', 
     'OTEL_TRACES_EXPORTER=console is not supported: traces go out over OTLP only.',
   );
 });
+
+it("names the SDK's trace header where the workflow tells a traced run (without loading OpenTelemetry)", async () => {
+  const { TRACE_HEADER: sdk } = await import('@temporalio/interceptors-opentelemetry/lib/instrumentation.js');
+  const { TRACE_HEADER: ours } = await import('../../src/workflows/trace-interceptors.js');
+  expect(ours).toBe(sdk);
+});
