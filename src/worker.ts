@@ -75,6 +75,26 @@ export const workflowBundleOptions = {
  */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
 
+/** The SDK's default number of workflow task slots (`maxConcurrentWorkflowTaskExecutions`). */
+const SDK_WORKFLOW_TASK_SLOTS = 40;
+
+/**
+ * Workflow task slots no more than the cache holds. The sticky and normal pollers share permits capped
+ * at the cache size, but the core balances them by the slot count; with the SDK's 40 slots beside a
+ * smaller cache the balancer never engages, one poller starves, and workflow tasks wait out a 10 s
+ * schedule-to-start timeout (temporalio/sdk-rust#1534; a worker with `maxCachedWorkflows: 2` stalled a
+ * run 10 to 100 s at a time). The SDK's own cap of the slots to the cache does not reach the slot
+ * supplier it builds, so the cap is set here.
+ */
+function workflowTaskSlots(options: CreateWorkerOptions['workerOptions']): {
+  maxConcurrentWorkflowTaskExecutions?: number;
+} {
+  const cache = options?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS;
+  if (options?.tuner || options?.maxConcurrentWorkflowTaskExecutions !== undefined) return {};
+  if (cache <= 0 || cache >= SDK_WORKFLOW_TASK_SLOTS) return {};
+  return { maxConcurrentWorkflowTaskExecutions: Math.max(cache, 2) };
+}
+
 /** The options of {@link createWorker}. */
 export interface CreateWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
@@ -141,7 +161,8 @@ export interface CreateWorkerOptions extends ConnectionSettings {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
    * Other Temporal worker options (concurrency, interceptors, ...). `maxCachedWorkflows` defaults to
-   * {@link DEFAULT_MAX_CACHED_WORKFLOWS}, not to the SDK's heap-sized default.
+   * {@link DEFAULT_MAX_CACHED_WORKFLOWS}, not to the SDK's heap-sized default. Below 40 cached runs,
+   * `maxConcurrentWorkflowTaskExecutions` defaults to the cache size (temporalio/sdk-rust#1534).
    */
   workerOptions?: Partial<
     Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
@@ -212,6 +233,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const mcp = new McpConnections();
   const worker = await Worker.create({
     maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
+    ...workflowTaskSlots(options.workerOptions),
     ...options.workerOptions,
     dataConverter: {
       ...withPayloadCodec(options.workerOptions?.dataConverter, codec),

@@ -3,7 +3,7 @@
  * was evicted from it (its decision then replays the history) completes like any other.
  */
 import { randomUUID } from 'node:crypto';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { AgentClient, createWorker, DEFAULT_MAX_CACHED_WORKFLOWS, type Script } from '../../src/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
@@ -39,6 +39,11 @@ async function worker(maxCachedWorkflows?: number) {
   };
 }
 
+function workflowTaskSlots(w: Worker): number | undefined {
+  const supplier = w.options.tuner.workflowTaskSlotSupplier;
+  return supplier.type === 'fixed-size' ? supplier.numSlots : undefined;
+}
+
 describe('the workflow cache', () => {
   it('is bounded by createWorker by default, and workerOptions.maxCachedWorkflows sets it', async () => {
     const byDefault = await worker();
@@ -46,6 +51,9 @@ describe('the workflow cache', () => {
     try {
       expect(byDefault.worker.options.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
       expect(set.worker.options.maxCachedWorkflows).toBe(2);
+      // Slots beyond the cache starve a workflow task poller (temporalio/sdk-rust#1534).
+      expect(workflowTaskSlots(byDefault.worker)).toBe(40);
+      expect(workflowTaskSlots(set.worker)).toBe(2);
     } finally {
       await byDefault.stop();
       await set.stop();
@@ -67,7 +75,9 @@ describe('the workflow cache', () => {
         const result = await w.client.approveToolCallGenerate({ runId });
         expect(result.finishReason).toBe('stop');
         expect(result.text).toBe('Finished.');
-        expect(await historyEventTypes(w.client, runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+        const events = await historyEventTypes(w.client, runId);
+        expect(events).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+        expect(events).not.toContain('EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT');
       }
     } finally {
       await w.stop();
