@@ -3,7 +3,7 @@
  * options a run goes with. Pure; sandbox-safe.
  */
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
-import { oneLine, zodFromJsonSchema } from '../schemas/json.js';
+import { safeParse, zodFromJsonSchema } from '../schemas/json.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -156,10 +156,7 @@ function requestContextProblems(spec: AgentSpec, run: RunOptions): string[] {
     ];
   }
   const merged = { ...spec.defaultOptions?.requestContext, ...run.requestContext };
-  const parsed = zodFromJsonSchema(spec.requestContextSchema).safeParse(merged);
+  const parsed = safeParse(zodFromJsonSchema(spec.requestContextSchema), merged);
   if (parsed.success) return problems;
-  return [
-    ...problems,
-    `requestContext does not fit agent "${spec.id}"'s requestContextSchema: ${oneLine(parsed.error.issues)}`,
-  ];
+  return [...problems, `requestContext does not fit agent "${spec.id}"'s requestContextSchema: ${parsed.error}`];
 }

@@ -3,6 +3,7 @@
  * without ever throwing. Sandbox-safe: imported by workflow code.
  */
 import { z } from 'zod';
+import { ownPatterns } from './warm-schemas.js';
 
 /** A JSON value, as it travels through Temporal payloads. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -20,9 +21,16 @@ export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 /** A JSON schema as stored with a tool's description (object form). */
 export type JsonSchema = Record<string, unknown>;
 
-/** A zod schema from a stored JSON schema, to check data against it where the tool's own schema is not at hand. */
+/**
+ * A zod schema from a stored JSON schema, to check data against it where the tool's own schema is not at
+ * hand. Its metadata goes to a registry of its own, not zod's global one, which a workflow bundle shares
+ * between runs (only a description stays there, in a weak map); its patterns are its own for the same
+ * reason (see {@link ownPatterns}).
+ */
 export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
-  return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  const built = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0], { registry: z.registry() });
+  ownPatterns(built);
+  return built;
 }
 
 type Issue = { path: PropertyKey[]; message: string; errors?: ReadonlyArray<ReadonlyArray<Issue>> };
@@ -48,19 +56,44 @@ export function truncate(text: string, max: number): string {
 }
 
 /**
- * `schema.safeParse` that also survives input it cannot walk (a payload nested thousands of levels
- * deep overflows the stack): bad input must become a refusal, never a failed workflow task.
+ * How deep {@link safeParse} lets a value nest: deeper than any data a run takes (the client and the
+ * HTTP server refuse 64 levels), shallower than what overflows zod's recursive parse (about 2,000 here).
+ */
+export const MAX_PARSE_DEPTH = 512;
+
+/** Whether `value` nests deeper than `max` levels, walked without recursion. */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+    if (depth >= max) return true;
+    seen.add(v);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * `schema.safeParse` that also survives input it cannot walk: bad input must become a refusal, never a
+ * failed workflow task. A value nested deeper than {@link MAX_PARSE_DEPTH} is refused before zod sees
+ * it, since a stack overflow inside zod's parse leaves entries in its module-level bookkeeping, which
+ * every run of a workflow bundle shares.
  */
 export function safeParse<T>(
   schema: z.ZodType<T>,
   value: unknown,
 ): { success: true; data: T } | { success: false; error: string } {
+  if (nestsDeeperThan(value, MAX_PARSE_DEPTH)) {
+    return { success: false, error: `it nests deeper than ${MAX_PARSE_DEPTH} levels` };
+  }
   try {
     const parsed = schema.safeParse(value);
     if (parsed.success) return { success: true, data: parsed.data };
     return { success: false, error: truncate(oneLine(parsed.error.issues), 1000) };
   } catch (err) {
-    // Only a RangeError (stack overflow) gets here; schemas never throw otherwise.
+    // A schema that throws (a refinement's own error), or a stack overflow in a schema's own recursion.
     return { success: false, error: `it could not be checked (${err instanceof Error ? err.message : String(err)})` };
   }
 }

@@ -3,7 +3,7 @@
  *
  * Temporal's reusable V8 context instantiates every module of the bundle once per run, unless the
  * module is preloaded (`preloadModules`): then one instance serves every run, and the SDK deep-freezes
- * it so that no run can leave state for the next. A run's schemas are over a thousand zod objects,
+ * it so that a run cannot change it for the next. A run's schemas are over a thousand zod objects,
  * about 2 MiB a run, so sharing them is most of a waiting run's memory. But a zod schema installs some
  * members on first read (its bound methods such as `safeParse`, and derived internals such as
  * `optin`), defining them on itself, rewrites its parse on the first call, and resets its patterns'
@@ -24,6 +24,10 @@ function isObject(value: unknown): value is object {
 function isSchema(value: object): value is { _zod: { def: unknown } } {
   const internals = (value as { _zod?: unknown })._zod;
   return isObject(internals) && 'def' in internals;
+}
+
+function isLazy(schema: { _zod: { def: unknown } }): schema is { _zod: { def: unknown; innerType: unknown } } {
+  return isObject(schema._zod.def) && (schema._zod.def as { type?: unknown }).type === 'lazy';
 }
 
 /** Reads every accessor that `target` inherits (not Object's own), so that each lazy member installs. */
@@ -90,6 +94,9 @@ function walk(value: unknown, seen: Seen): void {
     firstParse(value);
     freshPatterns(value._zod);
     walk(value._zod.def, seen);
+    // A lazy schema's inner schema exists only after the first parse, when the walk has been past its
+    // definition already.
+    if (isLazy(value)) walk(value._zod.innerType, seen);
     return;
   }
   // Plain data that may hold schemas: a module's exports, a definition, a shape, a list of options.
@@ -117,4 +124,31 @@ function walk(value: unknown, seen: Seen): void {
 export function warmSchemas(...roots: unknown[]): void {
   const seen: Seen = new WeakSet();
   for (const root of roots) walk(root, seen);
+}
+
+/**
+ * Gives a schema built during a run its own copy of every frozen pattern it holds. zod's format checks
+ * (email, date, duration, ipv4, ...) take their pattern from a module-level RegExp, which the bundle
+ * shares, frozen, with zod itself; the check resets the pattern's `lastIndex` before each test, which a
+ * frozen RegExp refuses with a TypeError. Walks the schema, its checks and the schemas inside its
+ * definition, lazy ones included; a schema with no frozen pattern is left as it is.
+ */
+export function ownPatterns(schema: unknown, seen: Seen = new WeakSet()): void {
+  if (!isObject(schema) || seen.has(schema)) return;
+  seen.add(schema);
+  if (isSchema(schema)) {
+    const def = schema._zod.def;
+    if (isObject(def)) {
+      const pattern = (def as { pattern?: unknown }).pattern;
+      if (pattern instanceof RegExp && Object.isFrozen(pattern) && !Object.isFrozen(def)) {
+        (def as { pattern: RegExp }).pattern = new RegExp(pattern.source, pattern.flags);
+      }
+    }
+    ownPatterns(def, seen);
+    if (isLazy(schema)) ownPatterns(schema._zod.innerType, seen);
+    return;
+  }
+  if (Array.isArray(schema) || Object.getPrototypeOf(schema) === Object.prototype) {
+    for (const key of Reflect.ownKeys(schema)) ownPatterns((schema as Record<PropertyKey, unknown>)[key], seen);
+  }
 }

@@ -6,6 +6,8 @@
  *
  * A schema module belongs here only if it holds no state a run could change: the SDK freezes what is
  * shared. test/unit/shared-schemas.test.ts checks that every schema module of the bundle is here.
+ * Workflow code derives from a shared schema with `.extend`, `.pick`, `.optional` and the like, never
+ * `.refine`, `.describe`, `.meta` or `.clone` on an object schema: those redefine its frozen shape.
  */
 import * as access from '../schemas/access.js';
 import * as agentSpec from '../schemas/agent-spec.js';

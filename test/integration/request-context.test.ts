@@ -58,6 +58,24 @@ it('reaches the tool, the agent hook, the transform and the sub-agent, and is st
   });
 });
 
+it("checks a string format of the agent's schema (an email) in the run, where zod is shared by every run", async () => {
+  const done = await w.client.generate('context-agent', 'x', {
+    model: 'scripted',
+    script: whoami,
+    requestContext: { userId: 'ann', email: 'ann@example.com' },
+  });
+  expect(done.text).toBe('Done.');
+  const err = await w.client
+    .generate('context-agent', 'x', {
+      model: 'scripted',
+      script: whoami,
+      requestContext: { userId: 'ann', email: 'ann' },
+    })
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RunFailedError);
+  expect((err as Error).message).toMatch(/requestContextSchema: email: Invalid email address/);
+});
+
 it('refuses a request context the agent does not allow, before any model call', async () => {
   const refused = async (agentId: string, options: Parameters<typeof w.client.generate>[2]) => {
     const err = await w.client

@@ -143,13 +143,20 @@ describe('decision records and decline messages', () => {
 });
 
 describe('safeParse', () => {
-  it('turns input too deep to check into a refusal instead of a thrown RangeError', async () => {
-    const { JsonValueSchema, safeParse } = await import('../../src/schemas/json.js');
-    let deep: unknown = 0;
-    for (let i = 0; i < 20_000; i++) deep = [deep];
-    const result = safeParse(JsonValueSchema, deep);
-    expect(result.success).toBe(false);
-    expect(!result.success && result.error).toMatch(/could not be checked/);
+  it('refuses input too deep to check before zod walks it, instead of a thrown RangeError', async () => {
+    const { JsonValueSchema, MAX_PARSE_DEPTH, safeParse } = await import('../../src/schemas/json.js');
+    const nested = (levels: number) => {
+      let deep: unknown = 0;
+      for (let i = 0; i < levels; i++) deep = [deep];
+      return deep;
+    };
+    for (const levels of [MAX_PARSE_DEPTH + 1, 20_000]) {
+      expect(safeParse(JsonValueSchema, nested(levels))).toEqual({
+        success: false,
+        error: `it nests deeper than ${MAX_PARSE_DEPTH} levels`,
+      });
+    }
+    expect(safeParse(JsonValueSchema, nested(MAX_PARSE_DEPTH)).success).toBe(true);
     expect(safeParse(JsonValueSchema, { a: [1, 'x', null] })).toEqual({ success: true, data: { a: [1, 'x', null] } });
   });
 });

@@ -77,5 +77,8 @@ describe('warmSchemas (schemas shared, frozen, by every run of a bundle)', () =>
     expect(outcomes(warm)).toEqual(before);
     // Methods of a frozen schema still derive new schemas (they are new objects).
     expect(warm.exports.CallSchema.partial().safeParse({}).success).toBe(true);
+    // A lazy schema's inner schema was warmed too, though nothing reached it before its first parse.
+    const inner = (warm.exports.TreeSchema as unknown as { _zod: { innerType: z.ZodType } })._zod.innerType;
+    expect(inner.safeParse({ name: 'leaf', children: [] }).success).toBe(true);
   });
 });
