@@ -11,6 +11,9 @@ import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import { publicRunFailure } from './public-errors.js';
 import { UiChunkMapper } from './ui-message-chunks.js';
 
+/** About how much of a run's stream (in characters of SSE events) one write to a reader holds. */
+export const MAX_SSE_WRITE_CHARS = 64 * 1024;
+
 /** Where an SSE stream starts: at a chunk's offset, past the first `skip` UI chunks it maps to. */
 export interface SsePosition {
   offset: number;
@@ -52,6 +55,19 @@ export function sse(
   const encoder = new TextEncoder();
   const event = (id: string | undefined, ui: unknown) =>
     `${id !== undefined ? `id: ${id}\n` : ''}data: ${JSON.stringify(ui)}\n\n`;
+  const events = (raw: RunStreamChunk): string => {
+    const chunk: RunStreamChunk =
+      raw.type === 'error' ? { ...raw, error: publicRunFailure(raw.failureType, raw.error) } : raw;
+    const skip = chunk.offset === from.offset ? from.skip : 0;
+    return mapper
+      .map(chunk)
+      .map((ui, i) => event(chunk.offset >= 0 ? eventId(chunk.offset, i) : undefined, ui))
+      .slice(skip)
+      .join('');
+  };
+  // The batch being written, and how far: a pull writes what is left of it before reading on.
+  let batch: RunStreamChunk[] = [];
+  let written = 0;
   // Set when the reader goes away: nothing more is written, and that is no error.
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({
@@ -59,25 +75,24 @@ export function sse(
       try {
         // A pull that enqueues nothing would stall the stream, so read on until a chunk maps to something.
         for (;;) {
-          const next = await iterator.next();
-          if (next.done) {
-            controller.enqueue(encoder.encode('data: [DONE]\n\n'));
-            controller.close();
-            return;
+          if (written === batch.length) {
+            const next = await iterator.next();
+            if (next.done) {
+              controller.enqueue(encoder.encode('data: [DONE]\n\n'));
+              controller.close();
+              return;
+            }
+            batch = next.value;
+            written = 0;
           }
-          // One write for the whole batch: with many readers of a run, a write per chunk to each of
-          // them was most of the server's work while a step streams.
-          const events = next.value.flatMap((raw) => {
-            const chunk: RunStreamChunk =
-              raw.type === 'error' ? { ...raw, error: publicRunFailure(raw.failureType, raw.error) } : raw;
-            const skip = chunk.offset === from.offset ? from.skip : 0;
-            return mapper
-              .map(chunk)
-              .map((ui, i) => event(chunk.offset >= 0 ? eventId(chunk.offset, i) : undefined, ui))
-              .slice(skip);
-          });
-          if (events.length === 0) continue;
-          controller.enqueue(encoder.encode(events.join('')));
+          // One write for a batch, not one a chunk (with many readers of a run, a write per chunk to
+          // each was most of the server's work while a step streams), but no more than
+          // MAX_SSE_WRITE_CHARS a write: a reader that does not read holds at most that, not the run's
+          // whole stream when it starts from offset 0.
+          let text = '';
+          while (written < batch.length && text.length < MAX_SSE_WRITE_CHARS) text += events(batch[written++]!);
+          if (text === '') continue;
+          controller.enqueue(encoder.encode(text));
           return;
         }
       } catch (err) {
