@@ -47,10 +47,24 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
     r.isError
       ? { ...r, error: shown.errors.has(r.toolCallId) ? shown.errors.get(r.toolCallId)! : NOT_SHOWN }
       : { ...r, output: shownOr(shown.outputs, r.toolCallId) };
-  const waiting = result.suspendPayload
-    ? result.pendingToolCalls.find((p) => p.toolCallId === result.suspendPayload!.toolCallId)?.display
-    : undefined;
   const { suspendPayload } = result;
+  const waiting = suspendPayload
+    ? result.pendingToolCalls.find((p) => p.toolCallId === suspendPayload.toolCallId)
+    : undefined;
+  // The waiting call as the stream shows it: its display form under a transform, its own values with
+  // none, and no values when the result lists no such call (it cannot say what the stream showed).
+  const shownSuspend = (payload: NonNullable<RunResult['suspendPayload']>) => {
+    if (!waiting) {
+      return { ...payload, args: NOT_SHOWN, ...(payload.payload !== undefined ? { payload: NOT_SHOWN } : {}) };
+    }
+    if (!waiting.display) return payload;
+    const { payload: _raw, ...withoutPayload } = payload;
+    return {
+      ...withoutPayload,
+      args: waiting.display.args,
+      ...(waiting.display.suspendPayload !== undefined ? { payload: waiting.display.suspendPayload } : {}),
+    };
+  };
   return {
     ...result,
     steps: result.steps.map((step) => ({
@@ -61,16 +75,6 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
     toolCalls: result.toolCalls.map(call),
     toolResults: result.toolResults.map(outcome),
     pendingToolCalls: result.pendingToolCalls.map(shownPending),
-    ...(suspendPayload
-      ? {
-          suspendPayload: waiting
-            ? {
-                ...suspendPayload,
-                args: waiting.args,
-                ...(waiting.suspendPayload !== undefined ? { payload: waiting.suspendPayload } : {}),
-              }
-            : suspendPayload,
-        }
-      : {}),
+    ...(suspendPayload ? { suspendPayload: shownSuspend(suspendPayload) } : {}),
   };
 }

@@ -25,3 +25,31 @@ describe('shownResult (what POST /generate answers)', () => {
     expect(JSON.stringify(answered)).not.toMatch(/\d{3}-\d{2}-\d{4}/);
   });
 });
+
+describe('shownResult: the waiting call', () => {
+  const raw = { toolCallId: 'w', toolName: 'lookup', args: { ssn: '123-45-6789' }, fingerprint: 'f' };
+  const suspended = (pending: unknown[]): RunResult =>
+    ({
+      steps: [],
+      toolCalls: [],
+      toolResults: [],
+      pendingToolCalls: pending,
+      suspendPayload: { ...raw, requiresApproval: false, payload: { ssn: '123-45-6789' } },
+    }) as unknown as RunResult;
+
+  it('is shown in its display form, without the raw payload a transform left out', () => {
+    const answered = shownResult(suspended([{ ...raw, display: { args: { ssn: '***' } } }]), []);
+    expect(answered.suspendPayload).toMatchObject({ toolCallId: 'w', args: { ssn: '***' } });
+    expect(answered.suspendPayload).not.toHaveProperty('payload');
+  });
+
+  it('is shown with no values when the result lists no such waiting call', () => {
+    const answered = shownResult(suspended([]), []);
+    expect(answered.suspendPayload).toMatchObject({ toolCallId: 'w', args: NOT_SHOWN, payload: NOT_SHOWN });
+  });
+
+  it('keeps its own values when no transform shapes it', () => {
+    const answered = shownResult(suspended([raw]), []);
+    expect(answered.suspendPayload).toMatchObject({ args: raw.args, payload: { ssn: '123-45-6789' } });
+  });
+});
