@@ -91,7 +91,7 @@ function workflowTaskSlots(options: CreateWorkerOptions['workerOptions']): {
 } {
   const cache = options?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS;
   if (options?.tuner || options?.maxConcurrentWorkflowTaskExecutions !== undefined) return {};
-  if (cache <= 0 || cache >= SDK_WORKFLOW_TASK_SLOTS) return {};
+  if (!Number.isInteger(cache) || cache <= 0 || cache >= SDK_WORKFLOW_TASK_SLOTS) return {};
   return { maxConcurrentWorkflowTaskExecutions: Math.max(cache, 2) };
 }
 
@@ -233,8 +233,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const mcp = new McpConnections();
   const worker = await Worker.create({
     maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
-    ...workflowTaskSlots(options.workerOptions),
     ...options.workerOptions,
+    ...workflowTaskSlots(options.workerOptions),
     dataConverter: {
       ...withPayloadCodec(options.workerOptions?.dataConverter, codec),
       ...(externalStorage ? { externalStorage } : {}),
