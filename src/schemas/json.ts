@@ -63,14 +63,17 @@ export const MAX_PARSE_DEPTH = 512;
 
 /** Whether `value` nests deeper than `max` levels, walked without recursion. */
 function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [object, number][] = [[value, 0]];
   const seen = new Set<object>();
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null || seen.has(v)) continue;
+    if (seen.has(v)) continue;
     if (depth >= max) return true;
     seen.add(v);
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
   }
   return false;
 }
