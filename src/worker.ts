@@ -232,8 +232,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const { interceptors, sinks, bundlerOptions } = options.workerOptions ?? {};
   const mcp = new McpConnections();
   const worker = await Worker.create({
-    maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS,
     ...options.workerOptions,
+    // After the spread: `maxCachedWorkflows: undefined` means the default, not the SDK's heap-sized one.
+    maxCachedWorkflows: options.workerOptions?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
     ...workflowTaskSlots(options.workerOptions),
     dataConverter: {
       ...withPayloadCodec(options.workerOptions?.dataConverter, codec),

@@ -11,7 +11,8 @@ import { historyEventTypes, temporalAddress } from '../helpers.js';
 
 const guardedScript: Script = [{ toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] }, { text: 'Finished.' }];
 
-async function worker(maxCachedWorkflows?: number) {
+/** A worker; `null` gives `workerOptions: { maxCachedWorkflows: undefined }`, as an unset variable would. */
+async function worker(maxCachedWorkflows?: number | null) {
   const taskQueue = `test-cache-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const created = await createWorker({
@@ -23,7 +24,9 @@ async function worker(maxCachedWorkflows?: number) {
     namespace: 'default',
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
-    ...(maxCachedWorkflows !== undefined ? { workerOptions: { maxCachedWorkflows } } : {}),
+    ...(maxCachedWorkflows !== undefined
+      ? { workerOptions: { maxCachedWorkflows: maxCachedWorkflows ?? undefined } }
+      : {}),
   });
   const running = created.run();
   const client = await AgentClient.connect({ address: temporalAddress(), namespace: 'default', taskQueue });
@@ -48,8 +51,10 @@ describe('the workflow cache', () => {
   it('is bounded by createWorker by default, and workerOptions.maxCachedWorkflows sets it', async () => {
     const byDefault = await worker();
     const set = await worker(2);
+    const unset = await worker(null);
     try {
       expect(byDefault.worker.options.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
+      expect(unset.worker.options.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
       expect(set.worker.options.maxCachedWorkflows).toBe(2);
       // Slots beyond the cache starve a workflow task poller (temporalio/sdk-rust#1534).
       expect(workflowTaskSlots(byDefault.worker)).toBe(40);
@@ -57,6 +62,7 @@ describe('the workflow cache', () => {
     } finally {
       await byDefault.stop();
       await set.stop();
+      await unset.stop();
     }
   });
 
