@@ -3,7 +3,7 @@
  * options a run goes with. Pure; sandbox-safe.
  */
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
-import { safeParse, zodFromJsonSchema } from '../schemas/json.js';
+import { readJsonSchema, safeParse } from '../schemas/json.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -156,7 +156,15 @@ function requestContextProblems(spec: AgentSpec, run: RunOptions): string[] {
     ];
   }
   const merged = { ...spec.defaultOptions?.requestContext, ...run.requestContext };
-  const parsed = safeParse(zodFromJsonSchema(spec.requestContextSchema), merged);
+  const read = readJsonSchema(spec.requestContextSchema);
+  if ('unreadable' in read) {
+    return [
+      ...problems,
+      `requestContext: agent "${spec.id}"'s requestContextSchema cannot be checked in the run (${read.unreadable}); ` +
+        'give the agent a schema that zod can rebuild from its JSON schema',
+    ];
+  }
+  const parsed = safeParse(read.schema, merged);
   if (parsed.success) return problems;
   return [...problems, `requestContext does not fit agent "${spec.id}"'s requestContextSchema: ${parsed.error}`];
 }

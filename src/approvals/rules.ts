@@ -11,7 +11,7 @@ import type {
   PendingToolCall,
   RefusalType,
 } from '../schemas/decisions.js';
-import { safeParse, truncate, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { readJsonSchema, safeParse, truncate, type JsonValue } from '../schemas/json.js';
 import { clip, elided, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from '../schemas/limits.js';
 import { canDecide } from './access.js';
 
@@ -222,7 +222,11 @@ export function judgeDecision(
     const message = `tool call ${call.toolCallId} (${call.toolName}) has no input schema for new arguments`;
     return { accepted: false, type: 'InvalidArguments', call, message };
   }
-  const parsed = safeParse(zodFromJsonSchema(call.inputSchema), decision.args);
+  // A schema zod cannot rebuild here (an MCP server's may use any keyword) is checked where the tool
+  // runs, as the model's own arguments are: by the worker against the tool's schema, or by the server.
+  const read = readJsonSchema(call.inputSchema);
+  if ('unreadable' in read) return check;
+  const parsed = safeParse(read.schema, decision.args);
   if (parsed.success) return check;
   return {
     accepted: false,

@@ -33,6 +33,20 @@ export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
   return built;
 }
 
+/**
+ * {@link zodFromJsonSchema} that never throws: a schema zod cannot rebuild (a keyword it does not
+ * support, such as `if`/`then`/`else`, or an external `$ref`) comes back as the reason, for the caller
+ * to decide on. In workflow code a throw would fail the workflow task, and a tool's schema may come from
+ * an MCP server.
+ */
+export function readJsonSchema(schema: JsonSchema): { schema: z.ZodType } | { unreadable: string } {
+  try {
+    return { schema: zodFromJsonSchema(schema) };
+  } catch (err) {
+    return { unreadable: truncate(err instanceof Error ? err.message : String(err), 500) };
+  }
+}
+
 type Issue = { path: PropertyKey[]; message: string; errors?: ReadonlyArray<ReadonlyArray<Issue>> };
 
 /**
@@ -88,15 +102,16 @@ export function safeParse<T>(
   schema: z.ZodType<T>,
   value: unknown,
 ): { success: true; data: T } | { success: false; error: string } {
-  if (nestsDeeperThan(value, MAX_PARSE_DEPTH)) {
-    return { success: false, error: `it nests deeper than ${MAX_PARSE_DEPTH} levels` };
-  }
   try {
+    if (nestsDeeperThan(value, MAX_PARSE_DEPTH)) {
+      return { success: false, error: `it nests deeper than ${MAX_PARSE_DEPTH} levels` };
+    }
     const parsed = schema.safeParse(value);
     if (parsed.success) return { success: true, data: parsed.data };
     return { success: false, error: truncate(oneLine(parsed.error.issues), 1000) };
   } catch (err) {
-    // A schema that throws (a refinement's own error), or a stack overflow in a schema's own recursion.
+    // A schema that throws (a refinement's own error), a stack overflow in a schema's own recursion, or
+    // a value whose getter throws.
     return { success: false, error: `it could not be checked (${err instanceof Error ? err.message : String(err)})` };
   }
 }

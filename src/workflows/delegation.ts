@@ -7,7 +7,7 @@ import type { ModelToolCall, ToolCallOutcome } from '../activities/contracts.js'
 import { inheritedApproval } from '../approvals/policy.js';
 import { errorMessage } from '../errors.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpecOf } from '../schemas/agent-spec.js';
-import { safeParse, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { readJsonSchema, safeParse, type JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
@@ -96,8 +96,10 @@ export async function runWorkflowTool(
     if (runCancelled()) throw err;
     return { type: 'error', error: `Workflow "${wf.type}" failed: ${childFailureMessage(err)}` };
   }
-  if (tool.outputSchema) {
-    const checked = safeParse(zodFromJsonSchema(tool.outputSchema), output);
+  // A schema zod cannot rebuild here was the child's own to check, on the output it produced.
+  const outputSchema = tool.outputSchema ? readJsonSchema(tool.outputSchema) : undefined;
+  if (outputSchema && 'schema' in outputSchema) {
+    const checked = safeParse(outputSchema.schema, output);
     if (!checked.success) {
       const error = `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}`;
       return { type: 'error', error };

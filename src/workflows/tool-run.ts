@@ -6,7 +6,7 @@
 import type { CallModelOutput } from '../activities/contracts.js';
 import { toolCallFingerprint } from '../approvals/fingerprint.js';
 import type { AgentSpec } from '../schemas/agent-spec.js';
-import { safeParse, zodFromJsonSchema, type JsonSchema, type JsonValue } from '../schemas/json.js';
+import { readJsonSchema, safeParse, type JsonSchema, type JsonValue } from '../schemas/json.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import { offeredTools, ZERO_USAGE } from './transcript.js';
@@ -89,12 +89,8 @@ export function toolRunStep(
  * left to the worker, which checks the input against the tool's own zod schema before it runs.
  */
 function inputProblem(schema: JsonSchema, args: JsonValue): string | undefined {
-  let zod;
-  try {
-    zod = zodFromJsonSchema(schema);
-  } catch {
-    return undefined;
-  }
-  const parsed = safeParse(zod, args);
+  const read = readJsonSchema(schema);
+  if ('unreadable' in read) return undefined;
+  const parsed = safeParse(read.schema, args);
   return parsed.success ? undefined : parsed.error;
 }

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, toolCallFingerprint } from '../../src/approvals/fingerprint.js';
 import type { DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
-import { checkDecision, decisionRecord, declineMessage, resumeAsApproval } from '../../src/approvals/rules.js';
+import type { JsonValue } from '../../src/schemas/json.js';
+import {
+  checkDecision,
+  decisionRecord,
+  declineMessage,
+  judgeDecision,
+  resumeAsApproval,
+} from '../../src/approvals/rules.js';
 
 const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   toolCallId: id,
@@ -139,6 +146,23 @@ describe('decision records and decline messages', () => {
     expect(declineMessage('deleteRecord', null, null)).toBe(
       'The call of tool "deleteRecord" was declined. It did not run.',
     );
+  });
+});
+
+describe('judgeDecision: changed arguments', () => {
+  const run = { resourceId: undefined, startedBy: undefined };
+  const judged = (inputSchema: Record<string, unknown>, args: JsonValue) =>
+    judgeDecision('approve', { toolCallId: 'a', args }, [{ ...approval('a'), inputSchema }], none, run);
+
+  it('are checked against the input schema', () => {
+    const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+    expect(judged(schema, { id: 'r3' }).accepted).toBe(true);
+    expect(judged(schema, { id: 3 })).toMatchObject({ accepted: false, type: 'InvalidArguments' });
+  });
+
+  it('are left to where the tool runs when zod cannot rebuild the schema (an MCP server may use any keyword)', () => {
+    const schema = { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } };
+    expect(judged(schema, { id: 'r3' }).accepted).toBe(true);
   });
 });
 

@@ -66,6 +66,13 @@ describe('the run options an agent allows', () => {
     return result.allowed ? [] : result.problems;
   };
 
+  it('refuses a request context it cannot check, naming why, where zod cannot rebuild the schema', () => {
+    const requestContextSchema = { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } };
+    expect(problems({ requestContext: { a: 1 } }, { requestContextSchema })).toEqual([
+      expect.stringMatching(/requestContextSchema cannot be checked in the run \(.*if.*\)/),
+    ]);
+  });
+
   it('lets a run tighten the policy: approval of every call, fewer tools, fewer steps', () => {
     const agent = { defaultOptions: { maxSteps: 5, activeTools: ['one', 'two'] } };
     expect(check({ requireToolApproval: true, activeTools: ['two'], maxSteps: 2 }, agent)).toEqual({
