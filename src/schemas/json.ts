@@ -28,9 +28,59 @@ export type JsonSchema = Record<string, unknown>;
  * reason (see {@link ownPatterns}).
  */
 export function zodFromJsonSchema(schema: JsonSchema): z.ZodType {
-  const built = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0], { registry: z.registry() });
+  const json = Object.isFrozen(z.regexes.email) ? unshareGuardFormats(schema) : schema;
+  const built = z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0], { registry: z.registry() });
   ownPatterns(built);
   return built;
+}
+
+/**
+ * The JSON formats whose zod check is its pattern alone, a module-level RegExp of zod's (`z.regexes`),
+ * by the name zod gives the pattern.
+ */
+const PATTERN_FORMATS: Readonly<Record<string, keyof typeof z.regexes>> = {
+  email: 'email',
+  date: 'date',
+  duration: 'duration',
+  ipv4: 'ipv4',
+  cidr: 'cidrv4',
+  e164: 'e164',
+  cuid: 'cuid',
+  cuid2: 'cuid2',
+  ulid: 'ulid',
+  xid: 'xid',
+  ksuid: 'ksuid',
+  nanoid: 'nanoid',
+};
+
+/** Keywords whose values are data, not schemas: a `format` key in them is the data's own. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/**
+ * The schema with each such format under `propertyNames` or `contains` written as its pattern. zod
+ * checks those two keywords with schemas it keeps in closures, out of {@link ownPatterns}' reach, so
+ * there a frozen pattern would refuse every value; as a `pattern` zod builds a RegExp of its own, and
+ * the check is the same (a key that fails is still an invalid key, an item still does not match).
+ */
+function unshareGuardFormats(schema: JsonSchema): JsonSchema {
+  const rewrite = (node: unknown, inGuard: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((item) => rewrite(item, inGuard));
+    if (typeof node !== 'object' || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = DATA_KEYWORDS.has(key)
+        ? value
+        : rewrite(value, inGuard || key === 'propertyNames' || key === 'contains');
+    }
+    const format = typeof out.format === 'string' ? PATTERN_FORMATS[out.format] : undefined;
+    const pattern = format ? (z.regexes[format] as unknown) : undefined;
+    if (!inGuard || !(pattern instanceof RegExp) || pattern.flags !== '') return out;
+    const { format: _format, ...rest } = out;
+    if (rest.pattern === undefined) return { ...rest, pattern: pattern.source };
+    const allOf = Array.isArray(rest.allOf) ? rest.allOf : [];
+    return { ...rest, allOf: [...allOf, { type: 'string', pattern: pattern.source }] };
+  };
+  return rewrite(schema, false) as JsonSchema;
 }
 
 /**

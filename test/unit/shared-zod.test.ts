@@ -35,6 +35,20 @@ const cases: { schema: Record<string, unknown>; data: unknown[] }[] = [
     data: values.map((v) => ({ v })),
   })),
   { schema: { type: 'string', pattern: '^a' }, data: ['abc', 'cba'] },
+  // Formats in the schemas zod keeps in closures: a record's keys, an array's `contains`.
+  {
+    schema: { type: 'object', propertyNames: { format: 'date' }, additionalProperties: { type: 'number' } },
+    data: [{ '2026-12-01': 1 }, { tomorrow: 1 }],
+  },
+  {
+    schema: { type: 'object', propertyNames: { type: 'string', format: 'email', pattern: '^a' } },
+    data: [{ 'a@b.co': 1 }, { 'b@b.co': 1 }, { a: 1 }],
+  },
+  { schema: { type: 'array', contains: { type: 'string', format: 'ipv4' } }, data: [['x', '10.0.0.1'], ['x']] },
+  {
+    schema: { type: 'array', contains: { const: { format: 'email' } } },
+    data: [[{ format: 'email' }], [{ format: 'date' }]],
+  },
   {
     schema: {
       $id: 'https://example.com/contact',
