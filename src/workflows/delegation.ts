@@ -96,16 +96,24 @@ export async function runWorkflowTool(
     if (runCancelled()) throw err;
     return { type: 'error', error: `Workflow "${wf.type}" failed: ${childFailureMessage(err)}` };
   }
-  // A schema zod cannot rebuild here was the child's own to check, on the output it produced.
-  const outputSchema = tool.outputSchema ? readJsonSchema(tool.outputSchema) : undefined;
-  if (outputSchema && 'schema' in outputSchema) {
-    const checked = safeParse(outputSchema.schema, output);
-    if (!checked.success) {
-      const error = `Workflow "${wf.type}" returned output that does not fit its output schema: ${checked.error}`;
-      return { type: 'error', error };
-    }
-  }
+  const problem = workflowOutputProblem(tool, output);
+  if (problem) return { type: 'error', error: problem };
   return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
+}
+
+/**
+ * Why a workflow tool's result is not passed on: it does not fit the tool's output schema, or the
+ * schema cannot be checked in the run (zod cannot rebuild it), which is refused rather than skipped.
+ */
+export function workflowOutputProblem(tool: ToolSpecOf<'workflow'>, output: JsonValue): string | undefined {
+  if (!tool.outputSchema) return undefined;
+  const read = readJsonSchema(tool.outputSchema);
+  if ('unreadable' in read) {
+    return `Workflow "${tool.workflow.type}"'s output schema cannot be checked in the run (${read.unreadable})`;
+  }
+  const checked = safeParse(read.schema, output);
+  if (checked.success) return undefined;
+  return `Workflow "${tool.workflow.type}" returned output that does not fit its output schema: ${checked.error}`;
 }
 
 /** What failed in a child workflow, rather than the wrapper's "Child Workflow execution failed". */
