@@ -1,5 +1,5 @@
 /**
- * The codec's typed errors. None of them ever carries key material or payload bytes.
+ * The codec's and the payload store's typed errors. None of them ever carries key material or payload bytes.
  */
 
 /** Codec keys that are missing, malformed or ambiguous in the configuration. */
@@ -48,3 +48,37 @@ export class PayloadDecryptError extends Error {
     );
   }
 }
+
+/**
+ * A payload-store reference that no retry can resolve: malformed, outside the store, naming a payload
+ * that is not there or was changed, or another bucket's. `reason` is short and names no directory: a
+ * worker hands it to the run in place of the payload (see undecodable.ts).
+ */
+export class PayloadReferenceError extends Error {
+  override readonly name = 'PayloadReferenceError';
+  constructor(
+    readonly reason: string,
+    message = `a payload-store reference is refused: ${reason}`,
+  ) {
+    super(message);
+  }
+}
+
+/** A payload that an activity (not a workflow's own message) was to be given, and that cannot be read. */
+export class UndecodablePayloadError extends Error {
+  override readonly name = 'UndecodablePayloadError';
+  constructor(readonly reason: string) {
+    super(`a payload could not be decoded: ${reason}`);
+  }
+}
+
+/** A payload store a process cannot use, found at its start: the process refuses to start. */
+export class PayloadStoreConfigError extends Error {
+  override readonly name = 'PayloadStoreConfigError';
+  constructor(problem: string) {
+    super(`payload store (DURABLE_AGENTS_PAYLOAD_STORE): ${problem}`);
+  }
+}
+
+/** The `type` of the failure a payload store's write ends in (see {@link payloadStoreFailure}). */
+export const PAYLOAD_STORE_ERROR = 'PayloadStoreError';

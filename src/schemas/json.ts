@@ -3,6 +3,7 @@
  * without ever throwing. Sandbox-safe: imported by workflow code.
  */
 import { z } from 'zod';
+import { undecodableReason } from './undecodable.js';
 import { ownPatterns } from './warm-schemas.js';
 
 /** A JSON value, as it travels through Temporal payloads. */
@@ -146,12 +147,16 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
  * `schema.safeParse` that also survives input it cannot walk: bad input must become a refusal, never a
  * failed workflow task. A value nested deeper than {@link MAX_PARSE_DEPTH} is refused before zod sees
  * it, since a stack overflow inside zod's parse leaves entries in its module-level bookkeeping, which
- * every run of a workflow bundle shares.
+ * every run of a workflow bundle shares. What a worker hands over for a payload it could not decode
+ * (`{ $undecodable }`, see undecodable.ts) is refused whatever the schema, with the reason: a lenient
+ * schema would take it for an empty message.
  */
 export function safeParse<T>(
   schema: z.ZodType<T>,
   value: unknown,
 ): { success: true; data: T } | { success: false; error: string } {
+  const undecodable = undecodableReason(value);
+  if (undecodable !== undefined) return { success: false, error: `the payload could not be decoded: ${undecodable}` };
   try {
     if (nestsDeeperThan(value, MAX_PARSE_DEPTH)) {
       return { success: false, error: `it nests deeper than ${MAX_PARSE_DEPTH} levels` };

@@ -12,6 +12,7 @@ import type { RunInput } from '../schemas/run-input.js';
 import type { RunOptions } from '../schemas/run-options.js';
 import type { StoredRunResult } from '../schemas/run-result.js';
 import { subAgentContextOf } from '../schemas/thread.js';
+import { undecodableReason } from '../schemas/undecodable.js';
 import type { agentRun } from './agent-run.js';
 import type { RunState } from './run-state.js';
 import { startSearchAttributes } from './search-attributes.js';
@@ -62,6 +63,11 @@ export async function runSubAgent(
       typedSearchAttributes: startSearchAttributes(sub.id, childOptions),
       parentClosePolicy: 'REQUEST_CANCEL',
     });
+    // A result its worker could not decode (a payload store that lost it, a codec key it lacks).
+    const unreadable = undecodableReason(result);
+    if (unreadable !== undefined) {
+      return { type: 'error', error: `Sub-agent "${sub.key}" failed: its result could not be decoded: ${unreadable}` };
+    }
     trail = result.decisions;
     return {
       type: 'result',
@@ -95,6 +101,10 @@ export async function runWorkflowTool(
   } catch (err) {
     if (runCancelled()) throw err;
     return { type: 'error', error: `Workflow "${wf.type}" failed: ${childFailureMessage(err)}` };
+  }
+  const unreadable = undecodableReason(output);
+  if (unreadable !== undefined) {
+    return { type: 'error', error: `Workflow "${wf.type}" failed: its result could not be decoded: ${unreadable}` };
   }
   const problem = workflowOutputProblem(tool, output);
   if (problem) return { type: 'error', error: problem };

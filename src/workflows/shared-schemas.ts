@@ -28,6 +28,7 @@ import * as streamProtocol from '../schemas/stream-protocol.js';
 import * as tasks from '../schemas/tasks.js';
 import * as thread from '../schemas/thread.js';
 import * as transformStages from '../schemas/transform-stages.js';
+import * as undecodable from '../schemas/undecodable.js';
 import * as workingMemory from '../schemas/working-memory.js';
 import { warmSchemas } from '../schemas/warm-schemas.js';
 
@@ -51,5 +52,6 @@ warmSchemas(
   tasks,
   thread,
   transformStages,
+  undecodable,
   workingMemory,
 );

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  ApplicationFailure,
   StorageDriverClaim,
   type Payload,
   type StorageDriver,
@@ -15,6 +16,8 @@ import {
   payloadStoreFromEnv,
 } from '../../src/index.js';
 import { OneBucketDriver } from '../../src/codec/external-storage.js';
+import { PayloadReferenceError } from '../../src/codec/errors.js';
+import { failureOf } from '../../src/client/failures.js';
 
 const payload = (text: string): Payload => ({
   metadata: { encoding: new TextEncoder().encode('json/plain') },
@@ -52,6 +55,43 @@ describe('FileStorageDriver', () => {
     await expect(driver.retrieve({}, [claim!])).rejects.toThrow(/does not match its hash/);
     const missing = forged(`default/elsewhere/${hashValue}`);
     await expect(driver.retrieve({}, [missing])).rejects.toThrow(/every worker and client must share one directory/);
+    // Each is a refusal no retry changes, with a short reason that names no directory.
+    for (const refused of [forged(`../../etc/${hashValue}`), missing, claim!]) {
+      const err = await driver.retrieve({}, [refused]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(PayloadReferenceError);
+      expect((err as PayloadReferenceError).reason).not.toContain(dir);
+      expect((err as Error).message).not.toContain(dir);
+    }
+  });
+
+  it('names the folder of the workflow a reference was stored for', async () => {
+    const [claim] = await driver.store({ target }, [payload('d')]);
+    expect(driver.folderOf(claim!)).toBe(driver.folderFor('default', '../run.1::call-0-0'));
+    expect(driver.folderFor('default', 'x'.repeat(1000))).toMatch(/^default\/x{100}~[0-9a-f]{32}$/);
+  });
+
+  it('checks at start that it can write, and a write that fails later is not retried and names no directory', async () => {
+    await expect(driver.check()).resolves.toBeUndefined();
+    expect((await readdir(dir)).filter((f) => f.startsWith('.probe'))).toEqual([]);
+    const blocked = join(dir, 'blocked');
+    await writeFile(blocked, 'a file');
+    await expect(new FileStorageDriver(join(blocked, 'store')).check()).rejects.toThrow(
+      /^payload store \(DURABLE_AGENTS_PAYLOAD_STORE\): cannot write, read and delete a file in the directory .*\(ENOTDIR\)/,
+    );
+    const failed = await new FileStorageDriver(join(blocked, 'store'))
+      .store({ target }, [payload('e')])
+      .catch((e) => e);
+    expect(failed).toBeInstanceOf(ApplicationFailure);
+    expect(failed).toMatchObject({ type: 'PayloadStoreError', nonRetryable: true });
+    expect((failed as Error).message).toMatch(/^the payload store could not keep a payload \(ENOTDIR\)/);
+    expect((failed as Error).message).not.toContain(dir);
+    // What a client or the HTTP server tells its caller of it (a large input it could not store).
+    expect(failureOf(failed)).toMatchObject({
+      type: 'PayloadStoreError',
+      httpStatus: 503,
+      exitCode: 1,
+      expected: true,
+    });
   });
 });
 
@@ -111,26 +151,69 @@ describe('payloadStoreFromEnv', () => {
 });
 
 describe('the S3 store', () => {
-  it('reads only from its own bucket, whatever bucket a reference names', async () => {
-    const read: string[] = [];
-    const inner: StorageDriver = {
+  const hash = 'ab'.repeat(32);
+  const key = `v0/ns/default/wt/agentRun/wi/run-1%3A%3Acall-0/ri/r1/d/sha256/${hash}`;
+  const claim = (bucket: string, k = key) =>
+    new StorageDriverClaim({ bucket, key: k, hashAlgorithm: 'sha256', hashValue: hash });
+  const context = {} as StorageDriverRetrieveContext;
+
+  function recording(read: string[], fail?: Error): StorageDriver {
+    return {
       name: 'aws.s3driver',
       type: 'aws.s3driver',
-      store: () => Promise.resolve([]),
+      store: () => (fail ? Promise.reject(fail) : Promise.resolve([])),
       retrieve: (_context, claims) => {
+        if (fail) return Promise.reject(fail);
         read.push(...claims.map((c) => `${c.claimData.bucket}/${c.claimData.key}`));
         return Promise.resolve(claims.map(() => ({ metadata: {}, data: new Uint8Array() })));
       },
     };
-    const driver = new OneBucketDriver(inner, 'agent-payloads');
-    const claim = (bucket: string) =>
-      new StorageDriverClaim({ bucket, key: 'k', hashAlgorithm: 'sha256', hashValue: '0' });
-    const context = {} as StorageDriverRetrieveContext;
+  }
+
+  it('reads only from its own bucket, whatever bucket a reference names', async () => {
+    const read: string[] = [];
+    const driver = new OneBucketDriver(recording(read), 'agent-payloads');
     await expect(driver.retrieve(context, [claim('agent-payloads'), claim('other-secrets')])).rejects.toThrow(
       /names the bucket "other-secrets", not the payload store's \(agent-payloads\): refused/,
     );
     expect(read).toEqual([]);
     await driver.retrieve(context, [claim('agent-payloads')]);
-    expect(read).toEqual(['agent-payloads/k']);
+    expect(read).toEqual([`agent-payloads/${key}`]);
+  });
+
+  it("reads only keys of Temporal's scheme for a workflow's payload, and names the workflow's folder", async () => {
+    const read: string[] = [];
+    const driver = new OneBucketDriver(recording(read), 'agent-payloads');
+    for (const forged of ['secrets/backup.tar', `v0/d/sha256/${hash}`, key.replace(hash, '00'.repeat(32))]) {
+      const refused = await driver.retrieve(context, [claim('agent-payloads', forged)]).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(PayloadReferenceError);
+      expect((refused as PayloadReferenceError).reason).toBe('a malformed payload-store reference');
+    }
+    expect(read).toEqual([]);
+    expect(driver.folderOf(claim('agent-payloads'))).toBe('default/run-1%3A%3Acall-0');
+    expect(driver.folderFor('default', 'run-1::call-0')).toBe('default/run-1%3A%3Acall-0');
+  });
+
+  it('tells a missing object from an unreachable store, and a failed write is not retried', async () => {
+    const missing = Object.assign(new Error('S3StorageDriver retrieve failed [bucket=b, key=k]'), {
+      cause: Object.assign(new Error('The specified key does not exist.'), { name: 'NoSuchKey' }),
+    });
+    const gone = await new OneBucketDriver(recording([], missing), 'b').retrieve(context, [claim('b')]).catch((e) => e);
+    expect(gone).toMatchObject({ name: 'PayloadReferenceError', reason: 'no such payload in the payload store' });
+    const down = Object.assign(new Error('S3StorageDriver retrieve failed [bucket=b, key=k]'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { name: 'TimeoutError' }),
+    });
+    const unreachable = await new OneBucketDriver(recording([], down), 'b')
+      .retrieve(context, [claim('b')])
+      .catch((e) => e);
+    expect(unreachable).not.toBeInstanceOf(PayloadReferenceError);
+    expect((unreachable as Error).message).toBe('the S3 payload store could not read a payload (TimeoutError)');
+    const denied = Object.assign(new Error('S3StorageDriver store failed [bucket=b, key=k]'), {
+      cause: Object.assign(new Error('Access Denied'), { name: 'AccessDenied' }),
+    });
+    const write = await new OneBucketDriver(recording([], denied), 'b').store({}, [payload('x')]).catch((e) => e);
+    expect(write).toBeInstanceOf(ApplicationFailure);
+    expect(write).toMatchObject({ type: 'PayloadStoreError', nonRetryable: true });
+    expect((write as Error).message).toMatch(/^the payload store could not keep a payload \(AccessDenied\)/);
   });
 });
