@@ -26,12 +26,13 @@ try {
     token: settings.token,
     corsOrigins: settings.corsOrigins,
     namespaces: [namespace],
+    allowedHosts: settings.allowedHosts,
   });
   const server = serve({ fetch: app.fetch, port: settings.port, hostname: settings.host }, (info) => {
     console.error(
       `codec-server: listening on http://${info.address}:${info.port} for namespace "${namespace}" ` +
         `(${describeCodec(codec)}; ${settings.token ? 'bearer token required' : 'no token, loopback only'}; ` +
-        `CORS: ${settings.corsOrigins.join(', ')})`,
+        `Host: ${settings.allowedHosts.join(', ')}; CORS: ${settings.corsOrigins.join(', ')})`,
     );
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => server.close(() => process.exit(0)));

@@ -3,17 +3,33 @@
  * namespace from the environment. Run a worker next to it (`npm run worker`).
  *
  * - `HOST` (default 127.0.0.1), `PORT` (default 3000).
- * - Authentication: `SERVER_DEV_TOKEN`, `SERVER_TOKENS` (JSON: token to principal), or `SERVER_JWKS_URL`
- *   with `SERVER_JWT_ISSUER` and `SERVER_JWT_AUDIENCE`. Without any, it serves loopback clients only.
+ * - Authentication, one of: `SERVER_DEV_TOKEN`; `SERVER_TOKENS` (JSON: token to principal); or
+ *   `SERVER_JWKS_URL` with `SERVER_JWT_ISSUER`, `SERVER_JWT_AUDIENCE` and `SERVER_JWT_TENANTS`
+ *   (`required` or `none`; optionally `SERVER_JWT_ALL_TENANTS_ROLE`, `SERVER_JWT_MAX_LIFETIME`). Without
+ *   any, it serves loopback clients only. It says at start which tenancy it enforces.
  * - `SERVER_ALLOWED_HOSTS`, `SERVER_ALLOWED_ORIGINS`: comma-separated lists.
  */
-import { AgentClient, authenticatorFromEnv, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/index.js';
+import {
+  AgentClient,
+  authenticatorFromEnv,
+  DEFAULT_REQUEST_OPTIONS,
+  describeTenancy,
+  errorMessage,
+  startServer,
+} from '../src/index.js';
 import { exampleAgents } from './agents.js';
 
 const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()) : undefined);
 
+let authenticate: ReturnType<typeof authenticatorFromEnv>;
+try {
+  // Before connecting: a configuration error is one line (never a token), not a stack.
+  authenticate = authenticatorFromEnv();
+} catch (err) {
+  console.error(`server: ${errorMessage(err)}`);
+  process.exit(1);
+}
 const client = await AgentClient.connect();
-const authenticate = authenticatorFromEnv();
 const hostname = process.env.HOST ?? '127.0.0.1';
 const server = await startServer(client, {
   hostname,
@@ -27,6 +43,7 @@ const server = await startServer(client, {
 });
 const address = server.address();
 const where = typeof address === 'object' && address ? `${address.address}:${address.port}` : hostname;
+console.error(`server: ${describeTenancy(authenticate)}`);
 console.error(
   `server: listening on http://${where} (namespace "${client.namespace}", task queue "${client.taskQueue}"; ` +
     `${authenticate ? 'bearer authentication' : 'no authentication: loopback clients only'}); ` +

@@ -3,7 +3,7 @@
  * or decide a tool call. The server and the client check them before they act; the workflow checks
  * decisions again, since anyone with signal rights in the namespace can send one.
  */
-import type { AccessPolicy, AccessRule, Principal } from '../schemas/access.js';
+import { ALL_TENANTS, type AccessPolicy, type AccessRule, type Principal } from '../schemas/access.js';
 import type { PendingToolCall } from '../schemas/decisions.js';
 
 export type AccessCheck = { allowed: true } | { allowed: false; type: 'NotAllowed' | 'SelfApproval'; message: string };
@@ -34,10 +34,21 @@ function denied(message: string): AccessCheck {
   return { allowed: false, type: 'NotAllowed', message };
 }
 
-/** A principal with a tenant sees only the runs of that tenant (their `resourceId`). */
+/**
+ * The one tenant a principal works within, or `undefined` when it is confined to none: an all-tenants
+ * operator ({@link ALL_TENANTS}), or a principal without a tenant (an operator of the library or
+ * `agentctl`, whose Temporal access spans the namespace; any principal of an HTTP server without
+ * tenants). An HTTP server with tenants lets no principal without one through.
+ */
+export function confinedTenant(principal: Principal | undefined): string | undefined {
+  return principal?.tenant === ALL_TENANTS ? undefined : principal?.tenant;
+}
+
+/** A principal confined to a tenant sees only the runs of that tenant (their `resourceId`). */
 export function tenantCheck(principal: Principal | undefined, resourceId: string | undefined): AccessCheck {
-  if (!principal?.tenant || principal.tenant === resourceId) return ALLOWED;
-  return denied(`${who(principal)} of tenant "${principal.tenant}" may not act on a run of another tenant`);
+  const tenant = confinedTenant(principal);
+  if (tenant === undefined || tenant === resourceId) return ALLOWED;
+  return denied(`${who(principal)} of tenant "${tenant}" may not act on a run of another tenant`);
 }
 
 export function canStart(

@@ -8,6 +8,13 @@ import { z } from 'zod';
 const Name = z.string().min(1).max(256);
 
 /**
+ * The tenant of an all-tenants operator: a principal that sees and decides the runs of every tenant. Only
+ * configuration makes one (a `SERVER_TOKENS` entry's `"tenant": "*"`, the role `jwtAuth` is told of); a
+ * JWT's tenant claim `*` is refused, and runs it starts get no tenant of their own.
+ */
+export const ALL_TENANTS = '*';
+
+/**
  * An authenticated principal: who starts a run or decides a tool call. The HTTP server makes it
  * from the request (bearer token, JWT); `agentctl` and the library from the identity the operator
  * configures (`--as`, `principal`).
@@ -19,7 +26,10 @@ export const PrincipalSchema = z
     name: Name.optional(),
     roles: z.array(Name).max(64).optional(),
     groups: z.array(Name).max(64).optional(),
-    /** The tenant: runs of a principal with a tenant have it as their `resourceId`, and it sees only those. */
+    /**
+     * The tenant: runs of a principal with a tenant have it as their `resourceId`, and it sees only those.
+     * {@link ALL_TENANTS} makes an all-tenants operator, which sees every tenant's runs.
+     */
     tenant: Name.optional(),
     /**
      * How it was established, e.g. `http:bearer`, `http:jwt`, `operator` (agentctl `--as`, the library),

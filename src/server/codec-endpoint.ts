@@ -9,12 +9,13 @@ import type { PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { Hono, type Context } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
-import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { PayloadDecryptError, UnknownCodecKeyError } from '../codec/errors.js';
 import { errorMessage } from '../errors.js';
+import { rejectUnknownKeys } from '../options.js';
+import { hostGuard, LOOPBACK_HOSTS, postGuard } from './guards.js';
 
 // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
 const PayloadProto = proto.temporal.api.common.v1.Payload;
@@ -31,7 +32,20 @@ export interface CodecEndpointOptions {
   corsOrigins: string[];
   /** The namespaces whose payloads it serves; a request whose `X-Namespace` names another is refused. */
   namespaces: string[];
+  /**
+   * Host names (or `host:port`) it answers to, as the HTTP server does; default `localhost`, `127.0.0.1`,
+   * `::1`. A DNS-rebinding page's requests carry its own Host, and are refused.
+   */
+  allowedHosts?: string[];
 }
+
+const CODEC_ENDPOINT_OPTIONS = [
+  'codec',
+  'token',
+  'corsOrigins',
+  'namespaces',
+  'allowedHosts',
+] as const satisfies ReadonlyArray<keyof CodecEndpointOptions>;
 
 /** The codec server protocol's payload: protobuf JSON, so bytes are base64. */
 const JsonPayloadsSchema = z.object({
@@ -63,8 +77,12 @@ export function isLoopback(host: string): boolean {
   return isIP(bare) === 4 && bare.startsWith('127.');
 }
 
-/** The codec endpoint as a Hono app: `POST /encode` and `POST /decode`, with CORS and the bearer token. */
+/**
+ * The codec endpoint as a Hono app: `POST /encode` and `POST /decode`, with CORS, the bearer token, and
+ * the HTTP server's guards: a Host it answers to, and JSON posts from no foreign origin.
+ */
 export function createCodecEndpoint(options: CodecEndpointOptions): Hono {
+  rejectUnknownKeys('createCodecEndpoint', options, CODEC_ENDPOINT_OPTIONS);
   const app = new Hono();
   // CORS first: a browser's preflight carries no Authorization header.
   app.use(
@@ -76,6 +94,7 @@ export function createCodecEndpoint(options: CodecEndpointOptions): Hono {
       maxAge: 600,
     }),
   );
+  app.use(hostGuard(options.allowedHosts ?? LOOPBACK_HOSTS));
   if (options.token !== undefined) {
     const refusal = (message: string) => errorBody('Unauthorized', message);
     app.use(
@@ -89,12 +108,8 @@ export function createCodecEndpoint(options: CodecEndpointOptions): Hono {
       }),
     );
   }
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json(errorBody('PayloadTooLarge', `send at most ${MAX_BODY_BYTES} bytes a request`), 413),
-    }),
-  );
+  // Without a token, a cross-site form or text/plain post (no CORS preflight) would otherwise be served.
+  app.use(postGuard(options.corsOrigins, MAX_BODY_BYTES));
   app.use(async (c, next) => {
     const namespace = c.req.header('x-namespace');
     if (namespace !== undefined && !options.namespaces.includes(namespace))

@@ -6,8 +6,9 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { UnauthenticatedError } from '../errors.js';
 import type { Principal } from '../schemas/access.js';
-import type { Authenticator } from './auth.js';
+import { tenancyRefusal, type Authenticator } from './auth.js';
 
 /** What the guards put on the request's context for the routes. */
 export type ServerEnv = { Variables: { principal: Principal | undefined } };
@@ -89,8 +90,8 @@ function remoteAddress(c: Context): string | undefined {
 }
 
 /**
- * Authenticates every request; with no authenticator, serves only loopback clients, as nobody in
- * particular (development).
+ * Authenticates every request, and refuses a principal that does not fit the authenticator's tenancy;
+ * with no authenticator, serves only loopback clients, as nobody in particular (development).
  */
 export function authGuard(authenticate: Authenticator | undefined): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
@@ -101,12 +102,19 @@ export function authGuard(authenticate: Authenticator | undefined): MiddlewareHa
       c.set('principal', undefined);
       return next();
     }
-    const principal = await authenticate(c.req.raw);
-    if (!principal) {
-      return refuse(401, 'Unauthenticated', 'send a valid bearer token (Authorization: Bearer <token>)', {
-        'www-authenticate': 'Bearer realm="durable-agents"',
-      });
+    const unauthenticated = (reason: string) =>
+      refuse(401, 'Unauthenticated', reason, { 'www-authenticate': 'Bearer realm="durable-agents"' });
+    let principal: Principal | undefined;
+    try {
+      principal = await authenticate(c.req.raw);
+    } catch (err) {
+      if (err instanceof UnauthenticatedError) return unauthenticated(err.reason);
+      throw err;
     }
+    if (!principal) return unauthenticated('send a valid bearer token (Authorization: Bearer <token>)');
+    // A principal that does not fit the deployment's tenancy would see every tenant, or be half confined.
+    const misfit = tenancyRefusal(authenticate, principal);
+    if (misfit) return unauthenticated(misfit);
     c.set('principal', principal);
     return next();
   };

@@ -3,6 +3,7 @@
  * server (`npm run codec-server`), and the Temporal CLI decoding a run's history through it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -268,6 +269,50 @@ describe('the codec server', () => {
     expect((await preflight('https://elsewhere.example')).headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('without a token, answers only its own Host names and JSON posts: no DNS rebinding, no cross-site form', async () => {
+    const open = await spawnCodecServer({ ...NO_CODEC_ENV, DURABLE_AGENTS_CODEC_KEYS: `e2e-1:${key}` });
+    if (!('url' in open)) throw new Error(`the codec server did not start:\n${open.output}`);
+    const body = JSON.stringify({ payloads: [{ ...payload, data: Buffer.from('"secret"').toString('base64') }] });
+    const send = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { host: '127.0.0.1', port: Number(new URL(open.url).port), path: '/encode', method: 'POST', headers },
+          (r) => {
+            let text = '';
+            r.on('data', (d: Buffer) => (text += d.toString()));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const json = { 'content-type': 'application/json' };
+    try {
+      const rebound = await send({ ...json, host: `evil.example:${new URL(open.url).port}` });
+      expect(rebound.status).toBe(403);
+      expect(JSON.parse(rebound.body)).toMatchObject({ error: { type: 'HostNotAllowed' } });
+      const crossSite = await send({
+        host: new URL(open.url).host,
+        'content-type': 'text/plain',
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+      });
+      expect(crossSite.status).toBe(403);
+      expect(JSON.parse(crossSite.body)).toMatchObject({ error: { type: 'OriginNotAllowed' } });
+      const plain = await send({ host: new URL(open.url).host, 'content-type': 'text/plain' });
+      expect(plain.status).toBe(415);
+      expect(JSON.parse(plain.body)).toMatchObject({ error: { type: 'UnsupportedMediaType' } });
+      // The CLI (JSON, no origin) and the Web UI (JSON from its origin) are answered.
+      for (const headers of [{ ...json }, { ...json, origin: 'http://localhost:8233' }]) {
+        const answered = await send({ ...headers, host: new URL(open.url).host });
+        expect(answered.status).toBe(200);
+        expect(JSON.parse(answered.body)).toMatchObject({ payloads: [{ data: expect.any(String) }] });
+      }
+    } finally {
+      open.child.kill('SIGKILL');
+    }
+  });
+
   it('refuses to start off loopback without a token, or without keys', async () => {
     const exposed = await spawnCodecServer({
       ...NO_CODEC_ENV,
@@ -277,6 +322,17 @@ describe('the codec server', () => {
     expect(exposed).toMatchObject({ code: 1 });
     expect((exposed as { output: string }).output).toMatch(
       /^codec-server: The codec endpoint decrypts payloads for whoever calls it, so on 0\.0\.0\.0 \(not a loopback address\) it needs a bearer token/,
+    );
+    const hostless = await spawnCodecServer({
+      ...NO_CODEC_ENV,
+      DURABLE_AGENTS_CODEC_KEYS: `e2e-1:${key}`,
+      DURABLE_AGENTS_CODEC_SERVER_HOST: '0.0.0.0',
+      DURABLE_AGENTS_CODEC_SERVER_TOKEN: TOKEN,
+    });
+    if ('child' in hostless) hostless.child.kill('SIGKILL');
+    expect(hostless).toMatchObject({ code: 1 });
+    expect((hostless as { output: string }).output).toMatch(
+      /^codec-server: the codec endpoint on 0\.0\.0\.0: say which Host names clients reach it by \(DURABLE_AGENTS_CODEC_SERVER_ALLOWED_HOSTS/,
     );
     const keyless = await spawnCodecServer({ ...NO_CODEC_ENV });
     expect(keyless).toMatchObject({

@@ -42,9 +42,10 @@ function App() {
         if (!current) return;
         if (res.status === 401) return signOut('The server refused this token (401). Sign in again.');
         const { principal: p } = await res.json();
+        const tenant = p?.tenant === '*' ? ', all tenants' : p?.tenant ? `, tenant ${p.tenant}` : '';
         setWho(
           p
-            ? `Signed in as ${p.name ? `${p.name} (${p.id})` : p.id}${p.tenant ? `, tenant ${p.tenant}` : ''}`
+            ? `Signed in as ${p.name ? `${p.name} (${p.id})` : p.id}${tenant}`
             : 'Signed in (the server has no authentication: loopback only)',
         );
       })
