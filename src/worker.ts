@@ -1,26 +1,21 @@
 import { fileURLToPath } from 'node:url';
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { Agent } from './agent.js';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
-import type { DecisionKeys } from './activities/verify-decision.js';
-import { describeCodec, loadPayloadCodec, withPayloadCodec } from './codec/payload-codec.js';
-import { describeExternalStorage, loadExternalStorage } from './codec/external-storage.js';
+import { describeCodec, loadPayloadCodec } from './codec/payload-codec.js';
+import { checkPayloadStore, describeExternalStorage, loadExternalStorage } from './codec/external-storage.js';
+import { workerDataConverter } from './codec/undecodable.js';
 import { STORED_PAYLOAD_LIMITS } from './schemas/limits.js';
-import {
-  CONNECTION_SETTINGS,
-  decisionKeysFromEnv,
-  notificationsFromEnv,
-  resolveConnection,
-  type ConnectionSettings,
-} from './config.js';
-import { checkNotificationSettings, type NotificationSettings } from './activities/notify.js';
-import { rejectUnknownKeys } from './options.js';
-import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
+import { decisionKeysFromEnv, notificationsFromEnv, resolveConnection } from './config.js';
+import { checkNotificationSettings } from './activities/notify.js';
+import { builtinModels, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 import { tracingFromEnv, workflowSpanSinks } from './tracing/config.js';
 import type { Tracing } from './tracing/tracing.js';
 import { McpConnections } from './activities/mcp-connections.js';
+import { checkWorkerOptions, type CreateWorkerOptions } from './worker-options.js';
+
+export type { CreateWorkerOptions } from './worker-options.js';
 import {
   checkVersioning,
   DEFAULT_VERSIONING_BEHAVIOR,
@@ -95,80 +90,6 @@ function workflowTaskSlots(options: CreateWorkerOptions['workerOptions']): {
   return { maxConcurrentWorkflowTaskExecutions: Math.max(cache, 2) };
 }
 
-/** The options of {@link createWorker}. */
-export interface CreateWorkerOptions extends ConnectionSettings {
-  /** The agents this worker runs. */
-  agents: Agent[];
-  /** Extra model providers by name prefix, next to the built-in `openai` and `openai-responses`. */
-  models?: Record<string, ModelFactory>;
-  /**
-   * Serve the offline `scripted` model, which plays the run's `script`: whoever starts a run then
-   * dictates its tool calls. For tests and demos only; off by default.
-   */
-  enableScriptedModel?: boolean;
-  /**
-   * How many bytes of JSON of run conversations the model activity keeps (least recently used out), so
-   * that a model call need not read from its run the messages it references. Default 64 MiB.
-   */
-  conversationCacheBytes?: number;
-  /**
-   * Approvers' Ed25519 public keys, by key id (PEM). With them, every decision on runs this worker
-   * starts must be signed with one of the private keys (see the README's security model); without, a
-   * decision is as good as the signal rights of whoever sends it. Default: `DECISION_PUBLIC_KEYS`.
-   */
-  decisionKeys?: DecisionKeys;
-  /**
-   * A webhook told when a call of a run this worker starts begins to wait, is decided, escalates or
-   * expires: `{ url, secret, inboxUrl? }`, signed with HMAC-SHA256 (see `verifyWebhook` and the
-   * README's "Notifications"). Default: `NOTIFICATIONS_WEBHOOK_URL`, `NOTIFICATIONS_WEBHOOK_SECRET`,
-   * `NOTIFICATIONS_INBOX_URL`; `false` sends none whatever the environment says.
-   */
-  notifications?: NotificationSettings | false;
-  /**
-   * The payload codec (see `createPayloadCodec`); else the one configured in the environment
-   * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
-   */
-  codec?: PayloadCodec;
-  /**
-   * Where payloads over a threshold go instead of the history (Temporal's external storage, see
-   * `createExternalStorage` and docs/large-payloads.md); with it, a tool's output and a run's
-   * conversation may be larger (`STORED_PAYLOAD_LIMITS`). Clients must be given the same. Default: the
-   * one `DURABLE_AGENTS_PAYLOAD_STORE` configures (see `loadExternalStorage`); `false` keeps every
-   * payload in the history whatever the environment says.
-   */
-  externalStorage?: ExternalStorage | false;
-  /**
-   * Worker Versioning: the Worker Deployment and build this worker is, and how the runs it starts move
-   * between builds (default: pinned to the build that started them; see `DEFAULT_VERSIONING_BEHAVIOR`
-   * and docs/upgrading.md). Default: `TEMPORAL_DEPLOYMENT_NAME`, `TEMPORAL_BUILD_ID`,
-   * `TEMPORAL_VERSIONING_BEHAVIOR`, `TEMPORAL_SET_CURRENT_VERSION`; unversioned when they are unset;
-   * `false` is unversioned whatever the environment says. A versioned build receives tasks only once it
-   * is the deployment's current (or ramping) version: `setCurrent`, or the Temporal CLI.
-   */
-  versioning?: VersioningSettings | false;
-  /** A connection to reuse; else one is opened from the settings and closed with the worker. */
-  connection?: NativeConnection;
-  /**
-   * OpenTelemetry tracing (see `createTracing`): spans of the runs started by a tracing client, their
-   * activities and model calls. Default: on when the environment names an OTLP endpoint
-   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, see the README); `false` turns it off whatever the environment says.
-   */
-  tracing?: Tracing | false;
-  /**
-   * A pre-built workflow bundle (see `bundleWorkflowCode`, with {@link workflowBundleOptions}),
-   * to skip bundling at start.
-   */
-  workflowBundle?: WorkerOptions['workflowBundle'];
-  /**
-   * Other Temporal worker options (concurrency, interceptors, ...). `maxCachedWorkflows` defaults to
-   * {@link DEFAULT_MAX_CACHED_WORKFLOWS}, not to the SDK's heap-sized default. Below 40 cached runs,
-   * `maxConcurrentWorkflowTaskExecutions` defaults to the cache size (temporalio/sdk-rust#1534).
-   */
-  workerOptions?: Partial<
-    Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowsPath' | 'workflowBundle'>
-  >;
-}
-
 /** A worker, and how to close the connection it opened. */
 export interface AgentWorker {
   worker: Worker;
@@ -189,25 +110,9 @@ export interface AgentWorker {
   run(): Promise<void>;
 }
 
-const WORKER_OPTIONS = [
-  'agents',
-  'models',
-  'enableScriptedModel',
-  'decisionKeys',
-  'notifications',
-  'codec',
-  'externalStorage',
-  'connection',
-  'workflowBundle',
-  'tracing',
-  'workerOptions',
-  'versioning',
-  ...CONNECTION_SETTINGS,
-] as const satisfies ReadonlyArray<keyof CreateWorkerOptions>;
-
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
-  rejectUnknownKeys('createWorker', options, WORKER_OPTIONS);
+  checkWorkerOptions(options);
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
   const notificationSettings =
     options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
@@ -224,6 +129,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
       : (options.externalStorage ??
         options.workerOptions?.dataConverter?.externalStorage ??
         (await loadExternalStorage()));
+  // A worker that could not store a tool's output would find out only once it ran the tool.
+  if (externalStorage) await checkPayloadStore(externalStorage, 'worker');
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
@@ -236,10 +143,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     // After the spread: `maxCachedWorkflows: undefined` means the default, not the SDK's heap-sized one.
     maxCachedWorkflows: options.workerOptions?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
     ...workflowTaskSlots(options.workerOptions),
-    dataConverter: {
-      ...withPayloadCodec(options.workerOptions?.dataConverter, codec),
-      ...(externalStorage ? { externalStorage } : {}),
-    },
+    // Payloads it cannot decode are refusals its runs survive, not failed workflow tasks (see undecodable.ts).
+    dataConverter: workerDataConverter(options.workerOptions?.dataConverter, codec, externalStorage),
     connection,
     namespace,
     taskQueue,

@@ -63,14 +63,19 @@ function prefixOf(conversation: CachedConversation, count: number): CachedConver
   };
 }
 
+/** Why `conversationCacheBytes` cannot be a cache's size, if it cannot. */
+export function conversationCacheProblem(maxBytes: unknown): string | undefined {
+  if (typeof maxBytes === 'number' && Number.isSafeInteger(maxBytes) && maxBytes >= 0) return undefined;
+  return `conversationCacheBytes must be a whole number of bytes >= 0, not ${String(maxBytes)}`;
+}
+
 export class ConversationCache {
   private readonly entries = new Map<string, CachedConversation>();
   private total = 0;
 
   constructor(readonly maxBytes = DEFAULT_CONVERSATION_CACHE_BYTES) {
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-      throw new RangeError(`conversationCacheBytes must be a whole number of bytes >= 0, not ${maxBytes}`);
-    }
+    const problem = conversationCacheProblem(maxBytes);
+    if (problem) throw new RangeError(problem);
   }
 
   /** Bytes of JSON held. */

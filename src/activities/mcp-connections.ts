@@ -11,8 +11,11 @@ import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import type { Agent } from '../agent.js';
 import { errorMessage, McpServerUnavailableError } from '../errors.js';
 import { clip, jsonBytes, kib, MAX_DATA_BYTES, MAX_TEXT } from '../schemas/limits.js';
-import { oneLine, zodFromJsonSchema, type JsonSchema, type JsonValue } from '../schemas/json.js';
+import type { JsonSchema } from '../schemas/json.js';
 import { mcpToolName, mcpToolNeedsApproval, type McpServer } from '../tools/mcp.js';
+import { boundedFetch, callOutcome, inputProblem, type ListedTool, type McpCallOutcome } from './mcp-answers.js';
+
+export type { McpCallOutcome } from './mcp-answers.js';
 
 /** One tool of an MCP server, as the run offers it to the model. */
 export interface McpToolEntry {
@@ -26,9 +29,6 @@ export interface McpToolEntry {
   requireApproval: boolean;
 }
 
-/** What one call of an MCP tool came to: its output (JSON), or an error the model is told. */
-export type McpCallOutcome = { output: JsonValue } | { error: string };
-
 /** A server's HTTP responses are read up to this: more is a broken connection, never held in memory. */
 export const MAX_MCP_RESPONSE_BYTES = 4 * MAX_DATA_BYTES;
 /** At most this many tools of one server are offered; a server with more is refused, naming the bound. */
@@ -37,9 +37,12 @@ export const MAX_MCP_TOOLS = 128;
 const MAX_MCP_SCHEMA_BYTES = 32 * 1024;
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 15_000;
+/**
+ * How long listing a server's tools may take, connecting included: a server that has not answered by
+ * then is unavailable (at a run's start, the run fails with it: another attempt would wait as long).
+ */
+export const MCP_LIST_TIMEOUT_MS = 15_000;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-type ListedTool = Awaited<ReturnType<MCPClient['listTools']>>['tools'][number];
 
 interface Connection {
   client: Promise<MCPClient>;
@@ -53,22 +56,26 @@ export class McpConnections {
   /** The idempotency key of the call in flight, for the HTTP request that carries it. */
   private readonly callKey = new AsyncLocalStorage<string>();
 
-  constructor(private readonly warn: (message: string) => void = (message) => console.warn(message)) {}
+  private readonly listTimeoutMs: number;
+
+  constructor(
+    private readonly warn: (message: string) => void = (message) => console.warn(message),
+    { listTimeoutMs = MCP_LIST_TIMEOUT_MS }: { listTimeoutMs?: number } = {},
+  ) {
+    this.listTimeoutMs = listTimeoutMs;
+  }
 
   /**
-   * Every tool the agent's MCP servers offer now, listed afresh (a run records what it was offered).
-   * Throws {@link McpServerUnavailableError} naming a server that cannot be reached.
+   * Every tool the agent's MCP servers offer now, listed afresh (a run records what it was offered), the
+   * servers at once, each within {@link MCP_LIST_TIMEOUT_MS}. Throws {@link McpServerUnavailableError}
+   * naming a server that cannot be reached or did not answer in time (`timedOut`).
    */
   async toolsOf(agent: Agent): Promise<McpToolEntry[]> {
-    const entries: McpToolEntry[] = [];
-    for (const [key, server] of Object.entries(agent.mcpServers)) {
-      const listed = await this.listed(agent, key, server, true);
-      for (const tool of listed) {
-        const entry = this.entry(agent, key, server, tool);
-        if (entry) entries.push(entry);
-      }
-    }
-    return entries;
+    const servers = Object.entries(agent.mcpServers);
+    const lists = await Promise.all(servers.map(([key, server]) => this.listed(agent, key, server, true)));
+    return servers.flatMap(([key, server], i) =>
+      lists[i]!.flatMap((tool) => this.entry(agent, key, server, tool) ?? []),
+    );
   }
 
   /**
@@ -120,11 +127,40 @@ export class McpConnections {
     await Promise.allSettled(open.map(async (c) => (await c.client).close()));
   }
 
+  /** The server's tools, connecting first if need be; both within the listing's time. */
   private async listed(agent: Agent, key: string, server: McpServer, fresh: boolean): Promise<ListedTool[]> {
+    const step = { now: 'initialize' };
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const seconds = this.listTimeoutMs / 1000;
+        // The connection is dropped: a server that hangs on one request may hang on the next.
+        const err = this.unavailable(agent, key, server, `it did not answer ${step.now} within ${seconds} s`, true);
+        abort.abort(err);
+        reject(err);
+      }, this.listTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.listedNow(agent, key, server, fresh, step, abort.signal), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async listedNow(
+    agent: Agent,
+    key: string,
+    server: McpServer,
+    fresh: boolean,
+    step: { now: string },
+    signal: AbortSignal,
+  ): Promise<ListedTool[]> {
     const client = await this.client(agent, key, server);
+    step.now = 'tools/list';
     const connection = this.connections.get(connectionKey(agent, key));
     if (connection?.tools && !fresh) return connection.tools;
-    const tools = listAll(client);
+    const tools = listAll(client, signal);
     if (connection) connection.tools = tools;
     try {
       const listed = await tools;
@@ -139,6 +175,7 @@ export class McpConnections {
       return listed;
     } catch (err) {
       if (err instanceof McpServerUnavailableError) throw err;
+      if (signal.aborted) throw signal.reason;
       throw this.unavailable(agent, key, server, err);
     }
   }
@@ -206,12 +243,18 @@ export class McpConnections {
   private readonly broken = new Map<string, string>();
 
   /** The error for a server that broke off: the connection is dropped, so that a retry reconnects. */
-  private unavailable(agent: Agent, key: string, server: McpServer, err: unknown): McpServerUnavailableError {
+  private unavailable(
+    agent: Agent,
+    key: string,
+    server: McpServer,
+    err: unknown,
+    timedOut = false,
+  ): McpServerUnavailableError {
     const id = connectionKey(agent, key);
     const reason = this.broken.get(id) ?? errorMessage(err);
     this.broken.delete(id);
     this.forgetId(id);
-    return new McpServerUnavailableError(agent.id, key, where(server), clip(reason, MAX_TEXT));
+    return new McpServerUnavailableError(agent.id, key, where(server), clip(reason, MAX_TEXT), timedOut);
   }
 
   private forget(id: string, client: Promise<MCPClient>): void {
@@ -256,73 +299,13 @@ function where(server: McpServer): string {
 }
 
 /** Every tool of a server, page by page, up to one page past the bound (which is then refused). */
-async function listAll(client: MCPClient): Promise<ListedTool[]> {
+async function listAll(client: MCPClient, signal: AbortSignal): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { params: { cursor } } : undefined);
+    const page = await client.listTools({ ...(cursor ? { params: { cursor } } : {}), options: { signal } });
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor && tools.length <= MAX_MCP_TOOLS);
   return tools;
-}
-
-/** Why the arguments do not fit the tool's input schema, where the schema can be checked here. */
-function inputProblem(tool: ListedTool, args: unknown): string | undefined {
-  let schema;
-  try {
-    schema = zodFromJsonSchema(tool.inputSchema as JsonSchema);
-  } catch {
-    // A schema zod cannot read is checked by the server itself.
-    return undefined;
-  }
-  const parsed = schema.safeParse(args);
-  return parsed.success ? undefined : oneLine(parsed.error.issues, true);
-}
-
-type CallToolResult = Awaited<ReturnType<MCPClient['callTool']>>;
-
-/**
- * A tool's result as the run keeps it: its structured content when it has one, its text when it is all
- * text, else its content items; a result the server marks as an error is an error for the model.
- */
-function callOutcome(toolName: string, result: CallToolResult): McpCallOutcome {
-  if ('toolResult' in result) return { output: result.toolResult as JsonValue };
-  const content = result.content ?? [];
-  const texts = content.flatMap((item) => (item.type === 'text' ? [item.text] : []));
-  const allText = texts.length === content.length;
-  if (result.isError) {
-    const said = allText ? texts.join('\n') : JSON.stringify(content);
-    return { error: `MCP tool "${toolName}" answered with an error: ${clip(said, MAX_TEXT)}` };
-  }
-  if (result.structuredContent !== undefined) return { output: result.structuredContent as JsonValue };
-  if (allText) return { output: texts.join('\n') };
-  return { output: content as JsonValue };
-}
-
-/**
- * `fetch` that reads a response body up to `limit` bytes (more fails the request) and sends the call's
- * idempotency key (`Idempotency-Key`) with a tool call's request, so a server can recognise a retry.
- */
-function boundedFetch(limit: number, key: () => string | undefined, overflow: (reason: string) => void): typeof fetch {
-  return async (input, init) => {
-    const idempotencyKey = key();
-    const headers = new Headers(init?.headers);
-    if (idempotencyKey) headers.set('Idempotency-Key', idempotencyKey);
-    const response = await fetch(input, { ...init, headers });
-    if (!response.body) return response;
-    let seen = 0;
-    const body = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen <= limit) return controller.enqueue(chunk);
-          const reason = `the server sent more than ${kib(limit)} in one response`;
-          controller.error(new Error(reason));
-          overflow(reason);
-        },
-      }),
-    );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
 }

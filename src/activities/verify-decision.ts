@@ -5,32 +5,90 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { acceptedBindings, signedText } from '../approvals/signed-decision.js';
 import { errorMessage } from '../errors.js';
+import { PrincipalSchema, type Principal } from '../schemas/access.js';
+import { oneLine } from '../schemas/json.js';
 import type { VerifyDecisionInput, VerifyDecisionOutput } from './contracts.js';
 
-/** Public keys of the approvers, by key id: PEM text or key objects. */
-export type DecisionKeys = Record<string, string | KeyObject>;
+/** Who a key belongs to, as the worker knows it (`via` is how a decision came, never the key's). */
+export type KeyPrincipal = Omit<Principal, 'via'>;
 
-/** The keys as Node key objects; a key that is not an Ed25519 public key is refused at start. */
-export function decisionKeyObjects(keys: DecisionKeys): Map<string, KeyObject> {
+/**
+ * An approver's key bound to who the approver is: a decision signed with it must name that principal,
+ * with no role, group or tenant it does not have. This is how an operator's roles reach a run from
+ * `agentctl` (`--identity`): the workers' configuration says them, not a flag or a file the operator holds.
+ */
+export interface BoundDecisionKey {
+  publicKey: string | KeyObject;
+  principal: KeyPrincipal;
+}
+
+/**
+ * Public keys of the approvers, by key id: PEM text or key objects, or bound to a principal. An unbound
+ * key signs for any principal (a server's, which signs for the principals it authenticated).
+ */
+export type DecisionKeys = Record<string, string | KeyObject | BoundDecisionKey>;
+
+/** A key as the worker checks with it. */
+export interface TrustedKey {
+  key: KeyObject;
+  principal?: KeyPrincipal;
+}
+
+const KeyPrincipalSchema = PrincipalSchema.omit({ via: true });
+
+/** The keys as Node key objects; a key that is not an Ed25519 public key, or a bad principal, is refused at start. */
+export function decisionKeyObjects(keys: DecisionKeys): Map<string, TrustedKey> {
   return new Map(
-    Object.entries(keys).map(([keyId, key]) => {
-      const object = typeof key === 'string' ? createPublicKey(key) : key;
-      if (object.asymmetricKeyType !== 'ed25519') {
-        throw new TypeError(
-          `decision key "${keyId}" is ${object.asymmetricKeyType ?? 'not a public key'}, not Ed25519`,
-        );
+    Object.entries(keys).map(([keyId, entry]) => {
+      const bound = typeof entry === 'object' && 'publicKey' in entry ? entry : undefined;
+      const given = bound ? bound.publicKey : (entry as string | KeyObject);
+      const key = typeof given === 'string' ? createPublicKey(given) : given;
+      if (key.asymmetricKeyType !== 'ed25519') {
+        throw new TypeError(`decision key "${keyId}" is ${key.asymmetricKeyType ?? 'not a public key'}, not Ed25519`);
       }
-      return [keyId, object];
+      if (!bound) return [keyId, { key }];
+      const principal = KeyPrincipalSchema.safeParse(bound.principal);
+      if (!principal.success) {
+        throw new TypeError(`decision key "${keyId}": principal: ${oneLine(principal.error.issues)}`);
+      }
+      return [keyId, { key, principal: principal.data }];
     }),
   );
 }
 
-export function verifyDecision(keys: Map<string, KeyObject>, input: VerifyDecisionInput): VerifyDecisionOutput {
+/**
+ * Why a decision signed with a key bound to `bound` may not name `claimed`, if it may not: another id, a
+ * role or group the key's principal does not have, or another tenant (none included).
+ */
+export function boundPrincipalProblem(
+  keyId: string,
+  bound: KeyPrincipal,
+  claimed: Principal | undefined,
+): string | undefined {
+  const whose = `key "${keyId}" is ${bound.id}'s`;
+  if (!claimed) return `${whose}; a decision signed with it names no principal`;
+  if (claimed.id !== bound.id) return `${whose}, not ${claimed.id}'s`;
+  for (const [what, have, claims] of [
+    ['role', bound.roles ?? [], claimed.roles ?? []],
+    ['group', bound.groups ?? [], claimed.groups ?? []],
+  ] as const) {
+    const extra = claims.filter((c) => !have.includes(c));
+    if (extra.length > 0) return `${whose}, who has no ${what} ${extra.join(', ')}`;
+  }
+  if (claimed.tenant !== bound.tenant) {
+    const tenant = (t: string | undefined) => (t ? `of tenant ${t}` : 'of no tenant');
+    return `${whose}, ${tenant(bound.tenant)}, not ${tenant(claimed.tenant)}`;
+  }
+  return undefined;
+}
+
+export function verifyDecision(keys: Map<string, TrustedKey>, input: VerifyDecisionInput): VerifyDecisionOutput {
   const { decision, kind, runId, at } = input;
   const signature = decision.signature;
   if (!signature) return { ok: false, reason: 'the decision is not signed; this worker takes signed decisions only' };
-  const key = keys.get(signature.keyId);
-  if (!key) return { ok: false, reason: `no approver key "${signature.keyId}" on this worker` };
+  const trusted = keys.get(signature.keyId);
+  if (!trusted) return { ok: false, reason: `no approver key "${signature.keyId}" on this worker` };
+  const { key, principal } = trusted;
   if (Date.parse(signature.expiresAt) <= Date.parse(at)) {
     return { ok: false, reason: `the signature expired at ${signature.expiresAt}` };
   }
@@ -51,7 +109,8 @@ export function verifyDecision(keys: Map<string, KeyObject>, input: VerifyDecisi
   } catch (err) {
     return { ok: false, reason: `the signature could not be checked: ${errorMessage(err)}` };
   }
-  return valid
-    ? { ok: true }
-    : { ok: false, reason: `the signature does not match the decision (key "${signature.keyId}")` };
+  if (!valid) return { ok: false, reason: `the signature does not match the decision (key "${signature.keyId}")` };
+  // The signature covers the principal's id; what it claims beside (roles, groups, tenant) is the binding's to say.
+  const problem = principal && boundPrincipalProblem(signature.keyId, principal, decision.principal);
+  return problem ? { ok: false, reason: problem } : { ok: true };
 }

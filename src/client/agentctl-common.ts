@@ -17,6 +17,7 @@ export class Refusal extends Error {}
 
 export interface GlobalOptions {
   as?: string;
+  identity?: string;
   signingKey?: string;
   keyId?: string;
   address?: string;

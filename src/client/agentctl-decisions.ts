@@ -26,11 +26,15 @@ function resolution(o: Flags): 'retry' | 'skip' | 'fail' {
 
 export function addDecisionCommands(program: Command, { connect, print }: CommandContext): void {
   const decide = (kind: DecisionKind) => async (runId: string, o: Flags, cmd: Command) => {
-    const as = cmd.optsWithGlobals<GlobalOptions>().as ?? process.env.AGENTCTL_AS;
-    if (!as) {
+    const g = cmd.optsWithGlobals<GlobalOptions>();
+    const as = g.as ?? process.env.AGENTCTL_AS;
+    // With an identity, the client's principal (its roles too) is who decides.
+    const identified = (g.identity ?? process.env.AGENTCTL_IDENTITY) !== undefined;
+    if (!as && !identified) {
       throw new RequestRefusedError(
         'IdentityRequired',
-        'say who decides: --as NAME (or AGENTCTL_AS); the decision trail records it with this client identity',
+        'say who decides: --as NAME (or AGENTCTL_AS), or --identity FILE with your signing key; ' +
+          'the decision trail records it with this client identity',
       );
     }
     if (o.fingerprint === undefined && !o.latest) {
@@ -45,7 +49,7 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
     const c = await connect(cmd);
     const target = {
       runId,
-      principal: as,
+      ...(identified ? {} : { principal: as }),
       toolCallId: o.toolCall as string | undefined,
       fingerprint: o.fingerprint as string | undefined,
       by: o.note as string | undefined,
@@ -56,7 +60,9 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
       ...(how ? { resolution: how } : {}),
       ...(typeof o.output === 'string' ? { result: jsonOption(o.output, '--output') } : {}),
     };
-    const sent = await c.sendDecision(kind, target);
+    // Only the flags given: the client refuses a key a decision of this kind does not take.
+    const given = Object.fromEntries(Object.entries(target).filter(([, v]) => v !== undefined)) as typeof target;
+    const sent = await c.sendDecision(kind, given);
     const { toolName, toolCallId, fingerprint } = sent.call;
     const line = `${VERBS[sent.kind]} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
     if (!o.wait) {

@@ -18,6 +18,21 @@ export function limitOption(text: string): number {
   throw new InvalidInputError('--limit', `"${clip(text, 40)}" is not a whole number from 1 to ${MAX_LIST_LIMIT}`);
 }
 
+/** The longest principal id (`PrincipalSchema`'s bound): `--as` names one. */
+const MAX_PRINCIPAL_ID = 256;
+
+/** `--as NAME` (or `AGENTCTL_AS`, named as `flag`): a principal's id, 1 to 256 characters. */
+export function asOption(text: string, flag = '--as'): string {
+  if (text.length <= MAX_PRINCIPAL_ID) return text;
+  throw new InvalidInputError(flag, `is ${text.length} characters long; at most ${MAX_PRINCIPAL_ID}`);
+}
+
+/** `start --prompt TEXT`: the run's first message; a blank one would start a run with nothing to do. */
+export function promptOption(text: string): string {
+  if (text.trim() !== '') return text;
+  throw new InvalidInputError('--prompt', 'is empty; say what the agent should do (the run starts from this message)');
+}
+
 /** `--max-steps N`: a whole number of at least 1. */
 export function stepsOption(text: string): number {
   const n = Number(text);

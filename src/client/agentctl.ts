@@ -3,9 +3,7 @@
  * start runs, against any Temporal address. It keeps no state: everything comes from Temporal.
  * Exit 0 on success; 1 with one line on stderr for a refusal or failure; 2 for a usage error.
  */
-import { readFile } from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
-import { RequestRefusedError } from '../errors.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from './agent-client.js';
@@ -16,16 +14,6 @@ import { addToolCommands } from './agentctl-tools.js';
 import { buildLine, buildsTable, resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
-import type { SigningKey } from './signing.js';
-
-async function signingKeyOption(file: string, keyId: string | undefined): Promise<SigningKey> {
-  const id = keyId ?? process.env.DECISION_SIGNING_KEY_ID;
-  if (!id) throw new RequestRefusedError('IdentityRequired', '--signing-key needs --key-id, the id workers know it by');
-  const privateKey = await readFile(file, 'utf8').catch((e: Error) => {
-    throw new Refusal(`cannot read --signing-key ${file}: ${e.message}`);
-  });
-  return { keyId: id, privateKey };
-}
 
 /** Runs agentctl with these arguments; returns the exit code. */
 export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {
@@ -34,6 +22,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     const g = cmd.optsWithGlobals<GlobalOptions>();
     // Loaded here, not at the top: the Temporal client, gRPC and zod take most of a start, and --help
     // and usage errors need none of them.
+    const { operatorIdentity } = await import('./agentctl-identity.js');
+    const { principal, signingKey } = await operatorIdentity(g);
     const { AgentClient } = await import('./agent-client.js');
     client ??= await AgentClient.connect({
       address: g.address,
@@ -44,8 +34,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         ? await (await import('../codec/payload-codec.js')).loadPayloadCodec({ keysFile: g.codecKeysFile })
         : undefined,
       warn: io.err,
-      ...((g.as ?? process.env.AGENTCTL_AS) ? { principal: g.as ?? process.env.AGENTCTL_AS } : {}),
-      ...(g.signingKey ? { signingKey: await signingKeyOption(g.signingKey, g.keyId) } : {}),
+      ...(principal ? { principal } : {}),
+      ...(signingKey ? { signingKey } : {}),
     });
     return client;
   };
@@ -64,7 +54,12 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--namespace <name>', 'Temporal namespace (else TEMPORAL_NAMESPACE, the profile, or default)')
     .option('--task-queue <name>', 'task queue for `start` and `tools` (else TEMPORAL_TASK_QUEUE or durable-agents)')
     .option('--profile <name>', 'profile of the Temporal config file (else TEMPORAL_PROFILE or default)')
-    .option('--as <who>', "who you are, for the decision trail and the agent's policy (else AGENTCTL_AS)")
+    .option('--as <who>', "who you are (an id), for the decision trail and the agent's policy (else AGENTCTL_AS)")
+    .option(
+      '--identity <file>',
+      "the approvers' keys file the workers trust (DECISION_PUBLIC_KEYS): you are the principal, roles and all, " +
+        'it binds your --signing-key to (else AGENTCTL_IDENTITY)',
+    )
     .option('--signing-key <file>', 'sign decisions with this Ed25519 private key (PEM; else DECISION_SIGNING_KEY)')
     .option('--key-id <id>', 'the id the workers know the signing key by (else DECISION_SIGNING_KEY_ID)')
     .option(
@@ -189,7 +184,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--no-wait', 'print the run id once a worker has taken the run (at most 3 s), without waiting for it')
     .option('--json', 'machine-readable output')
     .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
-      const { scriptOption, stepsOption } = await import('./agentctl-input.js');
+      const { promptOption, scriptOption, stepsOption } = await import('./agentctl-input.js');
+      const prompt = promptOption(o.prompt as string);
       const options: StartOptions = {
         ...(o.model ? { model: o.model as string } : {}),
         ...(o.thread ? { threadId: o.thread as string } : {}),
@@ -203,7 +199,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         options.model ??= 'scripted';
       }
       const c = await connect(cmd);
-      const { runId } = await c.start(agentId, o.prompt as string, options);
+      const { runId } = await c.start(agentId, prompt, options);
       if (o.wait === false) {
         // A run that fails at once (an unknown agent) is reported, not left for someone to find.
         const state = await c.confirmStart(runId);

@@ -10,7 +10,7 @@ import { oneLine } from '../schemas/json.js';
 import { jsonSchemaOf, schemaProblem, type ToolSchema } from '../tools/schema.js';
 
 /**
- * A tool the caller runs: a tool made with `createTool` (without `execute`, or see the warning), or
+ * A tool the caller runs: a tool made with `createTool` (without `execute`: one with it is refused), or
  * `{ description?, inputSchema, requireApproval? }` with a zod or Standard Schema schema, or a JSON
  * schema object.
  */
@@ -19,16 +19,19 @@ export interface ClientToolInput {
   description?: string;
   inputSchema: ToolSchema | JsonSchema;
   requireApproval?: boolean;
-  /** Cannot be stored with a durable run: the run pauses for the caller's result instead (with a warning). */
+  /** Cannot be stored with a durable run: a tool that has one is refused (see {@link executeNotStoredRefusal}). */
   execute?: (...args: never[]) => unknown;
 }
 
-/** The warning given for a run tool with `execute`. */
-export function executeNotStoredWarning(where: string): string {
+/**
+ * Why a run tool with `execute` is refused: the run could only pause for the caller's result, which is
+ * not what an `execute` promises, so the caller says which it means.
+ */
+export function executeNotStoredRefusal(where: string): string {
   return (
-    `${where}: execute is a function, which cannot be stored with a durable run, so the tool is offered as a ` +
-    "client tool: the run pauses at each call for the caller's result (submitToolResult). " +
-    'To have it run on the worker, give it to the agent (defineAgent({ tools })) instead.'
+    `${where}: execute is a function, which cannot be stored with a durable run. Give the tool to the agent ` +
+    '(defineAgent({ tools })) to run it on the worker, or leave execute out ({ ...tool, execute: undefined }) ' +
+    "to offer it as a client tool: the run then pauses at each call for the caller's result (submitToolResult)"
   );
 }
 
@@ -45,7 +48,6 @@ const STORABLE_KEYS = new Set(['kind', 'id', 'description', 'inputSchema', 'requ
 export function storableClientTools(
   clientTools: Record<string, ClientToolInput> | undefined,
   toolsets: Record<string, Record<string, ClientToolInput>> | undefined,
-  warn: (message: string) => void,
 ): Record<string, ClientToolSpec> | undefined {
   const entries: Array<[where: string, name: string, tool: unknown]> = [];
   for (const [name, tool] of Object.entries(objectOf('clientTools', clientTools))) {
@@ -66,7 +68,7 @@ export function storableClientTools(
     const first = seen.get(name);
     if (first) throw new InvalidRunOptionsError(`${where}: ${first} is named "${name}" already; each tool name once`);
     seen.set(name, where);
-    stored[name] = storable(where, tool, warn);
+    stored[name] = storable(where, tool);
   }
   return stored;
 }
@@ -79,7 +81,7 @@ function objectOf(where: string, value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function storable(where: string, tool: unknown, warn: (message: string) => void): ClientToolSpec {
+function storable(where: string, tool: unknown): ClientToolSpec {
   if (typeof tool !== 'object' || tool === null) {
     throw new InvalidRunOptionsError(`${where} must be a tool: createTool({ ... }) or { description?, inputSchema }`);
   }
@@ -92,7 +94,7 @@ function storable(where: string, tool: unknown, warn: (message: string) => void)
     );
   }
   const { description, inputSchema, requireApproval, execute } = tool as ClientToolInput;
-  if (execute !== undefined) warn(executeNotStoredWarning(where));
+  if (execute !== undefined) throw new InvalidRunOptionsError(executeNotStoredRefusal(where));
   if (requireApproval !== undefined && typeof requireApproval !== 'boolean') {
     throw new InvalidRunOptionsError(`${where}: requireApproval must be true or false`);
   }

@@ -9,7 +9,6 @@ import { checkInput } from './checks.js';
 import { storableClientTools, type ClientToolInput } from './client-tools.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import type { RunInput } from '../schemas/run-input.js';
-import type { AgentHooks } from '../tools/hooks.js';
 import type { PrincipalInput } from './identity.js';
 import { RunOptionsSchema, type RunOptions } from '../schemas/run-options.js';
 import { StreamGraceMsSchema } from '../schemas/stream-grace.js';
@@ -29,15 +28,15 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval' | '
    */
   requireToolApproval?: boolean | ((...args: never[]) => unknown);
   /**
-   * Per-call hooks. Functions cannot be stored with a durable run (put hooks on the agent, where they
-   * run on the worker): a run given them requires approval for every call instead (fail safe), and the
-   * client warns.
+   * Not supported: per-call hooks are functions, which cannot be stored with a durable run. Passing them
+   * is refused ({@link InvalidRunOptionsError}); put the hooks on the agent (`defineAgent({ hooks })`),
+   * where they run on the worker around every call.
    */
-  hooks?: AgentHooks;
+  hooks?: never;
   /**
    * Tools of this run that the caller runs (Mastra's `clientTools`), by the name the model calls them:
    * stored with the run as JSON schemas; the run pauses at each call for the caller's result
-   * (`submitToolResult`). An `execute` cannot be stored: the tool is still offered, and the client warns.
+   * (`submitToolResult`). An `execute` cannot be stored: a tool with one is refused.
    */
   clientTools?: Record<string, ClientToolInput>;
   /**
@@ -70,10 +69,11 @@ export const PREPARE_STEP_REFUSAL =
   'replays, so it is not supported. Set activeTools, toolChoice or modelSettings for the whole run, or ' +
   'start a new run with other options.';
 
-/** The warning given when a run is started with per-call hooks. */
-export const PER_CALL_HOOKS_WARNING =
-  'hooks: functions cannot be stored with a durable run, so this run requires approval for every tool call ' +
-  'instead. Put the hooks on the agent (defineAgent({ hooks })), where they run on the worker.';
+/** Why a run is refused per-call hooks. */
+export const PER_CALL_HOOKS_REFUSAL =
+  'hooks: functions cannot be stored with a durable run, so per-call hooks are not supported. Put them on the ' +
+  'agent (defineAgent({ hooks })), where they run on the worker around every call; to pause every call for ' +
+  'approval instead, pass requireToolApproval: true';
 
 /** The default of {@link StreamOptions.streamGraceMs}. */
 export const DEFAULT_STREAM_GRACE_MS = 10_000;
@@ -98,12 +98,12 @@ export function buildRunInput(
   const unknown = Object.keys(options).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
   if (prepareStep !== undefined) throw new InvalidRunOptionsError(PREPARE_STEP_REFUSAL);
-  const storedTools = storableClientTools(clientTools, toolsets, warn);
+  if (hooks !== undefined) throw new InvalidRunOptionsError(PER_CALL_HOOKS_REFUSAL);
+  const storedTools = storableClientTools(clientTools, toolsets);
   // Input nested too deep to check or to serialise is refused before a schema recurses into it.
   const walked = measureJson({ prompt, options: rest });
   if (!walked.ok) throw new InvalidInputError('the run input', `not JSON data that can be sent: ${walked.problem}`);
-  const approval = hooks ? true : storableApprovalPolicy(requireToolApproval, warn);
-  if (hooks) warn(PER_CALL_HOOKS_WARNING);
+  const approval = storableApprovalPolicy(requireToolApproval, warn);
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,
     ...(storedTools ? { clientTools: storedTools } : {}),

@@ -3,6 +3,7 @@
  * it came from the worker, unchanged and recently; {@link verifyWebhook} is the receiver's half.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { rejectUnknownKeys } from '../options.js';
 import { safeParse } from '../schemas/json.js';
 import { WebhookPayloadSchema, type WebhookPayload } from '../schemas/notification.js';
 
@@ -40,6 +41,71 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+/**
+ * A request verified before, within its tolerance window: someone sent a captured request again (the
+ * worker signs every attempt anew, retries included). Answer it as any refusal (401).
+ */
+export class WebhookReplayError extends WebhookVerificationError {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'WebhookReplayError';
+  }
+}
+
+/**
+ * What a receiver remembers of the requests it verified, so that {@link verifyWebhook} refuses one sent
+ * again. Requests are known by their signature, which covers the timestamp and the body (the delivery
+ * header is not signed, so a replay could carry any). `webhookDeliveryLog()` is one in memory; receivers
+ * behind a load balancer share one (e.g. Redis: `has` is `EXISTS`, `add` is `SET key 1 PXAT expiresAt`).
+ */
+export interface WebhookDeliveryLog {
+  /** Whether a request with this id was recorded and its entry has not expired. */
+  has(id: string): boolean;
+  /** Records a verified request until `expiresAt` (ms since the epoch): then its timestamp is refused anyway. */
+  add(id: string, expiresAt: number): void;
+}
+
+/** How many requests {@link webhookDeliveryLog} remembers by default. */
+export const DEFAULT_DELIVERY_LOG_ENTRIES = 10_000;
+
+/**
+ * A {@link WebhookDeliveryLog} in this process's memory, of at most `maxEntries` requests (each is
+ * forgotten once its timestamp is too old to verify). Full, it refuses a new request rather than
+ * forget one that could still be replayed: raise `maxEntries` for more than that many notifications
+ * within the tolerance window.
+ */
+export function webhookDeliveryLog({
+  maxEntries = DEFAULT_DELIVERY_LOG_ENTRIES,
+  now = () => Date.now(),
+}: { maxEntries?: number; now?: () => number } = {}): WebhookDeliveryLog {
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+    throw new TypeError(`webhookDeliveryLog: maxEntries must be a whole number of at least 1, not ${maxEntries}`);
+  }
+  const entries = new Map<string, number>();
+  const prune = (): void => {
+    const at = now();
+    for (const [id, expiresAt] of entries) if (expiresAt <= at) entries.delete(id);
+  };
+  return {
+    has: (id) => {
+      const expiresAt = entries.get(id);
+      return expiresAt !== undefined && expiresAt > now();
+    },
+    add: (id, expiresAt) => {
+      if (entries.size >= maxEntries) prune();
+      if (entries.size >= maxEntries) throw new DeliveryLogFullError(maxEntries);
+      entries.set(id, expiresAt);
+    },
+  };
+}
+
+/** The in-memory log is full of requests that could still be replayed. */
+class DeliveryLogFullError extends Error {
+  constructor(readonly maxEntries: number) {
+    super(`the delivery log holds ${maxEntries} requests`);
+  }
+}
+
 /** Request headers as Node (`IncomingHttpHeaders`), the Fetch API (`Headers`) or a plain object has them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
@@ -51,22 +117,41 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The options of {@link verifyWebhook}. */
+export interface VerifyWebhookOptions {
+  /** How far (either way) the signed timestamp may be from now, seconds (default 300). */
+  toleranceSeconds?: number;
+  /** Now, ms since the epoch (default `Date.now()`). */
+  now?: number;
+  /**
+   * Where verified requests are remembered until their timestamp is too old: one sent again is refused
+   * with {@link WebhookReplayError}. Without it, a captured request verifies again within the window.
+   */
+  seen?: WebhookDeliveryLog;
+}
+
+const VERIFY_OPTIONS = ['toleranceSeconds', 'now', 'seen'];
+
 /**
  * Checks a webhook request and returns its payload: the signature must be the worker's over this
  * exact raw body and timestamp (with `secret`, or one of several while you rotate it), and the
- * timestamp within `toleranceSeconds` (default 5 minutes) of now. Throws a
- * {@link WebhookVerificationError} otherwise. Pass the raw body, before any JSON parsing: a body parsed
- * and serialised again is not the one that was signed.
+ * timestamp within `toleranceSeconds` (default 5 minutes) of now. With `seen`, a request verified
+ * before is refused ({@link WebhookReplayError}). Throws a {@link WebhookVerificationError} otherwise.
+ * Pass the raw body, before any JSON parsing: a body parsed and serialised again is not the one that
+ * was signed.
  *
  * @example
- * const payload = verifyWebhook(process.env.WEBHOOK_SECRET!, rawBody, request.headers);
+ * const seen = webhookDeliveryLog();   // once, for the receiver's lifetime
+ * const payload = verifyWebhook(process.env.WEBHOOK_SECRET!, rawBody, request.headers, { seen });
  */
 export function verifyWebhook(
   secret: string | string[],
   body: string | Uint8Array,
   headers: WebhookHeaders,
-  { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() }: { toleranceSeconds?: number; now?: number } = {},
+  options: VerifyWebhookOptions = {},
 ): WebhookPayload {
+  rejectUnknownKeys('verifyWebhook', options, VERIFY_OPTIONS);
+  const { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now(), seen } = options;
   const secrets = (Array.isArray(secret) ? secret : [secret]).filter((s) => s.length > 0);
   if (secrets.length === 0) throw new WebhookVerificationError('no secret to verify with');
   const signature = header(headers, SIGNATURE_HEADER);
@@ -97,5 +182,25 @@ export function verifyWebhook(
   }
   const parsed = safeParse(WebhookPayloadSchema, json);
   if (!parsed.success) throw new WebhookVerificationError(`the body is not a notification: ${parsed.error}`);
+  // Only what verified is looked up and recorded: nobody without the secret can fill the log.
+  if (seen) remember(seen, signature, (timestamp + toleranceSeconds) * 1000, toleranceSeconds);
   return parsed.data;
+}
+
+function remember(seen: WebhookDeliveryLog, id: string, expiresAt: number, toleranceSeconds: number): void {
+  if (seen.has(id)) {
+    throw new WebhookReplayError(
+      `this request was verified before: a replay (the worker signs every attempt anew; ` +
+        `dedupe retries on ${DELIVERY_HEADER} once you handled one)`,
+    );
+  }
+  try {
+    seen.add(id, expiresAt);
+  } catch (err) {
+    if (!(err instanceof DeliveryLogFullError)) throw err;
+    throw new WebhookVerificationError(
+      `${err.message} of the last ${toleranceSeconds} s, its bound: a request it cannot remember could be ` +
+        'replayed, so it is refused; raise webhookDeliveryLog({ maxEntries })',
+    );
+  }
 }

@@ -52,13 +52,24 @@ const orderTool = createTool({
     ctx.resumeData ? { item, ...ctx.resumeData } : ctx.suspend({ question: `How should ${item} be ordered?` }),
 });
 
+// Fields named like members of a form element (form.addEventListener, form.submit, form.elements).
+const settingsTool = createTool({
+  id: 'inbox-settings',
+  description: 'Applies settings once the user chose them',
+  inputSchema: z.object({ item: z.string() }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({ addEventListener: z.string(), submit: z.boolean(), elements: z.number() }),
+  execute: async ({ item }, ctx) =>
+    ctx.resumeData ? { item, ...ctx.resumeData } : ctx.suspend({ question: `How should ${item} be set?` }),
+});
+
 const agentId = `inbox-agent-${randomUUID().slice(0, 8)}`;
 const inboxAgent = defineAgent({
   id: agentId,
   name: 'Inbox',
   instructions: 'You send money and ask.',
   model: 'scripted',
-  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool },
+  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool, settings: settingsTool },
 });
 
 // Alice starts runs, Bob decides (an approval needs someone else than its starter), Eve is another tenant.
@@ -212,7 +223,7 @@ describe('the approval inbox', () => {
       const auth = { headers: { authorization: `Bearer ${EVE}` } };
       const calls = (await (await fetch(`${base}/inbox/calls`, auth)).json()) as { calls: unknown[] };
       expect(calls.calls).toEqual([]);
-      expect((await fetch(`${base}/runs/${transfer.runId}`, auth)).status).toBe(403);
+      expect((await fetch(`${base}/runs/${transfer.runId}`, auth)).status).toBe(404);
     } finally {
       await eve.close();
     }
@@ -235,7 +246,7 @@ describe('the approval inbox', () => {
         /^InvalidResumeData: Refused for run ".*": resume data \{\} does not fit the resumeSchema of tool call call-0-0 \(ask_user\): answer: /,
       );
     expect(await entryOf(page, ask.runId).count()).toBe(1);
-    await form.locator('select[name="answer"]').selectOption({ label: 'green' });
+    await form.locator('select[data-field="answer"]').selectOption({ label: 'green' });
     await form.getByRole('button', { name: 'Resume' }).click();
     await eventually(() => entryOf(page, ask.runId).count()).toBe(0);
     expect(await finishedTrail(ask.runId)).toMatch(/resume · ask_user call-0-0 · by bob/);
@@ -244,13 +255,13 @@ describe('the approval inbox', () => {
 
   it('generates fields for numbers, enums, booleans and lists of enums', async () => {
     const form = entryOf(page, order.runId).locator('form.resume-form');
-    await form.locator('input[name="quantity"]').fill('50');
-    await form.locator('select[name="colour"]').selectOption({ label: 'red' });
+    await form.locator('input[data-field="quantity"]').fill('50');
+    await form.locator('select[data-field="colour"]').selectOption({ label: 'red' });
     await form.getByRole('button', { name: 'Resume' }).click();
     await eventually(() => form.locator('.error').textContent()).toMatch(/^InvalidResumeData: .*quantity: Too big/);
-    await form.locator('input[name="quantity"]').fill('3');
-    await form.locator('input[name="gift"]').check();
-    await form.locator('input[name="extras"][value="card"]').check();
+    await form.locator('input[data-field="quantity"]').fill('3');
+    await form.locator('input[data-field="gift"]').check();
+    await form.locator('input[data-field="extras"][value="card"]').check();
     await form.getByRole('button', { name: 'Resume' }).click();
     await eventually(() => entryOf(page, order.runId).count()).toBe(0);
     await finishedTrail(order.runId);
@@ -263,11 +274,31 @@ describe('the approval inbox', () => {
     });
   });
 
+  it("sends a resume form whose fields are named like the form's own members", async () => {
+    const run = await startRun('settings', { item: 'the printer' });
+    const entry = entryOf(page, run.runId);
+    await eventually(() => entry.count()).toBe(1);
+    const form = entry.locator('form.resume-form');
+    await form.getByLabel(/^addEventListener/).fill('on');
+    await form.getByLabel(/^submit/).check();
+    await form.getByLabel(/^elements/).fill('3');
+    await form.getByRole('button', { name: 'Resume' }).click();
+    await eventually(() => entry.count()).toBe(0);
+    await finishedTrail(run.runId);
+    expect(await outputOf(run.runId)).toEqual({
+      item: 'the printer',
+      addEventListener: 'on',
+      submit: true,
+      elements: 3,
+    });
+    expect(await page.locator('#status').textContent()).toMatch(/^updated /);
+  });
+
   it('declines with a reason', async () => {
     const run = await startRun('transfer', { to: 'Trudy', amount: 9000, account: 'X' });
     const entry = entryOf(page, run.runId);
     await eventually(() => entry.count()).toBe(1);
-    await entry.locator('input[name="reason"]').fill('not to Trudy');
+    await entry.locator('input[data-field="reason"]').fill('not to Trudy');
     await entry.getByRole('button', { name: 'Decline' }).click();
     await eventually(() => entry.count()).toBe(0);
     expect(await finishedTrail(run.runId)).toMatch(/decline · transfer call-0-0 · by bob · reason: not to Trudy/);

@@ -53,10 +53,12 @@ describe('MCP tools', () => {
   let w: TestWorker;
   let http: HttpNotesServer;
   let downHttp: HttpNotesServer;
+  let silentHttp: HttpNotesServer;
 
   beforeAll(async () => {
     http = await startHttpNotesServer();
     downHttp = await startHttpNotesServer();
+    silentHttp = await startHttpNotesServer({ silentOn: 'tools/list' });
     const agents: Agent[] = [
       stdioAgent,
       plainAgent,
@@ -72,6 +74,12 @@ describe('MCP tools', () => {
         model: 'scripted',
         mcpServers: { notes: { url: downHttp.url, requireApproval: true } },
       }),
+      defineAgent({
+        id: 'mcp-silent',
+        name: 'Notes that never list their tools',
+        model: 'scripted',
+        mcpServers: { notes: { url: silentHttp.url } },
+      }),
     ];
     w = await startWorker(agents);
   });
@@ -79,6 +87,7 @@ describe('MCP tools', () => {
     await w?.stop();
     await http?.close();
     await downHttp?.close();
+    await silentHttp?.close();
   });
 
   it('calls an MCP tool over stdio as a tool of the agent, inside its hooks', async () => {
@@ -167,6 +176,21 @@ describe('MCP tools', () => {
       /MCP server "notes" of agent "mcp-going-down" \(http:\/\/127\.0\.0\.1:\d+\)/,
     );
   });
+
+  it('fails a run whose MCP server never answers tools/list with McpServerUnavailableError, not a timeout', async () => {
+    const err: unknown = await w.client
+      .generate('mcp-silent', 'add', { script: callThen('notes_add', { a: 1, b: 1 }) })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunFailedError);
+    expect((err as RunFailedError).failureType).toBe('McpServerUnavailableError');
+    expect((err as Error).message).toMatch(
+      /MCP server "notes" of agent "mcp-silent" \(http:\/\/127\.0\.0\.1:\d+\) is unavailable: it did not answer tools\/list within 15 s/,
+    );
+    // The worker goes on serving: a run of another agent completes.
+    expect((await w.client.generate('mcp-http', 'add', { script: callThen('notes_add', { a: 1, b: 2 }) })).text).toBe(
+      'done',
+    );
+  });
 });
 
 describe("a run's own tools: clientTools and toolsets", () => {
@@ -207,7 +231,7 @@ describe("a run's own tools: clientTools and toolsets", () => {
     expect(result.toolResults[0]).toMatchObject({ toolName: 'pick_color', isError: true });
   });
 
-  it('offers the tools of toolsets by their own names; an execute cannot be stored, so the client warns', async () => {
+  it('offers the tools of toolsets by their own names; one with an execute, which cannot be stored, is refused', async () => {
     const warnings: string[] = [];
     const client = await AgentClient.connect({
       address: temporalAddress(),
@@ -223,14 +247,18 @@ describe("a run's own tools: clientTools and toolsets", () => {
         requireApproval: true,
         execute: async () => true,
       });
+      const script = callThen('confirm', { question: 'ok?' }, 'confirmed');
+      await expect(
+        client.generate('plain', 'confirm', { toolsets: { ui: { confirm: withExecute } }, script }),
+      ).rejects.toThrow(
+        /^Invalid run options: toolsets\.ui\.confirm: execute is a function, which cannot be stored with a durable run\. Give the tool to the agent/,
+      );
+      // Without its execute it is a client tool: offered by its own name, its requireApproval kept.
       const paused = await client.generate('plain', 'confirm', {
-        toolsets: { ui: { confirm: withExecute } },
-        script: callThen('confirm', { question: 'ok?' }, 'confirmed'),
+        toolsets: { ui: { confirm: { ...withExecute, execute: undefined } } },
+        script,
       });
-      expect(warnings).toEqual([
-        expect.stringMatching(/^toolsets\.ui\.confirm: execute is a function, which cannot be stored/),
-      ]);
-      // Its requireApproval was kept: approval first, then the caller's result.
+      expect(warnings).toEqual([]);
       expect(paused.pendingToolCalls[0]).toMatchObject({ toolName: 'confirm', requiresApproval: true });
       const approved = await client.approveToolCallGenerate({ runId: paused.runId });
       expect(approved.pendingToolCalls[0]).toMatchObject({ toolName: 'confirm', kind: 'client' });

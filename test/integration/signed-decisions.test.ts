@@ -10,24 +10,42 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { InvalidSignatureError, type RunResult } from '../../src/index.js';
+import { defineAgent, InvalidSignatureError, type RunResult } from '../../src/index.js';
 import { signDecision } from '../../src/client/signing.js';
 import type { DecisionSignal } from '../../src/schemas/decisions.js';
 import { approveToolCallSignal } from '../../src/workflows/messages.js';
-import { toolboxAgent } from '../fixtures/agents.js';
+import { guardedTool, toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
+import { verdictIn } from '../../src/client/runs.js';
 
 const run = promisify(execFile);
 const approver = generateKeyPairSync('ed25519');
 const stranger = generateKeyPairSync('ed25519');
 const pem = (key: typeof approver.privateKey) => key.export({ format: 'pem', type: 'pkcs8' }).toString();
+const publicPem = (key: typeof approver.publicKey) => key.export({ format: 'pem', type: 'spki' }).toString();
+// Operators whose keys the workers bind to who they are: Ann is an approver, Bob is not.
+const ann = generateKeyPairSync('ed25519');
+const bob = generateKeyPairSync('ed25519');
+const boundKeys = {
+  'ops-ann': { publicKey: publicPem(ann.publicKey), principal: { id: 'ann', roles: ['approver'] } },
+  'ops-bob': { publicKey: publicPem(bob.publicKey), principal: { id: 'bob' } },
+};
+
+/** Only approvers decide its calls. */
+const approversAgent = defineAgent({
+  id: 'approvers-agent',
+  name: 'Approvers only',
+  model: 'scripted',
+  tools: { guarded: guardedTool },
+  access: { decide: ['role:approver'] },
+});
 
 let w: TestWorker;
 let dir: string;
 beforeAll(async () => {
-  w = await startWorker([toolboxAgent], {
-    decisionKeys: { 'approver-1': approver.publicKey.export({ format: 'pem', type: 'spki' }).toString() },
+  w = await startWorker([toolboxAgent, approversAgent], {
+    decisionKeys: { 'approver-1': publicPem(approver.publicKey), ...boundKeys },
   });
   dir = await mkdtemp(join(tmpdir(), 'signed-'));
 });
@@ -48,7 +66,7 @@ async function paused(target: string): Promise<RunResult> {
 /** Waits for the verdict on a decision; it must be a refusal for a signature that does not hold. */
 async function refusedSignature(runId: string, decisionId: string): Promise<string> {
   const verdict = await waitFor(`the verdict on ${decisionId}`, async () =>
-    (await w.client.getRun(runId)).decisions.find((d) => d.decisionId === decisionId),
+    verdictIn(await w.client.getRun(runId), decisionId),
   );
   expect(verdict).toMatchObject({ accepted: false, refusal: { type: 'InvalidSignature' } });
   return verdict.refusal!.message;
@@ -172,4 +190,87 @@ it('refuses unsigned, forged, expired and misdirected decisions, and takes a sig
   await bHandle.signal(approveToolCallSignal, { ...replayed, toolCallId: b.pendingToolCalls[0]!.toolCallId });
   expect(await refusedSignature(b.runId, sent.decisionId)).toMatch(/not this one|does not match/);
   await stillWaiting(b.runId);
+});
+
+it("carries an operator's roles only with a key the workers bind to them, never from a flag", async () => {
+  const started = await w.client.generate('approvers-agent', 'go', {
+    model: 'scripted',
+    script: [{ toolCalls: [{ toolName: 'guarded', args: { target: 'vault' } }] }, { text: 'Done.' }],
+  });
+  expect(started.finishReason).toBe('suspended');
+  const { runId } = started;
+  const { fingerprint } = started.pendingToolCalls[0]!;
+  const files = {
+    keys: join(dir, 'keys.json'),
+    ann: join(dir, 'ann.pem'),
+    bob: join(dir, 'bob.pem'),
+    forged: join(dir, 'forged.json'),
+  };
+  await writeFile(files.keys, JSON.stringify(boundKeys));
+  await writeFile(files.ann, pem(ann.privateKey));
+  await writeFile(files.bob, pem(bob.privateKey));
+  // Bob's own copy of the keys file, where he gave himself the role.
+  const forgedKeys = {
+    ...boundKeys,
+    'ops-bob': { ...boundKeys['ops-bob'], principal: { id: 'bob', roles: ['approver'] } },
+  };
+  await writeFile(files.forged, JSON.stringify(forgedKeys));
+  const ctl = (args: string[], after: string[] = []) =>
+    agentctl([
+      '--address',
+      temporalAddress(),
+      '--namespace',
+      'default',
+      ...args,
+      'approve',
+      runId,
+      '--fingerprint',
+      fingerprint,
+      ...after,
+    ]);
+
+  // A bare --as names an id, no role: the rule is not met.
+  expect(await ctl(['--as', 'ann'])).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/^agentctl: refused \(NotAllowed\): .*role:approver/),
+  });
+  // Roles written into one's own copy of the keys file: the workers' binding says otherwise.
+  const forged = ['--identity', files.forged, '--signing-key', files.bob, '--key-id', 'ops-bob'];
+  expect(await ctl(forged, ['--wait'])).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(
+      /^agentctl: refused \(InvalidSignature\): .*key "ops-bob" is bob's, who has no role approver/,
+    ),
+  });
+  // Another's key, or a name other than the key's: refused before anything is sent.
+  expect(await ctl(['--identity', files.keys, '--signing-key', files.bob, '--key-id', 'ops-ann'])).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^agentctl: --signing-key .*bob\.pem: is not the key "ops-ann" of .*keys\.json/),
+  });
+  expect(
+    await ctl(['--as', 'mallory', '--identity', files.keys, '--signing-key', files.ann, '--key-id', 'ops-ann']),
+  ).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^agentctl: --as: "mallory" is not who key "ops-ann" is: ann; leave --as out/),
+  });
+  expect(await ctl(['--identity', files.keys])).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/^agentctl: --identity: names who you are by your signing key: give --signing-key/),
+  });
+  const info = await w.client.getRun(runId);
+  expect(info.status).toBe('suspended');
+  expect(info.pendingToolCalls).toHaveLength(1);
+
+  // Ann, by the key the workers bind to her: her role meets the rule.
+  const approved = await ctl(
+    ['--identity', files.keys, '--signing-key', files.ann, '--key-id', 'ops-ann'],
+    ['--wait', '--json'],
+  );
+  expect(approved.stderr).toBe('');
+  expect(approved.code).toBe(0);
+  expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop' } });
+  const trail = (await w.client.getRun(runId)).decisions;
+  expect(trail.filter((d) => d.accepted)).toEqual([
+    expect.objectContaining({ kind: 'approve', principal: expect.objectContaining({ id: 'ann' }) }),
+  ]);
 });

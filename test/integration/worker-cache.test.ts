@@ -12,7 +12,7 @@ import { historyEventTypes, temporalAddress } from '../helpers.js';
 const guardedScript: Script = [{ toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] }, { text: 'Finished.' }];
 
 /** A worker; `null` gives `workerOptions: { maxCachedWorkflows: undefined }`, as an unset variable would. */
-async function worker(maxCachedWorkflows?: number | null) {
+async function worker(maxCachedWorkflows?: number | null, more: { conversationCacheBytes?: number } = {}) {
   const taskQueue = `test-cache-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
   const created = await createWorker({
@@ -24,6 +24,7 @@ async function worker(maxCachedWorkflows?: number | null) {
     namespace: 'default',
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...more,
     ...(maxCachedWorkflows !== undefined
       ? { workerOptions: { maxCachedWorkflows: maxCachedWorkflows ?? undefined } }
       : {}),
@@ -89,4 +90,16 @@ describe('the workflow cache', () => {
       await w.stop();
     }
   }, 120_000);
+
+  it("takes the README's conversationCacheBytes: a worker without a conversation cache runs runs", async () => {
+    const w = await worker(undefined, { conversationCacheBytes: 0 });
+    try {
+      const paused = await w.client.generate('toolbox-agent', 'go', { model: 'scripted', script: guardedScript });
+      expect(paused.finishReason).toBe('suspended');
+      const result = await w.client.approveToolCallGenerate({ runId: paused.runId });
+      expect(result.text).toBe('Finished.');
+    } finally {
+      await w.stop();
+    }
+  });
 });

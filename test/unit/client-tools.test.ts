@@ -19,7 +19,6 @@ describe('storableClientTools', () => {
           raw: { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
         },
       },
-      noWarnings,
     );
     expect(stored).toEqual({
       pick: {
@@ -36,28 +35,52 @@ describe('storableClientTools', () => {
 
   it('refuses a name twice, a name that is not a tool name, a schema of no object, and what cannot be stored', () => {
     const schema = z.object({});
-    expect(() =>
-      storableClientTools({ a: { inputSchema: schema } }, { s: { a: { inputSchema: schema } } }, noWarnings),
-    ).toThrow(new InvalidRunOptionsError('toolsets.s.a: clientTools.a is named "a" already; each tool name once'));
-    expect(() => storableClientTools({ 'a b': { inputSchema: schema } }, undefined, noWarnings)).toThrow(
+    expect(() => storableClientTools({ a: { inputSchema: schema } }, { s: { a: { inputSchema: schema } } })).toThrow(
+      new InvalidRunOptionsError('toolsets.s.a: clientTools.a is named "a" already; each tool name once'),
+    );
+    expect(() => storableClientTools({ 'a b': { inputSchema: schema } }, undefined)).toThrow(
       /clientTools\.a b: "a b" is not a tool name/,
     );
-    expect(() => storableClientTools({ a: { inputSchema: { type: 'string' } } }, undefined, noWarnings)).toThrow(
+    expect(() => storableClientTools({ a: { inputSchema: { type: 'string' } } }, undefined)).toThrow(
       /clientTools\.a: inputSchema must be a zod or Standard Schema object schema, or a JSON schema of an object/,
     );
     const hooked = createTool({ id: 'h', inputSchema: schema, onOutput: () => undefined, execute: () => 1 });
-    expect(() => storableClientTools({ h: hooked }, undefined, noWarnings)).toThrow(
+    expect(() => storableClientTools({ h: hooked }, undefined)).toThrow(
       /clientTools\.h: onOutput cannot be stored with a durable run/,
     );
   });
 
-  it('warns, and stores the tool as a client tool, when it has an execute', () => {
-    const warnings: string[] = [];
+  it('refuses a tool with an execute, which the run cannot store, saying what to do; stores it without', () => {
     const tool = createTool({ id: 't', inputSchema: z.object({}), execute: () => 1 });
-    expect(storableClientTools({ t: tool }, undefined, (m) => warnings.push(m))).toEqual({
+    for (const [clientTools, toolsets, where] of [
+      [{ t: tool }, undefined, 'clientTools.t'],
+      [undefined, { ui: { t: tool } }, 'toolsets.ui.t'],
+    ] as const) {
+      expect(() => storableClientTools(clientTools, toolsets)).toThrow(
+        new InvalidRunOptionsError(
+          `${where}: execute is a function, which cannot be stored with a durable run. Give the tool to the ` +
+            'agent (defineAgent({ tools })) to run it on the worker, or leave execute out ({ ...tool, execute: ' +
+            "undefined }) to offer it as a client tool: the run then pauses at each call for the caller's result " +
+            '(submitToolResult)',
+        ),
+      );
+    }
+    expect(storableClientTools({ t: { ...tool, execute: undefined } }, undefined)).toEqual({
       t: { inputSchema: expect.objectContaining({ type: 'object' }) },
     });
-    expect(warnings).toEqual([expect.stringMatching(/^clientTools\.t: execute is a function, which cannot be stored/)]);
+  });
+
+  it('refuses per-call hooks, which the run cannot store, naming where hooks go', () => {
+    const hooks = { beforeToolCall: () => undefined };
+    expect(() =>
+      buildRunInput('a', 'hi', { hooks } as unknown as Parameters<typeof buildRunInput>[2], noWarnings),
+    ).toThrow(
+      new InvalidRunOptionsError(
+        'hooks: functions cannot be stored with a durable run, so per-call hooks are not supported. Put them on ' +
+          'the agent (defineAgent({ hooks })), where they run on the worker around every call; to pause every ' +
+          'call for approval instead, pass requireToolApproval: true',
+      ),
+    );
   });
 
   it("refuses prepareStep when the run input is built, and clientTools in an agent's defaultOptions", () => {

@@ -197,6 +197,12 @@ describe('loud configuration', () => {
     await expect(createWorker({ agent: [] } as unknown as Parameters<typeof createWorker>[0])).rejects.toThrow(
       'createWorker: unknown option "agent" (did you mean "agents"?)',
     );
+    // Documented in the README: taken, and a size that is not one refused before anything connects.
+    await expect(
+      createWorker({ agents: [], conversationCacheBytes: -1, address: '127.0.0.1:1' } as Parameters<
+        typeof createWorker
+      >[0]),
+    ).rejects.toThrow('createWorker: conversationCacheBytes must be a whole number of bytes >= 0, not -1');
     const { createServerApp } = await import('../../src/index.js');
     const client = {} as Parameters<typeof createServerApp>[0];
     expect(() => createServerApp(client, { allowedHost: ['x'] } as Parameters<typeof createServerApp>[1])).toThrow(

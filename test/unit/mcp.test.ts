@@ -103,6 +103,35 @@ describe('McpConnections', () => {
     expect(await mcp.call(agent, 'notes_add', { a: 1, b: 2 }, call)).toEqual({ output: '3' });
   });
 
+  it('bounds a server that never answers tools/list or initialize: a typed error, and the next listing works', async () => {
+    const quick = new McpConnections(() => undefined, { listTimeoutMs: 500 });
+    const silentList = await startHttpNotesServer({ silentOn: 'tools/list' });
+    const silentInit = await startHttpNotesServer({ silentOn: 'initialize' });
+    try {
+      for (const [id, server, what] of [
+        ['hung-list', silentList, 'tools/list'],
+        ['hung-init', silentInit, 'initialize'],
+      ] as const) {
+        const agent = defineAgent({ id, name: 'H', model: 'scripted', mcpServers: { notes: { url: server.url } } });
+        const err: unknown = await quick.toolsOf(agent).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(McpServerUnavailableError);
+        expect(err).toMatchObject({ timedOut: true });
+        expect((err as Error).message).toMatch(
+          new RegExp(
+            `^MCP server "notes" of agent "${id}" \\(http://127\\.0\\.0\\.1:\\d+\\) is unavailable: ` +
+              `it did not answer ${what} within 0\\.5 s`,
+          ),
+        );
+      }
+      const fine = defineAgent({ id: 'fine', name: 'F', model: 'scripted', mcpServers: { notes: { url: http.url } } });
+      expect((await quick.toolsOf(fine)).map((t) => t.name)).toContain('notes_add');
+    } finally {
+      await quick.close();
+      await silentList.close();
+      await silentInit.close();
+    }
+  });
+
   it('names a server that is down in a typed error, and one whose command does not start', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { checkNotificationSettings, inboxLink } from '../../src/activities/notify.js';
 import { notificationsFromEnv } from '../../src/config.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhook, WebhookVerificationError } from '../../src/index.js';
+import {
+  DELIVERY_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyWebhook,
+  webhookDeliveryLog,
+  WebhookReplayError,
+  WebhookVerificationError,
+} from '../../src/index.js';
 import { signedHeaders } from '../../src/notifications/webhook.js';
 
 const SECRET = 'a-secret-of-enough-length';
@@ -48,6 +56,54 @@ describe('webhook signatures', () => {
     const notJson = signedHeaders(SECRET, 'hello');
     expect(reason(() => verifyWebhook(SECRET, 'hello', notJson))).toBe('the body is not JSON');
     expect(reason(() => verifyWebhook('', body, headers))).toBe('no secret to verify with');
+  });
+
+  it('refuses the same signed delivery verified twice where the receiver keeps a delivery log', () => {
+    const seen = webhookDeliveryLog();
+    const headers = { ...signedHeaders(SECRET, body), [DELIVERY_HEADER]: 'wf-run:7' };
+    expect(verifyWebhook(SECRET, body, headers, { seen }).toolCallId).toBe('call-0-0');
+    const replay = (() => {
+      try {
+        return verifyWebhook(SECRET, body, headers, { seen });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(replay).toBeInstanceOf(WebhookReplayError);
+    expect(replay).toBeInstanceOf(WebhookVerificationError);
+    expect((replay as WebhookReplayError).reason).toMatch(/^this request was verified before: a replay/);
+    // The delivery header is not signed: a replay under another delivery id is the same request.
+    expect(reason(() => verifyWebhook(SECRET, body, { ...headers, [DELIVERY_HEADER]: 'other' }, { seen }))).toMatch(
+      /a replay/,
+    );
+    // A retry of the notification is signed anew (another timestamp): it verifies.
+    const retry = { ...signedHeaders(SECRET, body, Date.now() + 2000), [DELIVERY_HEADER]: 'wf-run:7' };
+    expect(verifyWebhook(SECRET, body, retry, { seen }).runId).toBe('run-1');
+    // What does not verify is never recorded, so it cannot fill the log.
+    expect(reason(() => verifyWebhook('another-secret-entirely', body, retry, { seen: webhookDeliveryLog() }))).toMatch(
+      /does not match/,
+    );
+  });
+
+  it('keeps a bounded delivery log: expired entries go, and a full log refuses rather than forgets', () => {
+    let clock = Date.now();
+    const seen = webhookDeliveryLog({ maxEntries: 2, now: () => clock });
+    const at = (ms: number) => signedHeaders(SECRET, body, ms);
+    verifyWebhook(SECRET, body, at(clock), { seen, now: clock });
+    verifyWebhook(SECRET, body, at(clock + 1000), { seen, now: clock });
+    expect(reason(() => verifyWebhook(SECRET, body, at(clock + 2000), { seen, now: clock }))).toMatch(
+      /^the delivery log holds 2 requests of the last 300 s, its bound: /,
+    );
+    clock += 302_000;
+    expect(verifyWebhook(SECRET, body, at(clock), { seen, now: clock }).type).toBe('waiting');
+    expect(() => webhookDeliveryLog({ maxEntries: 0 })).toThrow(/maxEntries must be a whole number of at least 1/);
+  });
+
+  it('refuses an option it does not know', () => {
+    const headers = signedHeaders(SECRET, body);
+    expect(() => verifyWebhook(SECRET, body, headers, { tolerance: 5 } as never)).toThrow(
+      'verifyWebhook: unknown option "tolerance" (known: toleranceSeconds, now, seen)',
+    );
   });
 
   it('takes settings that can work, from options or the environment, and links to the inbox', () => {

@@ -27,6 +27,18 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/**
+ * A form control, known by its field through data-field and never by `name` (nor `id`): a form exposes
+ * its named controls as its own properties, over its methods, so a resume field called `submit`,
+ * `elements` or `addEventListener` would replace them. Values are read from the controls kept when the
+ * form was built, never looked up on the form.
+ */
+function control(tag, props, field, ...children) {
+  const node = el(tag, props, ...children);
+  node.dataset.field = field;
+  return node;
+}
+
 const json = (value) => JSON.stringify(value, null, 2) ?? 'undefined';
 
 function duration(ms) {
@@ -110,8 +122,9 @@ async function refresh() {
   const body = await res.json();
   const p = body.principal;
   $('who').hidden = false;
+  const tenant = p?.tenant === '*' ? ', all tenants' : p?.tenant ? `, tenant ${p.tenant}` : '';
   $('who').textContent = p
-    ? `Signed in as ${p.name ? `${p.name} (${p.id})` : p.id}${p.tenant ? `, tenant ${p.tenant}` : ''}`
+    ? `Signed in as ${p.name ? `${p.name} (${p.id})` : p.id}${tenant}`
     : 'Signed in (the server has no authentication: loopback only)';
   calls = body.calls;
   render();
@@ -313,7 +326,7 @@ function fillActions(entry, actions, error) {
   if (call.kind === 'approval') {
     const approve = el('button', { type: 'button', className: 'approve' }, 'Approve');
     approve.addEventListener('click', () => decide(entry, 'approve', {}, error));
-    const reason = el('input', { type: 'text', name: 'reason', placeholder: 'why (the model reads it)' });
+    const reason = control('input', { type: 'text', placeholder: 'why (the model reads it)' }, 'reason');
     const decline = el('form', { className: 'decline-form' }, reason, el('button', { type: 'submit' }, 'Decline'));
     decline.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -323,7 +336,7 @@ function fillActions(entry, actions, error) {
   } else if (call.kind === 'suspend') {
     actions.append(resumeForm(entry, call.resumeSchema));
   } else if (call.kind === 'client') {
-    const result = el('textarea', { name: 'result', rows: 3, cols: 50, placeholder: 'the result, as JSON' });
+    const result = control('textarea', { rows: 3, cols: 50, placeholder: 'the result, as JSON' }, 'result');
     const formError = el('p', { className: 'error', role: 'alert' });
     const form = el('form', {}, result, el('button', { type: 'submit' }, 'Send result'), formError);
     form.addEventListener('submit', (event) => {
@@ -335,7 +348,7 @@ function fillActions(entry, actions, error) {
   } else if (call.kind === 'uncertain') {
     const retry = el('button', { type: 'button' }, 'Run it again');
     retry.addEventListener('click', () => decide(entry, 'resolve', { resolution: 'retry' }, error));
-    const reason = el('input', { type: 'text', name: 'reason', placeholder: 'why' });
+    const reason = control('input', { type: 'text', placeholder: 'why' }, 'reason');
     const fail = el('form', {}, reason, el('button', { type: 'submit' }, 'Fail it'));
     fail.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -399,9 +412,10 @@ function labelled(name, property, required, control) {
 function field(name, property, required) {
   const options = enumOf(property);
   if (options) {
-    const select = el(
+    const select = control(
       'select',
-      { name },
+      {},
+      name,
       el('option', { value: '' }, '— choose —'),
       ...options.map((o, i) => el('option', { value: String(i) }, String(o))),
     );
@@ -413,7 +427,7 @@ function field(name, property, required) {
   }
   const itemOptions = property?.type === 'array' ? enumOf(property.items) : undefined;
   if (itemOptions) {
-    const boxes = itemOptions.map((o) => el('input', { type: 'checkbox', name, value: String(o) }));
+    const boxes = itemOptions.map((o) => control('input', { type: 'checkbox', value: String(o) }, name));
     const node = el(
       'fieldset',
       {},
@@ -431,11 +445,11 @@ function field(name, property, required) {
   }
   const type = property?.type;
   if (type === 'string') {
-    const input = el('input', { type: 'text', name });
+    const input = control('input', { type: 'text' }, name);
     return { name, node: labelled(name, property, required, input), value: () => input.value || undefined };
   }
   if (type === 'number' || type === 'integer') {
-    const input = el('input', { type: 'text', inputMode: 'decimal', name });
+    const input = control('input', { type: 'text', inputMode: 'decimal' }, name);
     return {
       name,
       node: labelled(name, property, required, input),
@@ -450,14 +464,14 @@ function field(name, property, required) {
     };
   }
   if (type === 'boolean') {
-    const input = el('input', { type: 'checkbox', name });
+    const input = control('input', { type: 'checkbox' }, name);
     return { name, node: labelled(name, property, required, input), value: () => input.checked };
   }
   return jsonField(name, `${property?.title ?? name}${required ? ' *' : ''} (JSON)`, property);
 }
 
 function jsonField(name, label, schema) {
-  const area = el('textarea', { name: name ?? 'resumeData', rows: 3, cols: 50 });
+  const area = control('textarea', { rows: 3, cols: 50 }, name ?? 'resumeData');
   const node = el('label', {}, label, ' ', area, el('pre', { className: 'schema' }, json(schema ?? {})));
   return {
     name,
