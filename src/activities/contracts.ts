@@ -31,7 +31,20 @@ export interface BeginThreadTurnInput {
   lastMessages: number;
   /** Set when the run's agent keeps a working memory: the answer carries the thread's. */
   workingMemory?: true;
+  /** The run's turn key (see workflows/thread-writers.ts): the thread begins the turn once the run vouches for it. */
+  turnKey?: string;
 }
+
+/** A thread asks whether a run began a turn on it with the key of this digest (see `verifyThreadWriter`). */
+export interface VerifyThreadWriterInput {
+  runId: string;
+  threadId: string;
+  threadWorkflowId: string;
+  digest: string;
+}
+
+/** The run vouches for the key, or why the thread may not begin its turn. */
+export type VerifyThreadWriterOutput = { ok: true } | { ok: false; reason: string };
 
 /** What a sub-agent is shown of its supervisor's thread (see `readThreadHistory`). */
 export interface ReadThreadHistoryInput {
@@ -141,6 +154,8 @@ export interface ExecuteToolInput {
   publishToken?: string;
   /** A sub-agent's call: what the tool writes goes to the run that streams it too, within this slice. */
   progress?: ProgressTarget;
+  /** The run's turn key on its thread: the built-in thread tools write the thread with it. */
+  turnKey?: string;
 }
 
 /** How an execution ended, and the bytes of progress it sent (a sub-agent's call, given `progress`). */
@@ -180,6 +195,8 @@ export interface AgentActivities {
   listTools(): Promise<ToolInfo[]>;
   /** A run on a thread begins its turn and gets the earlier messages and task list (see `beginThreadTurn`). */
   beginThreadTurn(input: BeginThreadTurnInput): Promise<BeganTurn>;
+  /** A thread (local activity) asks a run whether it began a turn there with a key (see `verifyThreadWriter`). */
+  verifyThreadWriter(input: VerifyThreadWriterInput): Promise<VerifyThreadWriterOutput>;
   /** Auto-resume: the data for a waiting call, extracted from a user's message by the model. */
   extractResumeData(input: ExtractResumeDataInput): Promise<ExtractResumeDataOutput>;
   /** A sub-agent whose supervisor shares its thread reads the thread's recent messages (see `readThreadHistory`). */

@@ -13,6 +13,7 @@ import type { ExecuteToolInput, ExecuteToolOutput } from './contracts.js';
 import { ToolWriter } from './tool-writer.js';
 import type { McpConnections } from './mcp-connections.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
+import { grantTurnWriter } from './turn-writers.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -106,6 +107,7 @@ async function execution(
     // Mastra's tools read these from `context.agent`.
     agent: { toolCallId: input.toolCallId, suspend, resumeData },
   };
+  if (input.turnKey) grantTurnWriter(context, { runId: input.runId, key: input.turnKey });
   const execute = tool.execute as (input: unknown, context: ToolExecutionContext<unknown, unknown>) => unknown;
 
   let output: unknown;

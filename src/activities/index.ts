@@ -1,4 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
+import type { Agent } from '../agent.js';
+import { McpServerUnavailableError } from '../errors.js';
 import type { ModelFactory } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -6,10 +8,10 @@ import { callModel } from './call-model.js';
 import { ConversationCache } from './conversation-cache.js';
 import type { AgentActivities } from './contracts.js';
 import { describeAgent, withMcpTools } from './describe-agent.js';
-import type { McpConnections } from './mcp-connections.js';
+import type { McpConnections, McpToolEntry } from './mcp-connections.js';
 import { executeTool } from './execute-tool.js';
 import { extractResumeData } from './extract-resume.js';
-import { beginThreadTurn, readThreadHistory } from './thread.js';
+import { beginThreadTurn, readThreadHistory, verifyThreadWriter } from './thread.js';
 import { toolCallHook } from './tool-call-hook.js';
 import { shapeOutput, transformPayload } from './transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './verify-decision.js';
@@ -37,7 +39,7 @@ export function createActivities(
     describeAgent: async (input) => {
       const agent = registry.get(input.agentId);
       const spec = describeAgent(registry, input);
-      const withMcp = withMcpTools(agent, spec, await mcp.toolsOf(agent));
+      const withMcp = withMcpTools(agent, spec, await mcpToolsAtStart(mcp, agent));
       return {
         ...withMcp,
         ...(keys ? { signedDecisions: true } : {}),
@@ -54,6 +56,7 @@ export function createActivities(
     beginThreadTurn,
     extractResumeData: (input) => extractResumeData(registry, models, input),
     readThreadHistory,
+    verifyThreadWriter,
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
@@ -66,4 +69,18 @@ export function createActivities(
       await notify(notifications, input);
     },
   };
+}
+
+/**
+ * The tools of the agent's MCP servers as a run starts. A server that did not answer in time fails the
+ * run at once, with its own type: each retry would wait as long again, and the activity's own timeout
+ * would end it untyped.
+ */
+async function mcpToolsAtStart(mcp: McpConnections, agent: Agent): Promise<McpToolEntry[]> {
+  try {
+    return await mcp.toolsOf(agent);
+  } catch (err) {
+    if (!(err instanceof McpServerUnavailableError) || !err.timedOut) throw err;
+    throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+  }
 }

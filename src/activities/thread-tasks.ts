@@ -6,8 +6,9 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Task, TaskChange, TaskList } from '../schemas/tasks.js';
-import { threadWorkflowId } from '../schemas/thread.js';
+import { threadWorkflowId, type TurnWriter } from '../schemas/thread.js';
 import { changeTasksUpdate, threadTasksQuery } from '../workflows/thread-messages.js';
+import { writerArgs } from './turn-writers.js';
 
 /** The thread of the run whose tool asks, from the tool's context. */
 export interface TaskThread {
@@ -29,9 +30,11 @@ export async function changeThreadTasks(
   change: TaskChange,
   updateId: string,
 ): Promise<TaskAnswer<Task[]>> {
+  // The thread takes the change only with the turn key of the call's run (given to the call's context).
+  const args: [TaskChange, TurnWriter?] = [change, ...writerArgs(thread)];
   return onThread(toolName, thread, async (handle) => {
     try {
-      const { tasks } = await handle.executeUpdate(changeTasksUpdate, { args: [change], updateId });
+      const { tasks } = await handle.executeUpdate(changeTasksUpdate, { args, updateId });
       return { ok: true, value: tasks };
     } catch (err) {
       const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;

@@ -3,30 +3,94 @@
  * earlier messages. A sub-agent whose supervisor shares the thread reads it, and adds nothing to it.
  */
 import { Context } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import {
+  QueryNotRegisteredError,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Message } from '../schemas/message.js';
 import { MAX_HISTORY_BYTES, threadWorkflowId } from '../schemas/thread.js';
 import type { agentThread } from '../workflows/agent-thread.js';
-import { threadSearchAttributes } from '../workflows/search-attributes.js';
+import { AgentThreadIdKey, threadSearchAttributes } from '../workflows/search-attributes.js';
 import { historyForModel } from '../workflows/thread-history.js';
-import { beginTurnUpdate, threadTurnsQuery, type BeganTurn } from '../workflows/thread-messages.js';
-import type { BeginThreadTurnInput, ReadThreadHistoryInput } from './contracts.js';
+import { beginTurnUpdate, threadTurnsQuery, turnKeyQuery, type BeganTurn } from '../workflows/thread-messages.js';
+import type {
+  BeginThreadTurnInput,
+  ReadThreadHistoryInput,
+  VerifyThreadWriterInput,
+  VerifyThreadWriterOutput,
+} from './contracts.js';
 
 /**
  * Update-with-start: the first run on a thread starts its workflow, on the run's own task queue. The
  * answer is recorded in the run's history, so the run replays with the messages it was shown.
  */
 export async function beginThreadTurn(input: BeginThreadTurnInput): Promise<BeganTurn> {
-  const { threadId, resourceId, ...turn } = input;
+  const { threadId, resourceId, turnKey, ...turn } = input;
   const activity = Context.current();
+  // The thread belongs to who started the run that begins it (a thread that exists keeps its owner).
+  const owner = turn.startedBy;
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof agentThread>('agentThread', {
     workflowId: threadWorkflowId(resourceId, threadId),
     taskQueue: activity.info.taskQueue,
-    args: [{ threadId, ...(resourceId ? { resourceId } : {}) }],
+    args: [{ threadId, ...(resourceId ? { resourceId } : {}), ...(owner ? { owner } : {}) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
     typedSearchAttributes: threadSearchAttributes({ threadId, resourceId }),
   });
-  return activity.client.workflow.executeUpdateWithStart(beginTurnUpdate, { args: [turn], startWorkflowOperation });
+  try {
+    return await activity.client.workflow.executeUpdateWithStart(beginTurnUpdate, {
+      args: turnKey ? [turn, { runId: turn.runId, key: turnKey }] : [turn],
+      startWorkflowOperation,
+    });
+  } catch (err) {
+    // A turn the thread refuses is refused again on every attempt: the run fails with the reason.
+    const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === 'ThreadWriteRefused') {
+      throw ApplicationFailure.nonRetryable(
+        `thread "${threadId}" refused the run's turn: ${cause.message}`,
+        cause.type,
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * The thread's question to a run that asks to begin a turn on it (a local activity of the thread):
+ * the run must be a run (`agentRun`), running, on this thread, and vouch for the key itself (a query
+ * only its own code answers). Whoever can only send updates cannot make a run vouch for their key.
+ */
+export async function verifyThreadWriter(input: VerifyThreadWriterInput): Promise<VerifyThreadWriterOutput> {
+  const { runId, threadId, threadWorkflowId: thread, digest } = input;
+  const handle = Context.current().client.workflow.getHandle(runId);
+  const refused = (why: string): VerifyThreadWriterOutput => ({
+    ok: false,
+    reason: `${why}; only a run on this thread writes it`,
+  });
+  let described;
+  try {
+    described = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return refused(`there is no run "${runId}"`);
+    throw err;
+  }
+  if (described.type !== 'agentRun') return refused(`"${runId}" is not a run of an agent`);
+  if (described.status.name !== 'RUNNING') return refused(`run "${runId}" is not running`);
+  const onThread = described.typedSearchAttributes.get(AgentThreadIdKey);
+  if (onThread !== undefined && onThread !== threadId) return refused(`run "${runId}" is on another thread`);
+  let proof;
+  try {
+    proof = await handle.query(turnKeyQuery);
+  } catch (err) {
+    if (err instanceof QueryNotRegisteredError) return refused(`run "${runId}" holds no turn key`);
+    throw err;
+  }
+  if (!proof || proof.threadWorkflowId !== thread || proof.digest !== digest) {
+    return refused(`run "${runId}" did not begin a turn on this thread with that key`);
+  }
+  return { ok: true };
 }
 
 /**

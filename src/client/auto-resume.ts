@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { canDecide } from '../approvals/access.js';
 import { autoResumeTarget } from '../approvals/auto-resume.js';
 import { AutoResumeFailedError, decisionRefused, RunNotFoundError, ThreadNotFoundError } from '../errors.js';
 import type { Principal } from '../schemas/access.js';
@@ -71,14 +72,21 @@ export async function autoResumeOnThread(
   ]);
   const runs = last && !listed.some((r) => r.runId === last.runId) ? [...listed, last] : listed;
   // A thread is named within its resource: a run of the same thread id in another resource is not on it.
-  const target = autoResumeTarget(
-    runs.filter(
-      (r) => r.resourceId === resourceId && r.threadId === threadId && r.agentId === input.agentId && !r.closeTime,
-    ),
-    enabled,
+  const onThread = runs.filter(
+    (r) => r.resourceId === resourceId && r.threadId === threadId && r.agentId === input.agentId && !r.closeTime,
   );
+  const target = autoResumeTarget(onThread, enabled);
   if (!target) return undefined;
   const { runId, call } = target;
+  // A message decides only what its sender could decide by hand: refused here, before the run hears of
+  // it (the run checks again, for whoever sends the update directly).
+  const access = canDecide(
+    call,
+    onThread.find((r) => r.runId === runId)!,
+    principal,
+  );
+  if (!access.allowed)
+    throw decisionRefused(runId, access.type, `a message may not answer this call: ${access.message}`);
   if (message.length > MAX_AUTO_RESUME_MESSAGE) {
     throw decisionRefused(
       runId,
@@ -105,6 +113,9 @@ export async function autoResumeOnThread(
     // The run ended meanwhile: the message starts a new run, as on a thread with nothing waiting.
     if (err instanceof WorkflowNotFoundError) return undefined;
     if (err instanceof WorkflowUpdateFailedError) {
+      // The run refused the sender, as a decision by hand would be refused (the calls here were decidable).
+      const type = err.cause instanceof ApplicationFailure ? err.cause.type : undefined;
+      if (type === 'NotAllowed' || type === 'SelfApproval') throw decisionRefused(runId, type, err.cause!.message);
       const cause = err.cause instanceof ApplicationFailure ? err.cause.message : String(err.cause ?? err.message);
       throw new AutoResumeFailedError(runId, cause);
     }

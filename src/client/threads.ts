@@ -14,6 +14,7 @@ import { AgentResourceIdKey, AgentThreadIdKey } from '../workflows/search-attrib
 import { taskSummary } from '../workflows/thread-tasks.js';
 import { checkInput } from './checks.js';
 import type { ClientContext } from './context.js';
+import { queryValue } from './visibility-query.js';
 
 /** A thread, as {@link listThreads} finds it. */
 export interface ThreadInfo {
@@ -28,6 +29,11 @@ export interface ThreadInfo {
   droppedTurns: number;
   /** The agents whose runs took part, and the most recent run. */
   agentIds: string[];
+  /**
+   * The id of who started the run that began the thread, when known (threads from before owners have
+   * none): a server with `threadPrivacy: 'user'` keeps the thread to them.
+   */
+  owner?: string;
   /** Each agent with who started its runs on the thread, when known (reading is checked against them). */
   participants: Array<{ agentId: string; startedBy?: string }>;
   lastRunId: string | undefined;
@@ -91,6 +97,7 @@ function threadInfo(info: Pick<WorkflowExecutionInfo, 'memo' | 'typedSearchAttri
     turnCount: memo?.turnCount ?? 0,
     droppedTurns: memo?.droppedTurns ?? 0,
     agentIds: memo?.agentIds ?? [],
+    ...(memo?.owner ? { owner: memo.owner } : {}),
     participants: memo?.participants ?? [],
     lastRunId: memo?.lastRunId,
   };
@@ -100,7 +107,7 @@ function threadInfo(info: Pick<WorkflowExecutionInfo, 'memo' | 'typedSearchAttri
 export async function listThreads(ctx: ClientContext, filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
   const resourceId = checkInput('resourceId', IdSchema.optional(), filter.resourceId);
   const clauses = [`WorkflowType = 'agentThread'`, `ExecutionStatus = 'Running'`];
-  if (resourceId !== undefined) clauses.push(`AgentResourceId = ${quote(resourceId)}`);
+  if (resourceId !== undefined) clauses.push(`AgentResourceId = ${queryValue('resourceId', resourceId)}`);
   const limit = filter.limit ?? 100;
   const { namespace, temporal } = ctx;
   const converter = temporal.options.loadedDataConverter;
@@ -185,8 +192,4 @@ export async function getWorkingMemory(
   target: { threadId: string; resourceId?: string },
 ): Promise<WorkingMemory | null> {
   return (await getThreadMessages(ctx, target)).workingMemory ?? null;
-}
-
-function quote(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

@@ -93,9 +93,40 @@ export const ThreadInputSchema = z
     workingMemory: WorkingMemoryRecordSchema.optional(),
     /** The task list, once a task tool wrote one. */
     taskList: TaskListSchema.optional(),
+    /**
+     * Who the thread belongs to: the id of who started the run that began it, when known. A server that
+     * keeps threads per user (`threadPrivacy: 'user'`) lets only them (and the agents' readers) use it.
+     */
+    owner: IdSchema.optional(),
+    /** The digests of the turn keys of the turns still open (see {@link TurnWriterSchema}), by run id. */
+    writers: z.record(z.string(), z.string().length(64)).optional(),
   })
   .strict();
 export type ThreadInput = z.infer<typeof ThreadInputSchema>;
+
+/** Characters of a turn key: a SHA-256 in hex. */
+export const TURN_KEY_CHARS = 64;
+
+/**
+ * What a write to a thread carries besides the write itself: the run whose turn it is, and the secret
+ * that run began its turn with (its turn key). The thread takes `recordTurn`, `updateWorkingMemory` and
+ * `changeTasks` only with the key of an open turn it began, and begins a turn only for a run that vouches
+ * for the key itself (see `verifyThreadWriter`); writes from before the keys carry none and replay as
+ * they ran.
+ */
+export const TurnWriterSchema = z
+  .object({
+    runId: z.string().min(1).max(1000),
+    key: z.string().length(TURN_KEY_CHARS),
+  })
+  .strict();
+export type TurnWriter = z.infer<typeof TurnWriterSchema>;
+
+/** What a run answers the thread that asks whether it began a turn with a key: its thread and the key's digest. */
+export interface TurnKeyProof {
+  threadWorkflowId: string;
+  digest: string;
+}
 
 /** A run's turn begins: its starting messages join the thread, and it gets the earlier messages. */
 export const BeginTurnSchema = z
@@ -135,6 +166,8 @@ export const ThreadMemoSchema = z.object({
   droppedTurns: z.number().int(),
   /** The agents whose runs took part, and the most recent run. */
   agentIds: z.array(z.string()),
+  /** Who the thread belongs to (the starter of the run that began it), when known; threads from before have none. */
+  owner: z.string().optional(),
   /**
    * Each agent with who started its runs here (distinct pairs, at most {@link MEMO_PARTICIPANTS}): who
    * may read is checked against them.

@@ -9,6 +9,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  log,
   makeContinueAsNewFunc,
   setHandler,
   upsertMemo,
@@ -27,11 +28,14 @@ import {
   RecordTurnSchema,
   THREAD_MEMO_KEY,
   ThreadInputSchema,
+  type BeginTurn,
+  type RecordTurn,
   type ThreadInput,
+  type TurnWriter,
   type ThreadMemo,
   type ThreadTurn,
 } from '../schemas/thread.js';
-import type { TaskList } from '../schemas/tasks.js';
+import type { Task, TaskChange, TaskList } from '../schemas/tasks.js';
 import { boundTurns, historyForModel, recentPage } from './thread-history.js';
 import {
   beginTurnUpdate,
@@ -41,7 +45,9 @@ import {
   threadTurnsQuery,
   type BeganTurn,
 } from './thread-messages.js';
+import { refusedUpdate } from './messages.js';
 import { changeTasks } from './thread-tasks.js';
+import { admissionFailure, replayedKeyless, ThreadWriters, whenAdmitted, writeRefused } from './thread-writers.js';
 import { ThreadWorkingMemory } from './working-memory.js';
 
 /** Changes a thread takes before it continues as new, whatever Temporal suggests (each records the memo). */
@@ -70,6 +76,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
   let taskList: TaskList | undefined = input.taskList;
   let changes = 0;
   const workingMemory = new ThreadWorkingMemory(input.workingMemory);
+  const writers = new ThreadWriters(workflowInfo().workflowId, input.threadId, input.writers);
 
   const changed = (): void => {
     const bounded = boundTurns(turns, MAX_THREAD_MESSAGES, MAX_THREAD_BYTES);
@@ -86,6 +93,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     return {
       threadId: input.threadId,
       ...(input.resourceId ? { resourceId: input.resourceId } : {}),
+      ...(input.owner ? { owner: input.owner } : {}),
       createdAt,
       updatedAt: new Date().toISOString(),
       messageCount: all.length,
@@ -101,38 +109,49 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     };
   };
 
+  const beganTurn = (request: BeginTurn): BeganTurn => {
+    const { runId, agentId, startedBy, messages, lastMessages, ...asked } = request;
+    // A retried activity asks again: the turn is there already, and the answer is the same.
+    const at = turns.findIndex((t) => t.runId === runId);
+    const before = at >= 0 ? turns.slice(0, at) : turns;
+    const history = historyForModel(before, lastMessages, MAX_HISTORY_BYTES);
+    if (at < 0) {
+      const at = new Date().toISOString();
+      turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
+      changed();
+    }
+    return {
+      history,
+      ...workingMemory.forTurn(asked.workingMemory),
+      ...(taskList?.tasks.length ? { tasks: taskList.tasks } : {}),
+    };
+  };
+
   setHandler(
     beginTurnUpdate,
-    (request): BeganTurn => {
-      const { runId, agentId, startedBy, messages, lastMessages, ...asked } = BeginTurnSchema.parse(request);
-      // A retried activity asks again: the turn is there already, and the answer is the same.
-      const at = turns.findIndex((t) => t.runId === runId);
-      const before = at >= 0 ? turns.slice(0, at) : turns;
-      const history = historyForModel(before, lastMessages, MAX_HISTORY_BYTES);
-      if (at < 0) {
-        const at = new Date().toISOString();
-        turns.push({ runId, agentId, ...(startedBy ? { startedBy } : {}), status: 'running', messages, at });
-        changed();
-      }
-      return {
-        history,
-        ...workingMemory.forTurn(asked.workingMemory),
-        ...(taskList?.tasks.length ? { tasks: taskList.tasks } : {}),
-      };
+    (raw: BeginTurn, writer?: TurnWriter): BeganTurn | Promise<BeganTurn> => {
+      const request = BeginTurnSchema.parse(raw);
+      // Histories from before the keys began turns at once, with no question to the run.
+      if (replayedKeyless(writer)) return beganTurn(request);
+      return whenAdmitted(
+        writers.admit(writer, request.runId),
+        () => beganTurn(request),
+        (refusal) => {
+          throw admissionFailure('beginTurn', refusal);
+        },
+      );
     },
     {
-      validator: (request) => {
+      validator: (request: BeginTurn, writer?: TurnWriter) => {
         const checked = safeParse(BeginTurnSchema, request);
-        if (!checked.success) throw new Error(`beginTurn refused: ${clip(String(checked.error), 300)}`);
+        if (!checked.success) throw refusedUpdate(`beginTurn refused: ${clip(String(checked.error), 300)}`);
+        const refusal = writers.refusal(writer, checked.data.runId);
+        if (refusal !== undefined) throw writeRefused(`beginTurn refused: ${refusal}`);
       },
     },
   );
 
-  setHandler(recordTurnSignal, (raw) => {
-    // A signal that does not fit is recorded in the history and changes nothing.
-    const checked = safeParse(RecordTurnSchema, raw);
-    if (!checked.success) return;
-    const { runId, agentId, status, messages } = checked.data;
+  const recordTurn = ({ runId, agentId, status, messages }: RecordTurn): void => {
     const turn = turns.find((t) => t.runId === runId);
     if (turn) {
       turn.status = status;
@@ -141,25 +160,53 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       turns.push({ runId, agentId, status, messages, at: new Date().toISOString() });
     }
     changed();
+  };
+  setHandler(recordTurnSignal, (raw: RecordTurn, writer?: TurnWriter) => {
+    // A signal that does not fit is recorded in the history and changes nothing.
+    const checked = safeParse(RecordTurnSchema, raw);
+    if (!checked.success) return;
+    const record = checked.data;
+    if (replayedKeyless(writer)) return recordTurn(record);
+    return whenAdmitted(
+      writers.admit(writer, record.runId),
+      () => {
+        recordTurn(record);
+        // The run's last record: its key is forgotten.
+        if (record.status !== 'running' && record.status !== 'suspended') writers.end(record.runId);
+      },
+      (refusal) => log.warn(`thread: dropped a recordTurn: ${refusal.reason}`),
+    );
   });
 
   setHandler(threadTurnsQuery, () => turns);
-  workingMemory.serve(changed);
+  workingMemory.serve(changed, writers);
 
+  const applyTasks = (change: TaskChange): { tasks: Task[] } => {
+    const outcome = changeTasks(taskList?.tasks ?? [], change);
+    // The validator refused what did not apply then; the list may have changed while the run was asked.
+    if (!outcome.ok) throw ApplicationFailure.nonRetryable(outcome.reason, 'TaskChangeRefused');
+    taskList = { tasks: outcome.tasks, updatedAt: new Date().toISOString() };
+    changed();
+    return { tasks: taskList.tasks };
+  };
   setHandler(
     changeTasksUpdate,
-    (change) => {
-      const outcome = changeTasks(taskList?.tasks ?? [], change);
-      // The validator refused what does not apply; nothing between them changed the list.
-      if (!outcome.ok) throw ApplicationFailure.nonRetryable(outcome.reason, 'TaskChangeRefused');
-      taskList = { tasks: outcome.tasks, updatedAt: new Date().toISOString() };
-      changed();
-      return { tasks: taskList.tasks };
+    (change: TaskChange, writer?: TurnWriter) => {
+      if (replayedKeyless(writer)) return applyTasks(change);
+      return whenAdmitted(
+        writers.admit(writer),
+        () => applyTasks(change),
+        (refusal) => {
+          throw admissionFailure('changeTasks', refusal);
+        },
+      );
     },
     {
-      validator: (change) => {
+      validator: (change: TaskChange, writer?: TurnWriter) => {
+        const refusal = writers.refusal(writer);
+        if (refusal !== undefined) throw writeRefused(`changeTasks refused: ${refusal}`);
         const outcome = changeTasks(taskList?.tasks ?? [], change);
-        if (!outcome.ok) throw new Error(outcome.reason);
+        if (!outcome.ok) throw refusedUpdate(outcome.reason);
       },
     },
   );
@@ -180,5 +227,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     droppedTurns,
     ...workingMemory.carried(),
     ...(taskList ? { taskList } : {}),
+    // Replaces the keys it started with: those of turns that ended since are gone.
+    writers: writers.carried(),
   });
 }

@@ -6,6 +6,7 @@
  */
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/contracts.js';
+import { canDecide } from '../approvals/access.js';
 import { autoResumeVerdict } from '../approvals/auto-resume.js';
 import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resume.js';
 import type { DecisionKind, DecisionSignal, RefusalType } from '../schemas/decisions.js';
@@ -21,6 +22,20 @@ const { extractResumeData } = proxyActivities<AgentActivities>({
 });
 
 const NOTE = 'auto-resume: a message on the thread';
+
+/**
+ * The update's validator: a message may decide only a call its sender could decide by hand (the call's
+ * `decide` rule and self-approval, the run's tenant), so a message of someone else's is refused before
+ * the run records anything or reads it with the model. The ledger checks the decision again.
+ */
+export function checkSender(state: RunState, request: AutoResumeRequest): void {
+  const call = state.pending().find((c) => c.toolCallId === request.toolCallId);
+  if (!call || !state.autoResume) return;
+  const access = canDecide(call, state.autoResume.run, request.principal);
+  if (!access.allowed) {
+    throw ApplicationFailure.nonRetryable(`a message may not answer this call: ${access.message}`, access.type);
+  }
+}
 
 export async function autoResume(state: RunState, request: AutoResumeRequest): Promise<AutoResumeOutcome> {
   const refuse = (type: RefusalType, message: string): AutoResumeOutcome => ({

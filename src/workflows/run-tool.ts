@@ -250,6 +250,8 @@ async function executeOnWorker(
         ...(resumed ? { resume: { data: resumed.decision.resumeData ?? null } } : {}),
         ...(state.publishToken ? { publishToken: state.publishToken } : {}),
         ...(progress ? { progress } : {}),
+        // The built-in thread tools (working memory, tasks) write the run's thread with its key.
+        ...(state.threadKey ? { turnKey: state.threadKey } : {}),
       });
     } catch (err) {
       state.progress?.settle(progress, undefined);

@@ -4,7 +4,7 @@
  */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
-import type { TurnStatus } from '../schemas/thread.js';
+import type { TurnStatus, TurnWriter } from '../schemas/thread.js';
 import { recordTurnSignal } from './thread-messages.js';
 
 export class ThreadLink {
@@ -23,8 +23,18 @@ export class ThreadLink {
     /** The run records its turn on the thread (a top-level run); a sub-agent only reads it. */
     readonly records: boolean,
     workingMemory?: string,
+    /**
+     * The key the run began its turn with: the thread takes the run's writes (its records, its tools'
+     * working memory and task changes) only with it. None for a run that joined before the keys.
+     */
+    readonly key?: string,
   ) {
     this.workingMemory = workingMemory;
+  }
+
+  /** What the run's writes to its thread carry besides the write: the run and its turn key, when it has one. */
+  writer(): [TurnWriter] | [] {
+    return this.records && this.key ? [{ runId: this.runId, key: this.key }] : [];
   }
 
   /**
@@ -36,7 +46,7 @@ export class ThreadLink {
     if (!this.records) return;
     const turn = { runId: this.runId, agentId: this.agentId, status, messages: conversation.slice(this.prefix) };
     await getExternalWorkflowHandle(this.workflowId)
-      .signal(recordTurnSignal, turn)
+      .signal(recordTurnSignal, turn, ...this.writer())
       .catch(() => undefined);
   }
 }

@@ -15,10 +15,20 @@ import {
   UpdateWorkingMemorySchema,
   WORKING_MEMORY_TOOL,
   workingMemoryProblem,
+  type UpdateWorkingMemory,
   type WorkingMemoryOptions,
   type WorkingMemoryRecord,
 } from '../schemas/working-memory.js';
+import { refusedUpdate } from './messages.js';
 import { updateWorkingMemoryUpdate } from './thread-messages.js';
+import {
+  admissionFailure,
+  replayedKeyless,
+  whenAdmitted,
+  writeRefused,
+  type ThreadWriters,
+  type TurnWriter,
+} from './thread-writers.js';
 
 /** The agent's working memory options, when it keeps one. */
 export function workingMemoryOf(spec: Pick<AgentSpec, 'memory'>): WorkingMemoryOptions | undefined {
@@ -113,20 +123,32 @@ export function updateRefusal(request: unknown): string | undefined {
 export class ThreadWorkingMemory {
   constructor(private record: WorkingMemoryRecord | undefined) {}
 
-  /** Registers the update handler; `changed` writes the memo. */
-  serve(changed: () => void): void {
+  /** Registers the update handler; `changed` writes the memo. Only a run with an open turn's key writes. */
+  serve(changed: () => void, writers: ThreadWriters): void {
+    const store = ({ runId, agentId, memory }: UpdateWorkingMemory): WorkingMemoryRecord => {
+      this.record = { content: memory, updatedAt: new Date().toISOString(), runId, agentId };
+      changed();
+      return this.record;
+    };
     setHandler(
       updateWorkingMemoryUpdate,
-      (request): WorkingMemoryRecord => {
-        const { runId, agentId, memory } = UpdateWorkingMemorySchema.parse(request);
-        this.record = { content: memory, updatedAt: new Date().toISOString(), runId, agentId };
-        changed();
-        return this.record;
+      (raw: UpdateWorkingMemory, writer?: TurnWriter) => {
+        const request = UpdateWorkingMemorySchema.parse(raw);
+        if (replayedKeyless(writer)) return store(request);
+        return whenAdmitted(
+          writers.admit(writer, request.runId),
+          () => store(request),
+          (refusal) => {
+            throw admissionFailure('updateWorkingMemory', refusal);
+          },
+        );
       },
       {
-        validator: (request) => {
+        validator: (request: UpdateWorkingMemory, writer?: TurnWriter) => {
           const refusal = updateRefusal(request);
-          if (refusal !== undefined) throw new Error(refusal);
+          if (refusal !== undefined) throw refusedUpdate(refusal);
+          const unwritten = writers.refusal(writer, request.runId);
+          if (unwritten !== undefined) throw writeRefused(`updateWorkingMemory refused: ${unwritten}`);
         },
       },
     );

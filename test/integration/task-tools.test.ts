@@ -18,9 +18,10 @@ import {
   type RunResult,
 } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { changeTasksUpdate, recordTurnSignal } from '../../src/workflows/thread-messages.js';
+import { changeTasksUpdate } from '../../src/workflows/thread-messages.js';
 import { modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';
 
 const taskTools = { taskWriteTool, taskUpdateTool, taskCompleteTool, taskCheckTool };
 const planner = defineAgent({
@@ -42,6 +43,17 @@ afterAll(async () => w?.stop());
 const RESOURCE = 'task-tools-user';
 const newThread = () => ({ threadId: `tasks-${randomUUID()}`, resourceId: RESOURCE });
 const call = (toolName: string, args: JsonValue) => ({ toolCalls: [{ toolName, args }] });
+
+/** A run on the thread that waits for the approval of its call of task_check: its turn stays open. */
+async function waitingRun(agentId: string, thread: { threadId: string; resourceId: string }): Promise<RunResult> {
+  const run = await w.client.generate(agentId, 'Wait.', {
+    ...thread,
+    requireToolApproval: true,
+    script: [call('task_check', {}), { text: 'never' }],
+  });
+  expect(run.finishReason).toBe('suspended');
+  return run;
+}
 
 /** The prompt of each model call from now on, one line per message (tool parts by their tool). */
 function spying(): () => string[][] {
@@ -156,16 +168,9 @@ describe('the task list of a thread', () => {
       ...thread,
       script: [call('task_write', { tasks: [{ id: 'a', content: 'Do A', status: 'pending' }] }), { text: 'Planned.' }],
     });
-    const handle = w.client.temporal.workflow.getHandle(threadWorkflowId(thread.resourceId, thread.threadId));
-    const firstRun = (await handle.describe()).runId;
-    // 200 changes make the thread continue as new (see threads.test.ts).
-    const turn = { runId: 'outside', agentId: 'task-forgetful', status: 'completed' as const };
-    for (let i = 0; i < 200; i++) {
-      await handle.signal(recordTurnSignal, { ...turn, messages: [{ role: 'user', content: `note ${i}` }] });
-    }
-    await waitFor('the thread to continue as new', async () =>
-      (await handle.describe()).runId !== firstRun ? true : undefined,
-    );
+    // 200 changes make the thread continue as new (see threads.test.ts): the turn of a run that waits.
+    const waiting = await waitingRun('task-forgetful', thread);
+    await continueThreadAsNew(w.client, thread, await turnWriterOf(w.client, waiting.runId), 'task-forgetful');
     expect((await w.client.getThreadTasks(thread)).tasks).toEqual([{ id: 'a', content: 'Do A', status: 'pending' }]);
 
     const prompts = spying();
@@ -215,13 +220,17 @@ describe('the task list of a thread', () => {
       script: [call('task_write', { tasks: [{ id: 'a', content: 'Do A', status: 'in_progress' }] }), { text: 'ok' }],
     });
     const handle = w.client.temporal.workflow.getHandle(threadWorkflowId(thread.resourceId, thread.threadId));
+    // The thread takes changes from its runs only: these come with the turn key of a run that waits on it.
+    const writer = await turnWriterOf(w.client, (await waitingRun('task-planner', thread)).runId);
     const accepted = async () =>
       (await historyEventTypes(w.client, threadWorkflowId(thread.resourceId, thread.threadId))).filter(
         (e) => e === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED',
       ).length;
     const acceptedBefore = await accepted();
     const refusal = async (change: unknown) => {
-      const err = await handle.executeUpdate(changeTasksUpdate, { args: [change as never] }).catch((e: unknown) => e);
+      const err = await handle
+        .executeUpdate(changeTasksUpdate, { args: [change as never, writer] })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
       return (err as WorkflowUpdateFailedError).cause?.message;
     };
@@ -233,7 +242,7 @@ describe('the task list of a thread', () => {
     const events = await historyEventTypes(w.client, threadWorkflowId(thread.resourceId, thread.threadId));
     expect(events).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
     // A change that fits still goes through.
-    const changed = await handle.executeUpdate(changeTasksUpdate, { args: [{ op: 'complete', id: 'a' }] });
+    const changed = await handle.executeUpdate(changeTasksUpdate, { args: [{ op: 'complete', id: 'a' }, writer] });
     expect(changed.tasks).toEqual([{ id: 'a', content: 'Do A', status: 'completed' }]);
   });
 });

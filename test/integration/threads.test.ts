@@ -7,9 +7,10 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, InvalidInputError, ThreadNotFoundError, type Message } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { recordTurnSignal, threadTurnsQuery } from '../../src/workflows/thread-messages.js';
+import { threadTurnsQuery } from '../../src/workflows/thread-messages.js';
 import { addTool, askTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';
 
 const chatAgent = defineAgent({
   id: 'thread-chat',
@@ -249,16 +250,15 @@ describe('a conversation that continues', () => {
   it('continues the thread workflow as new when it has taken many changes, keeping every turn', async () => {
     const thread = { threadId: `t-${randomUUID()}`, resourceId: 'user-1' };
     await w.client.generate('thread-chat', 'kept', { ...thread, script: [{ text: 'across' }] });
-    const handle = w.client.temporal.workflow.getHandle(threadWorkflowId(thread.resourceId, thread.threadId));
-    const firstRun = (await handle.describe()).runId;
-    // Another process records a turn again and again (each signal replaces the same turn): 200 changes.
-    const turn = { runId: 'outside', agentId: 'thread-chat', status: 'completed' as const };
-    for (let i = 0; i < 200; i++) {
-      await handle.signal(recordTurnSignal, { ...turn, messages: [{ role: 'user', content: `note ${i}` }] });
-    }
-    await waitFor('the thread to continue as new', async () =>
-      (await handle.describe()).runId !== firstRun ? true : undefined,
-    );
+    // A run waits on the thread, and its turn is recorded again and again (each signal, with the run's
+    // turn key, replaces its turn): 200 changes.
+    const waiting = await w.client.generate('thread-chat', 'wait', {
+      ...thread,
+      requireToolApproval: true,
+      script: [{ toolCalls: [addCall] }, { text: 'never' }],
+    });
+    expect(waiting.finishReason).toBe('suspended');
+    await continueThreadAsNew(w.client, thread, await turnWriterOf(w.client, waiting.runId), 'thread-chat');
     const read = await readThread(thread, 3);
     expect(lines(read.messages)).toEqual(['user: kept', 'assistant: across', 'user: note 199']);
     const prompts = spying();

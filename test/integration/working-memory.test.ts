@@ -12,10 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient, defineAgent, startServer, type ThreadMessages, type WorkingMemory } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { recordTurnSignal, updateWorkingMemoryUpdate } from '../../src/workflows/thread-messages.js';
+import { updateWorkingMemoryUpdate } from '../../src/workflows/thread-messages.js';
 import { addTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
+import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';
 
 const template = '# User\n- Name:\n- Color:';
 
@@ -175,16 +176,15 @@ describe('working memory on a thread', () => {
     expect(calls()).toHaveLength(3);
     for (const call of calls().slice(1)) expect(systemOf(call)).toContain('<working_memory_data>\n- Color: blue\n');
 
-    const handle = w.client.temporal.workflow.getHandle(threadWorkflowId(resourceId, other.threadId));
-    const firstRun = (await handle.describe()).runId;
-    // Another process records a turn again and again (each signal replaces the same turn): 200 changes.
-    const turn = { runId: 'outside', agentId: 'wm-chat', status: 'completed' as const };
-    for (let i = 0; i < 200; i++) {
-      await handle.signal(recordTurnSignal, { ...turn, messages: [{ role: 'user', content: `note ${i}` }] });
-    }
-    await waitFor('the thread to continue as new', async () =>
-      (await handle.describe()).runId !== firstRun ? true : undefined,
-    );
+    // A run waits on the thread, and its turn is recorded again and again (each signal, with the run's
+    // turn key, replaces its turn): 200 changes.
+    const waiting = await w.client.generate('wm-chat', 'wait', {
+      ...other,
+      requireToolApproval: true,
+      script: [{ toolCalls: [addCall] }, { text: 'never' }],
+    });
+    expect(waiting.finishReason).toBe('suspended');
+    await continueThreadAsNew(w.client, other, await turnWriterOf(w.client, waiting.runId), 'wm-chat');
     expect(await w.client.getWorkingMemory(other)).toMatchObject({ content: '- Color: blue', runId: run.runId });
     const next = spying();
     await w.client.generate('wm-chat', 'My color?', { ...other, script: [{ text: 'Blue.' }] });

@@ -4,6 +4,7 @@
  * replaces the thread's working memory through an update to the thread's workflow.
  */
 import { Context } from '@temporalio/activity';
+import { writerArgs } from '../../activities/turn-writers.js';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
@@ -61,14 +62,15 @@ export function workingMemoryTool(options: WorkingMemoryOptions): AnyTool {
     outputSchema: UpdateWorkingMemoryOutputSchema,
     // The update is applied once per call (its id), and replacing the memory again changes nothing.
     idempotent: true,
-    execute: async ({ memory }, { runId, agentId, toolCallId, threadId, resourceId }) => {
+    execute: async ({ memory }, context) => {
+      const { runId, agentId, toolCallId, threadId, resourceId } = context;
       if (!threadId) return refusal('this run is not on a thread, so it has no working memory to update');
       const problem = workingMemoryProblem(memory, maxChars);
       if (problem) return refusal(problem);
       const handle = Context.current().client.workflow.getHandle(threadWorkflowId(resourceId, threadId));
       try {
         const stored = await handle.executeUpdate(updateWorkingMemoryUpdate, {
-          args: [{ runId, agentId, toolCallId, memory, maxChars }],
+          args: [{ runId, agentId, toolCallId, memory, maxChars }, ...writerArgs(context)],
           updateId: `working-memory:${runId}:${toolCallId}`,
         });
         return { success: true as const, workingMemory: stored.content };
