@@ -89,6 +89,8 @@ export class McpServerUnavailableError extends Error {
     readonly server: string,
     readonly where: string,
     reason: string,
+    /** It did not answer in time: trying again at once would wait as long. */
+    readonly timedOut = false,
   ) {
     super(
       `MCP server "${server}" of agent "${agentId}" (${where}) is unavailable: ${reason}. ` +
@@ -180,6 +182,23 @@ export class StreamOffsetError extends Error {
 }
 
 /**
+ * A read of a finished run's stream past its start: a run keeps its stream only while it is open (and
+ * for its grace period), so what came after an offset can no longer be told. Its result can.
+ */
+export class StreamClosedError extends Error {
+  override readonly name = 'StreamClosedError';
+  constructor(
+    readonly runId: string,
+    readonly offset: number,
+  ) {
+    super(
+      `run "${runId}" has finished and its stream is no longer kept, so nothing can be read from offset ` +
+        `${offset}: read the run's result instead (GET /runs/${runId}, agentctl runs show, AgentClient.result)`,
+    );
+  }
+}
+
+/**
  * A chunk a tool wrote with `context.writer.write` was refused: `reason` says which rule it broke
  * (`invalid`: not a `data-<name>` chunk of JSON data, or a reserved name; `too-large`: its data is over
  * the limit; `too-many`: this execution has written all it may; `unavailable`: the call was scheduled by
@@ -202,6 +221,18 @@ export class AccessDeniedError extends Error {
   override readonly name = 'AccessDeniedError';
   constructor(readonly reason: string) {
     super(`Access denied: ${reason}`);
+  }
+}
+
+/**
+ * The HTTP server cannot tell who is calling: the credentials are missing or invalid, or an authenticator
+ * refuses them for a reason it names (a JWT without `exp`, or without exactly one tenant where the
+ * deployment has tenants). Authenticators throw it; the server answers 401 with the reason.
+ */
+export class UnauthenticatedError extends Error {
+  override readonly name = 'UnauthenticatedError';
+  constructor(readonly reason: string) {
+    super(reason);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import type { AccessRule } from '../schemas/access.js';
 import type { ApprovalDeadlineSpec } from '../schemas/deadline.js';
-import type { PendingToolCall } from '../schemas/decisions.js';
+import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 
 /** The deadline that holds for a tool's calls: the tool's own, else the agent's. */
 export function deadlineOf(
@@ -47,4 +47,42 @@ export function escalationDeciders(spec: {
     (d) => d?.escalate?.decide ?? [],
   );
   return [...new Set(rules)];
+}
+
+/** Whether `when` has come by `at` (both ISO 8601). */
+function due(when: string | undefined, at: string): boolean {
+  return when !== undefined && Date.parse(when) <= Date.parse(at);
+}
+
+/** Whether a waiting approval's escalation or expiry has come by `at` and has not been acted on. */
+export function overdue(call: PendingToolCall, at: string): { escalate: boolean; expire: boolean } {
+  const escalate = call.kind === 'approval' && !!call.escalation && !call.escalation.escalated;
+  return {
+    escalate: escalate && due(call.escalation?.at, at),
+    expire: call.kind === 'approval' && due(call.expiresAt, at),
+  };
+}
+
+/** The call once escalated: from now on only the escalation's approvers may decide it. */
+export function escalated(call: PendingToolCall & { escalation: NonNullable<PendingToolCall['escalation']> }) {
+  return { ...call, decide: call.escalation.decide, escalation: { ...call.escalation, escalated: true } };
+}
+
+/** The trail entry for what the run did itself when a call's time came (no principal decided it). */
+export function deadlineRecord(kind: 'escalate' | 'expire', call: PendingToolCall, at: string): DecisionRecord {
+  const reason =
+    kind === 'escalate'
+      ? `no decision since ${call.askedAt}: only ${call.escalation?.decide.join(', ')} may decide it now` +
+        (call.expiresAt ? `, until ${call.expiresAt}` : '')
+      : `nobody decided between ${call.askedAt} and ${call.expiresAt ?? at}`;
+  return {
+    decisionId: `${kind}:${call.toolCallId}`,
+    kind,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    by: null,
+    reason,
+    at,
+    accepted: true,
+  };
 }

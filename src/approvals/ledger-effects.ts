@@ -21,6 +21,8 @@ export interface Resolution {
 export type LedgerEffect =
   /** The trail has a new entry: the memo and the parent must hear of it. */
   | { type: 'record'; record: DecisionRecord }
+  /** A decision was refused: counted among the run's refusals (never in the trail); the parent hears of it. */
+  | { type: 'refused'; record: DecisionRecord }
   /** What the run waits on changed. */
   | { type: 'change' }
   /** A call starts to wait (here, or below: then qualified): tell the stream. */

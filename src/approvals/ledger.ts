@@ -5,27 +5,23 @@
  * out, in order (see {@link LedgerEffect}). It never touches Temporal, so every rule has a unit test.
  */
 import {
-  ChildReportSchema,
   DecisionSignalSchema,
   type DecisionKind,
   type DecisionRecord,
   type DecisionSignal,
   type PendingToolCall,
+  type RefusalSummary,
   type RefusalType,
 } from '../schemas/decisions.js';
 import type { AccessPolicy } from '../schemas/access.js';
 import { safeParse, truncate } from '../schemas/json.js';
 import { callAccess } from './access.js';
+import { deadlineRecord, escalated, overdue } from './deadline.js';
 import { toolCallFingerprint } from './fingerprint.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
+import { SubAgentCalls } from './sub-agent-calls.js';
+import { DecisionTrail } from './trail.js';
 import { decisionRecord, judgeDecision, salvage, type DecisionCheck, type RunAccess } from './rules.js';
-
-/** What a parent knows of one running sub-agent: the calls it waits on, as the parent lists them. */
-interface ChildState {
-  pending: PendingToolCall[];
-  paused: boolean;
-  seq: number;
-}
 
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
 export type Waiting = Pick<
@@ -33,27 +29,12 @@ export type Waiting = Pick<
   'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display' | 'expiresAt' | 'escalation'
 >;
 
-/** A sub-agent's call as its parent lists it: the id qualified by the delegating call, one hop added to the path. */
-export function qualify(
-  child: { viaToolCallId: string; runId: string; agentId: string },
-  call: PendingToolCall,
-): PendingToolCall {
-  return {
-    ...call,
-    toolCallId: `${child.viaToolCallId}/${call.toolCallId}`,
-    path: [{ runId: child.runId, agentId: child.agentId, viaToolCallId: child.viaToolCallId }, ...call.path],
-  };
-}
-
 export class ApprovalLedger {
   private readonly own: PendingToolCall[] = [];
-  /** Running sub-agents, by the tool call that started them. */
-  private readonly children = new Map<string, ChildState>();
-  private readonly decisions: DecisionRecord[] = [];
-  /** Accepted decisions by tool-call id, to tell "already decided" from "unknown". */
-  private readonly decided = new Map<string, DecisionRecord>();
-  /** Decisions passed down to a sub-agent, by decision id: the qualified call they are about. */
-  private readonly forwarded = new Map<string, PendingToolCall>();
+  /** Running sub-agents: the calls they wait on, and the decisions passed down to them. */
+  private readonly subAgents: SubAgentCalls;
+  /** The decisions taken, the refusals, and what the run did itself. */
+  readonly trail: DecisionTrail;
   /** Set once the run has ended; decisions are then refused. */
   private ended: string | undefined;
   /** The agent's access policy, and who started the run in which tenant. */
@@ -62,38 +43,35 @@ export class ApprovalLedger {
 
   /**
    * @param runId this run's id: a sub-agent's reports must come from `<runId>::<delegating call>`
-   * @param trail the trail a run that continued as new carries over
+   * @param carried the trail and refusals a run that continued as new carries over
+   * @param deadlinesFirst whether a decision that arrives once a call's deadline has passed meets the
+   *   deadline first (escalated, or expired and then refused as late); asked only when that happens, so
+   *   that a run can answer it with a patch (runs from before took such a decision)
    */
   constructor(
     private readonly runId: string,
-    trail: DecisionRecord[] = [],
+    carried: { trail?: DecisionRecord[]; refusals?: RefusalSummary } = {},
+    private readonly deadlinesFirst: () => boolean = () => true,
   ) {
-    this.decisions.push(...trail);
-    for (const d of trail) if (d.accepted && d.toolCallId && d.kind !== 'escalate') this.decided.set(d.toolCallId, d);
+    this.trail = new DecisionTrail(carried);
+    this.subAgents = new SubAgentCalls(runId);
   }
 
   /** Every call the run waits on: its own, then its sub-agents' (qualified, with their path). */
   pending(): PendingToolCall[] {
-    return [...this.own, ...[...this.children.values()].flatMap((c) => c.pending)];
+    return [...this.own, ...this.subAgents.pending()];
   }
 
-  /** The whole trail, oldest first. */
-  trail(): DecisionRecord[] {
-    return [...this.decisions];
-  }
-
-  /** The trail entries from the `from`-th on (what a parent has not been sent yet). */
-  trailFrom(from: number): DecisionRecord[] {
-    return this.decisions.slice(from);
-  }
-
-  get trailLength(): number {
-    return this.decisions.length;
-  }
-
-  /** The verdict on this decision, once the trail has it. */
+  /** The verdict on this decision, once the trail (or the refusals kept) has it. */
   verdict(decisionId: string): DecisionRecord | undefined {
-    return this.decisions.find((d) => d.decisionId === decisionId);
+    return this.trail.verdict(decisionId);
+  }
+
+  /** Whether this decision was taken: it has a verdict, or is under way (a resume being checked, one passed down). */
+  taken(decisionId: string): boolean {
+    return (
+      this.verdict(decisionId) !== undefined || [...this.decided.values()].some((d) => d.decisionId === decisionId)
+    );
   }
 
   /** The policy decisions are checked against, once the agent's spec is known (before any call waits). */
@@ -133,22 +111,13 @@ export class ApprovalLedger {
     const index = this.own.findIndex((c) => c.toolCallId === toolCallId && c.kind === 'approval');
     const call = this.own[index];
     if (!call?.escalation || call.escalation.escalated) return [];
-    const escalated: PendingToolCall = {
-      ...call,
-      decide: call.escalation.decide,
-      escalation: { ...call.escalation, escalated: true },
-    };
-    this.own[index] = escalated;
-    const record: DecisionRecord = {
-      ...this.ownRecord('escalate', call, at),
-      reason:
-        `no decision since ${call.askedAt}: only ${call.escalation.decide.join(', ')} may decide it now` +
-        (call.expiresAt ? `, until ${call.expiresAt}` : ''),
-    };
+    const now = escalated({ ...call, escalation: call.escalation });
+    this.own[index] = now;
+    const record = deadlineRecord('escalate', call, at);
     return [
       ...this.record(record),
       { type: 'change' },
-      { type: 'notify', notice: { event: 'escalated', call: escalated, record } },
+      { type: 'notify', notice: { event: 'escalated', call: now, record } },
     ];
   }
 
@@ -159,10 +128,7 @@ export class ApprovalLedger {
   expire(toolCallId: string, at: string): LedgerEffect[] {
     const call = this.own.find((c) => c.toolCallId === toolCallId && c.kind === 'approval');
     if (!call) return [];
-    const record: DecisionRecord = {
-      ...this.ownRecord('expire', call, at),
-      reason: `nobody decided between ${call.askedAt} and ${call.expiresAt ?? at}`,
-    };
+    const record = deadlineRecord('expire', call, at);
     this.decided.set(toolCallId, record);
     this.own.splice(this.own.indexOf(call), 1);
     const resolution: Resolution = { kind: 'expire', decision: { decisionId: record.decisionId }, record };
@@ -172,20 +138,6 @@ export class ApprovalLedger {
       { type: 'change' },
       { type: 'notify', notice: { event: 'expired', call, record } },
     ];
-  }
-
-  /** A trail entry for what the run did itself about one of its calls (no principal decided it). */
-  private ownRecord(kind: 'escalate' | 'expire', call: PendingToolCall, at: string): DecisionRecord {
-    return {
-      decisionId: `${kind}:${call.toolCallId}`,
-      kind,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      by: null,
-      reason: null,
-      at,
-      accepted: true,
-    };
   }
 
   /**
@@ -208,45 +160,66 @@ export class ApprovalLedger {
       const message = `decision ${decision.decisionId} was taken already; a decision is used once`;
       return this.refuse(kind, decision, at, 'AlreadyDecided', message);
     }
-    // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
-    const inFlight = new Set([...this.forwarded.values()].map((c) => c.toolCallId));
-    const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
     if (decision.clientRefusal) {
-      const call = open.find((c) => c.toolCallId === decision.toolCallId);
-      return this.record(decisionRecord(kind, decision, at, { accepted: false, ...decision.clientRefusal, call }));
+      // Clients refuse at their edge and send nothing; a signal that says it was refused is not the
+      // system's word, and none of its text is kept as if it were.
+      const message = 'the signal says its sender refused it (clientRefusal): it is not applied';
+      return this.record(decisionRecord(kind, decision, at, { accepted: false, type: 'InvalidDecision', message }));
     }
     if (this.ended) {
       const check: DecisionCheck = { accepted: false, type: 'NothingPending', message: `the run has ${this.ended}` };
       return this.record(decisionRecord(kind, decision, at, check));
     }
+    // A deadline that passed before the run took this decision counts first, however the events came
+    // together (a timer fired with no worker up, the decision arrived later, both in one activation).
+    const deadlines = this.deadlinesDue(at);
+    // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
+    const inFlight = this.subAgents.inFlight();
+    const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
     const check = judgeDecision(kind, decision, open, this.decided, this.run);
-    if (!check.accepted) return this.record(decisionRecord(kind, decision, at, check));
+    if (!check.accepted) return [...deadlines, ...this.record(decisionRecord(kind, decision, at, check))];
+    return [...deadlines, ...this.accept(kind, decision, check.call, at)];
+  }
+
+  /** The escalations and expiries of own calls whose time has come by `at` (none before the patch). */
+  private deadlinesDue(at: string): LedgerEffect[] {
+    const due = this.own.map((call) => ({ call, ...overdue(call, at) })).filter((c) => c.escalate || c.expire);
+    if (due.length === 0 || !this.deadlinesFirst()) return [];
+    return due.flatMap(({ call, escalate, expire }) => [
+      ...(escalate ? this.escalate(call.toolCallId, at) : []),
+      ...(expire ? this.expire(call.toolCallId, at) : []),
+    ]);
+  }
+
+  /** An accepted decision: resolved here, or passed down to the sub-agent whose run waits on the call. */
+  private accept(kind: DecisionKind, decision: DecisionSignal, call: PendingToolCall, at: string): LedgerEffect[] {
+    const check: DecisionCheck = { accepted: true, call };
     // Changed arguments get a fingerprint of their own where the call waits (a run below records its own).
-    const args = check.call.path.length ? undefined : decision.args;
-    const { toolCallId, toolName } = check.call;
+    const args = call.path.length ? undefined : decision.args;
+    const { toolCallId, toolName } = call;
     const approved =
       args === undefined
         ? undefined
         : { args, fingerprint: toolCallFingerprint({ runId: this.runId, toolCallId, toolName, args }) };
     const record = decisionRecord(kind, decision, at, check, approved);
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
-    this.decided.set(check.call.toolCallId, record);
-    const hop = check.call.path[0];
+    this.decided.set(toolCallId, record);
+    const hop = call.path[0];
     if (hop) {
       // The call waits in a sub-agent's run: pass the decision down; its verdict comes back in a report.
       // The stream grace period is the business of the run the caller reads, so it does not go down.
-      this.forwarded.set(decision.decisionId, check.call);
+      this.subAgents.forward(decision.decisionId, call);
       const { streamGraceMs, ...down } = decision;
-      const inner = check.call.toolCallId.slice(hop.viaToolCallId.length + 1);
+      const inner = toolCallId.slice(hop.viaToolCallId.length + 1);
       const decisionDown = { ...down, toolCallId: inner };
       return [{ type: 'forward', childRunId: hop.runId, kind, decision: decisionDown, streamGraceMs }];
     }
-    this.own.splice(this.own.indexOf(check.call), 1);
+    this.own.splice(this.own.indexOf(call), 1);
     return [
       ...(kind === 'resume' ? [] : this.record(record)),
-      { type: 'resolve', toolCallId: check.call.toolCallId, resolution: { kind, decision, record } },
+      { type: 'resolve', toolCallId, resolution: { kind, decision, record } },
       { type: 'change' },
-      { type: 'notify', notice: { event: 'decided', call: check.call, record } },
+      { type: 'notify', notice: { event: 'decided', call, record } },
     ];
   }
 
@@ -270,7 +243,7 @@ export class ApprovalLedger {
 
   /** A sub-agent starts: from now on its reports are taken. */
   childStarted(viaToolCallId: string): void {
-    this.children.set(viaToolCallId, { pending: [], paused: false, seq: -1 });
+    this.subAgents.started(viaToolCallId);
   }
 
   /**
@@ -279,21 +252,9 @@ export class ApprovalLedger {
    * anything else (malformed, stale, forged) is dropped.
    */
   childReport(raw: unknown): LedgerEffect[] {
-    const parsed = safeParse(ChildReportSchema, raw);
-    if (!parsed.success) return [];
-    const report = parsed.data;
-    const child = this.children.get(report.viaToolCallId);
-    if (!child || report.runId !== `${this.runId}::${report.viaToolCallId}` || report.seq <= child.seq) return [];
-    const before = new Set(child.pending.map((p) => p.toolCallId));
-    child.seq = report.seq;
-    child.pending = report.pending.map((p) => qualify(report, p));
-    const effects = report.verdicts.flatMap((v) => this.takeVerdict(v));
-    if (!child.paused && report.paused) effects.push({ type: 'child', change: 'paused' });
-    if (child.paused && !report.paused) effects.push({ type: 'child', change: 'resumed' });
-    child.paused = report.paused;
-    for (const entry of child.pending) if (!before.has(entry.toolCallId)) effects.push({ type: 'waits', call: entry });
-    effects.push({ type: 'change' });
-    return effects;
+    const taken = this.subAgents.report(raw);
+    if (!taken) return [];
+    return [...taken.verdicts.flatMap((v) => this.takeVerdict(v)), ...taken.effects, { type: 'change' }];
   }
 
   /**
@@ -302,18 +263,13 @@ export class ApprovalLedger {
    * it never took is refused.
    */
   childFinished(viaToolCallId: string, trail: DecisionRecord[]): LedgerEffect[] {
-    const child = this.children.get(viaToolCallId);
+    const child = this.subAgents.finished(viaToolCallId);
     if (!child) return [];
-    this.children.delete(viaToolCallId);
     const effects: LedgerEffect[] = child.paused ? [{ type: 'child', change: 'ended-paused' }] : [];
     effects.push(...trail.flatMap((v) => this.takeVerdict(v)));
-    for (const [decisionId, call] of this.forwarded) {
-      const hop = call.path[0];
-      if (hop?.viaToolCallId === viaToolCallId) {
-        effects.push(
-          ...this.forwardFailed(decisionId, `the sub-agent run ${hop.runId} ended before it took the decision`),
-        );
-      }
+    for (const decisionId of this.subAgents.unsettledBelow(viaToolCallId)) {
+      const message = `the sub-agent run ${this.runId}::${viaToolCallId} ended before it took the decision`;
+      effects.push(...this.forwardFailed(decisionId, message));
     }
     effects.push({ type: 'change' });
     return effects;
@@ -321,9 +277,8 @@ export class ApprovalLedger {
 
   /** A decision passed down could not be delivered: refused, and the call can be decided again. */
   forwardFailed(decisionId: string, message: string): LedgerEffect[] {
-    const call = this.forwarded.get(decisionId);
+    const call = this.subAgents.settle(decisionId);
     if (!call) return [];
-    this.forwarded.delete(decisionId);
     const record = this.decided.get(call.toolCallId);
     if (record?.decisionId === decisionId) this.decided.delete(call.toolCallId);
     return record ? this.record({ ...record, accepted: false, refusal: { type: 'UnknownToolCall', message } }) : [];
@@ -333,15 +288,14 @@ export class ApprovalLedger {
   end(status: string): LedgerEffect[] {
     this.ended = status;
     this.own.length = 0;
-    this.children.clear();
+    this.subAgents.clear();
     return [{ type: 'change' }];
   }
 
   /** A sub-agent's verdict on a decision this run passed down: into this run's trail too. */
   private takeVerdict(verdict: DecisionRecord): LedgerEffect[] {
-    const call = this.forwarded.get(verdict.decisionId);
+    const call = this.subAgents.settle(verdict.decisionId);
     if (!call) return [];
-    this.forwarded.delete(verdict.decisionId);
     if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) {
       this.decided.delete(call.toolCallId);
     }
@@ -349,7 +303,10 @@ export class ApprovalLedger {
   }
 
   private record(record: DecisionRecord): LedgerEffect[] {
-    this.decisions.push(record);
-    return [{ type: 'record', record }];
+    return this.trail.record(record);
+  }
+
+  private get decided(): Map<string, DecisionRecord> {
+    return this.trail.decided;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
 import { readJsonSchema, safeParse } from '../schemas/json.js';
+import { clip } from '../schemas/limits.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -52,7 +53,17 @@ export type RunOptionsCheck = { allowed: true; options: RunOptions } | { allowed
 export function effectiveRunOptions(
   spec: AgentSpec,
   run: RunOptions,
-  { fromParent = false }: { fromParent?: boolean } = {},
+  {
+    fromParent = false,
+    namedContextKeys = () => true,
+  }: {
+    fromParent?: boolean;
+    /**
+     * Whether a request context key the agent's schema does not name is refused; asked only when a run
+     * has one (a patch: runs from before took them).
+     */
+    namedContextKeys?: () => boolean;
+  } = {},
 ): RunOptionsCheck {
   const agent = spec.defaultOptions ?? {};
   const may = new Set(spec.overridable ?? []);
@@ -99,7 +110,7 @@ export function effectiveRunOptions(
   }
   problems.push(...ungatedProviderTools(spec, agent, run));
   // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
-  if (!fromParent) problems.push(...requestContextProblems(spec, run));
+  if (!fromParent) problems.push(...requestContextProblems(spec, run, namedContextKeys));
   const requestContext = { ...agent.requestContext, ...run.requestContext };
   if (problems.length > 0) return { allowed: false, problems };
   return {
@@ -144,7 +155,7 @@ function ungatedProviderTools(spec: AgentSpec, agent: RunOptions, run: RunOption
 }
 
 /** What is wrong with a run's request context: the agent takes none, or it does not fit the agent's schema. */
-function requestContextProblems(spec: AgentSpec, run: RunOptions): string[] {
+function requestContextProblems(spec: AgentSpec, run: RunOptions, namedContextKeys: () => boolean): string[] {
   const problems = Object.entries(run.subAgentOptions ?? {})
     .filter(([, sub]) => sub.requestContext !== undefined)
     .map(([key]) => `subAgentOptions.${key}.requestContext: a sub-agent gets the run's own request context`);
@@ -164,7 +175,20 @@ function requestContextProblems(spec: AgentSpec, run: RunOptions): string[] {
         'give the agent a schema that zod can rebuild from its JSON schema',
     ];
   }
+  // Only keys the schema names reach tools: a loose object schema would let any other through.
+  const unnamed = unnamedKeys(spec.requestContextSchema, run.requestContext);
+  if (unnamed.length > 0 && namedContextKeys()) {
+    const keys = unnamed.map((k) => `"${clip(k, 60)}"`).join(', ');
+    return [...problems, `requestContext: agent "${spec.id}"'s requestContextSchema names no ${keys}`];
+  }
   const parsed = safeParse(read.schema, merged);
   if (parsed.success) return problems;
   return [...problems, `requestContext does not fit agent "${spec.id}"'s requestContextSchema: ${parsed.error}`];
+}
+
+/** The keys of a request context that its agent's JSON schema does not list among its properties. */
+export function unnamedKeys(schema: Record<string, unknown>, context: Record<string, unknown>): string[] {
+  const properties = schema.properties;
+  const named = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+  return Object.keys(context).filter((key) => !named.includes(key));
 }

@@ -13,7 +13,7 @@ import type {
 } from '../schemas/decisions.js';
 import { readJsonSchema, safeParse, truncate, type JsonValue } from '../schemas/json.js';
 import { clip, elided, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from '../schemas/limits.js';
-import { canDecide } from './access.js';
+import { canDecide, tenantCheck } from './access.js';
 
 export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
@@ -120,10 +120,11 @@ export function checkDecision(
       accepted: false,
       type: 'FingerprintMismatch',
       call,
+      // Neither the call's arguments nor its fingerprint: the caller reads the call again to see them,
+      // through whatever shows it to them (a display transform may hide arguments).
       message:
-        `fingerprint ${clip(decision.fingerprint)} does not match tool call ${call.toolCallId} ` +
-        `(${call.toolName} ${truncate(JSON.stringify(call.args), 200)}, fingerprint ${call.fingerprint}); ` +
-        'the call you decided on is not the one waiting',
+        `fingerprint ${clip(decision.fingerprint)} does not match tool call ${call.toolCallId} (${call.toolName}): ` +
+        'the call you decided on is not the one waiting; read the call again and decide on what it shows',
     };
   }
   return { accepted: true, call };
@@ -206,6 +207,9 @@ export function judgeDecision(
   decided: ReadonlyMap<string, DecisionRecord>,
   run: RunAccess,
 ): DecisionCheck {
+  // Another tenant learns nothing about the run: this comes before anything names a call.
+  const tenant = tenantCheck(decision.principal, run.resourceId);
+  if (!tenant.allowed) return { accepted: false, type: tenant.type, message: tenant.message };
   const check = checkDecision(kind, decision, pending, decided);
   if (!check.accepted) return check;
   const { call } = check;

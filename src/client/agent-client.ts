@@ -5,7 +5,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
-import { loadExternalStorage } from '../codec/external-storage.js';
+import { checkPayloadStore, loadExternalStorage } from '../codec/external-storage.js';
 import { CONNECTION_SETTINGS, resolveConnection } from '../config.js';
 import { rejectUnknownKeys } from '../options.js';
 import { tracingFromEnv } from '../tracing/config.js';
@@ -18,6 +18,7 @@ import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
 import { signingKeyFromEnv, type SigningKey } from './signing.js';
 import {
+  readableRun,
   resolvingDecision,
   sendDecision,
   type Decision,
@@ -38,13 +39,13 @@ import {
 import { readChunks, RunStream, streamOffset, subscribe, subscribeBatches } from './run-stream.js';
 import { confirmStart } from './started.js';
 import { StreamFeeds } from './stream-feed.js';
-import { pickThreadCall, type ThreadToolApproval } from './thread-decisions.js';
+import { pickThreadCall, THREAD_APPROVAL_KEYS, type ThreadToolApproval } from './thread-decisions.js';
 import { decisionRefused } from '../errors.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
 import { listBuilds, type BuildInfo } from './builds.js';
 import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
-import { nextResult, runResult, type NextPauseAfter } from './waiting.js';
+import { decisionTaken, nextResult, runResult, type NextPauseAfter } from './waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
 import {
   getThreadMessages,
@@ -65,6 +66,8 @@ import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } fro
  * through one path, {@link AgentClient.sendDecision}, and returns either the run's stream from there
  * (`approveToolCall`, ...) or its next result (`approveToolCallGenerate`, ...).
  */
+const THREAD_TARGET_KEYS = ['threadId', 'resourceId'];
+
 export class AgentClient {
   /** The Temporal client underneath, for anything this class does not cover. */
   readonly temporal: Client;
@@ -109,6 +112,7 @@ export class AgentClient {
     const codec = options.codec ?? (await loadPayloadCodec());
     const externalStorage =
       options.externalStorage === false ? undefined : (options.externalStorage ?? (await loadExternalStorage()));
+    if (externalStorage) await checkPayloadStore(externalStorage, 'client');
     const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-client') : undefined;
     const tracing = options.tracing || ownTracing;
     const connection = await Connection.connect({
@@ -202,6 +206,7 @@ export class AgentClient {
     runId: string,
     options: { fromOffset?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunStreamChunk, void, undefined> {
+    rejectUnknownKeys('subscribe', options, ['fromOffset', 'signal']);
     return subscribe(this.ctx, runId, options.fromOffset ?? 0, options.signal);
   }
 
@@ -213,6 +218,7 @@ export class AgentClient {
     runId: string,
     options: { fromOffset?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<RunStreamChunk[], void, undefined> {
+    rejectUnknownKeys('subscribeBatches', options, ['fromOffset', 'signal']);
     return subscribeBatches(this.ctx, runId, options.fromOffset ?? 0, options.signal);
   }
 
@@ -222,6 +228,7 @@ export class AgentClient {
    * stream is refused with `StreamOffsetError`.
    */
   async readChunks(runId: string, options: { fromOffset?: number; toOffset: number }): Promise<RunStreamChunk[]> {
+    rejectUnknownKeys('readChunks', options, ['fromOffset', 'toOffset']);
     return readChunks(this.ctx, runId, options.fromOffset ?? 0, options.toOffset);
   }
 
@@ -255,6 +262,7 @@ export class AgentClient {
 
   /** Waits until the run pauses (now or later) or finishes, and returns the result then. */
   async next(runId: string, after: NextPauseAfter = {}): Promise<RunResult> {
+    rejectUnknownKeys('next', after, ['afterVersion', 'decisionId']);
     return nextResult(this.ctx, runId, after);
   }
 
@@ -321,6 +329,7 @@ export class AgentClient {
   private async threadDecision(
     approval: ThreadToolApproval & { agentId?: string },
   ): Promise<{ kind: 'approve' | 'decline'; decision: Decision }> {
+    rejectUnknownKeys('sendToolApproval', approval, THREAD_APPROVAL_KEYS);
     const { threadId, resourceId, agentId, toolCallId, fingerprint, approved, reason, principal, by } = approval;
     const runs = await this.listSuspendedRuns({ threadId, resourceId, agentId });
     const picked = pickThreadCall(threadId, runs, { toolCallId, fingerprint });
@@ -374,10 +383,15 @@ export class AgentClient {
 
   /** Sends a decision and returns the stream from the offset the run had reached before it. */
   async decideAndStream(kind: DecisionKind, decision: Decision): Promise<RunStream> {
-    await this.getRun(decision.runId); // a missing run is RunNotFoundError, not a failed query
+    // A missing run (or another tenant's) is RunNotFoundError, not a failed query; nothing is read of a
+    // run the caller may not read.
+    const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
+    await readableRun(this.ctx, decision.runId, principal);
     const offset = await streamOffset(this.ctx, decision.runId);
     // The run may finish right after this decision: it stays readable for the stream's grace period.
-    await this.sendDecision(kind, { ...decision, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
+    const sent = await this.sendDecision(kind, { ...decision, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
+    // A decider who lost a race hears so (AlreadyDecided), not the winner's stream.
+    await decisionTaken(this.ctx, decision.runId, sent.decisionId);
     return new RunStream(this.ctx, decision.runId, offset);
   }
 
@@ -402,11 +416,13 @@ export class AgentClient {
   async listSuspendedRuns(
     filter: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'> = {},
   ): Promise<SuspendedRun[]> {
+    rejectUnknownKeys('listSuspendedRuns', filter, ['agentId', 'threadId', 'resourceId']);
     return listSuspendedRuns(this.ctx, filter);
   }
 
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
+    rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'limit']);
     return listRuns(this.ctx, filter);
   }
 
@@ -416,6 +432,7 @@ export class AgentClient {
    * is `retirable`, its workers can go (see docs/upgrading.md).
    */
   async listBuilds(filter: { deploymentName?: string } = {}): Promise<BuildInfo[]> {
+    rejectUnknownKeys('listBuilds', filter, ['deploymentName']);
     return listBuilds(this.ctx, filter);
   }
 
@@ -424,6 +441,7 @@ export class AgentClient {
    * from Temporal visibility, with no worker needed.
    */
   async listThreads(filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
+    rejectUnknownKeys('listThreads', filter, ['resourceId', 'limit']);
     return listThreads(this.ctx, filter);
   }
 
@@ -433,6 +451,7 @@ export class AgentClient {
    * `ThreadNotFoundError` when no run was started on it.
    */
   async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
+    rejectUnknownKeys('getThreadMessages', target, THREAD_TARGET_KEYS);
     return getThreadMessages(this.ctx, target);
   }
 
@@ -442,6 +461,7 @@ export class AgentClient {
    * no worker needed. `ThreadNotFoundError` when no run was started on it.
    */
   async getWorkingMemory(target: { threadId: string; resourceId?: string }): Promise<WorkingMemory | null> {
+    rejectUnknownKeys('getWorkingMemory', target, THREAD_TARGET_KEYS);
     return getWorkingMemory(this.ctx, target);
   }
 
@@ -451,6 +471,7 @@ export class AgentClient {
    * `ThreadNotFoundError` when no run was started on the thread.
    */
   async getThreadTasks(target: { threadId: string; resourceId?: string }): Promise<ThreadTasks> {
+    rejectUnknownKeys('getThreadTasks', target, THREAD_TARGET_KEYS);
     return getThreadTasks(this.ctx, target);
   }
 
@@ -462,6 +483,7 @@ export class AgentClient {
    * polls the task queue at all).
    */
   async listTools(options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo[]> {
+    rejectUnknownKeys('listTools', options, ['agentId', 'timeoutMs']);
     const tools = await listTools(this.ctx, options.timeoutMs);
     const { agentId } = options;
     if (agentId === undefined) return tools;
@@ -475,6 +497,7 @@ export class AgentClient {
    * given). `UnknownToolError` when the workers have no such tool.
    */
   async getTool(toolId: string, options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo> {
+    rejectUnknownKeys('getTool', options, ['agentId', 'timeoutMs']);
     return findTool(await listTools(this.ctx, options.timeoutMs), toolId, options.agentId);
   }
 

@@ -42,6 +42,12 @@ export function runLines(run: RunInfo): string[] {
   for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);
   for (const d of run.decisions) lines.push(`  ${decisionLine(d)}`);
+  const { count, recent } = run.refusals;
+  if (count > 0) {
+    const older = count - recent.length;
+    lines.push(`refused decisions: ${count}${older > 0 ? ` (the last ${recent.length} shown)` : ''}`);
+    for (const d of recent) lines.push(`  ${decisionLine(d)}`);
+  }
   return lines;
 }
 

@@ -7,6 +7,7 @@ import proto from '@temporalio/proto';
 import { AgentStatusKey } from '../workflows/search-attributes.js';
 import type { ClientContext } from './context.js';
 import { runBuild } from './runs.js';
+import { queryValue } from './visibility-query.js';
 
 /** A build of a Worker Deployment, as {@link listBuilds} finds it. */
 export interface BuildInfo {
@@ -74,7 +75,8 @@ async function openWorkflowsByBuild(
 ): Promise<Map<string, Pick<BuildInfo, 'pinned' | 'autoUpgrade'>>> {
   const { namespace, temporal: client } = ctx;
   const counts = new Map<string, Pick<BuildInfo, 'pinned' | 'autoUpgrade'>>();
-  const query = `ExecutionStatus = 'Running' AND TemporalWorkerDeployment = ${quote(deploymentName)}`;
+  const deployment = queryValue('deploymentName', deploymentName);
+  const query = `ExecutionStatus = 'Running' AND TemporalWorkerDeployment = ${deployment}`;
   let nextPageToken: Uint8Array = Buffer.alloc(0);
   do {
     const page = await client.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken });
@@ -96,8 +98,4 @@ async function openWorkflowsByBuild(
     nextPageToken = page.nextPageToken;
   } while (nextPageToken.length > 0);
   return counts;
-}
-
-function quote(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

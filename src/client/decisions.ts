@@ -5,8 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { canRead, tenantCheck } from '../approvals/access.js';
 import { judgeDecision, resumeAsApproval } from '../approvals/rules.js';
-import { decisionRefused, RequestRefusedError, RunNotWaitingError } from '../errors.js';
+import {
+  AccessDeniedError,
+  decisionRefused,
+  RequestRefusedError,
+  RunNotFoundError,
+  RunNotWaitingError,
+} from '../errors.js';
 import type { Principal } from '../schemas/access.js';
 import {
   DecisionSignalSchema,
@@ -14,8 +21,9 @@ import {
   type DecisionSignal,
   type PendingToolCall,
 } from '../schemas/decisions.js';
-import { oneLine, truncate, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
-import { MAX_TEXT, clip } from '../schemas/limits.js';
+import { oneLine, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
+import { clip } from '../schemas/limits.js';
+import { rejectUnknownKeys } from '../options.js';
 import { checkInput } from './checks.js';
 import { decisionSignals } from '../workflows/messages.js';
 import type { ClientContext } from './context.js';
@@ -52,6 +60,22 @@ export interface Decision extends DecisionTarget {
   streamGraceMs?: number;
 }
 
+const TARGET_KEYS = ['runId', 'toolCallId', 'fingerprint', 'principal', 'by', 'streamGraceMs'] as const;
+
+/**
+ * The keys a decision of each kind takes. Any other is refused by name, never dropped: a misspelt
+ * `toolCallID` would otherwise decide the run's latest call, and `resumeData` on an approval would be
+ * lost while the tool ran without it.
+ */
+export const DECISION_KEYS: Record<DecisionKind, readonly string[]> = {
+  approve: [...TARGET_KEYS, 'args'],
+  decline: [...TARGET_KEYS, 'reason'],
+  // Mastra's `resume({ approved, reason })` decides an approval (see resumeAsApproval).
+  resume: [...TARGET_KEYS, 'resumeData', 'reason'],
+  result: [...TARGET_KEYS, 'result'],
+  resolve: [...TARGET_KEYS, 'resolution', 'result', 'reason'],
+};
+
 /** A decision as sent: its id (to find it in the trail) and the call it is about. */
 export interface SentDecision {
   decisionId: string;
@@ -62,8 +86,9 @@ export interface SentDecision {
 
 /**
  * Checks a decision against the run and sends it as a signal, without waiting for the run to go on.
- * A refusal throws a `DecisionRefusedError` subclass; it is still signalled (so the history records
- * it), except resume data that fails the tool's resumeSchema, which is refused before signalling.
+ * A refusal throws a `DecisionRefusedError` subclass and sends nothing: a refusal decided here never
+ * writes into the run. Whoever may not read the run learns nothing about it first: another tenant's run
+ * is not found, one the caller may not read is refused before anything about its calls is said.
  */
 export async function sendDecision(
   ctx: ClientContext,
@@ -71,9 +96,12 @@ export async function sendDecision(
   target: Omit<Decision, 'principal'> & { principal: Principal | undefined },
   signingKey?: SigningKey,
 ): Promise<SentDecision> {
+  // A key given as undefined carries nothing; any other this kind does not take is refused by name.
+  const given = Object.fromEntries(Object.entries(target).filter(([, value]) => value !== undefined));
+  rejectUnknownKeys(`${kind} decision`, given, DECISION_KEYS[kind]);
   // What the run would refuse for its form or size is refused here, before anything is sent.
   checkInput('decision', DecisionSignalSchema, { ...signalFields(target, 'all'), decisionId: 'check' });
-  const info = await getRun(ctx, target.runId);
+  const info = await readableRun(ctx, target.runId, target.principal);
   // A finished run may stay open a while (a stream's grace period); it takes no decisions either.
   if (info.closeTime || info.status === 'completed' || info.status === 'failed') {
     throw new RunNotWaitingError(target.runId, info.closeTime ? info.workflowStatus.toLowerCase() : info.status);
@@ -85,26 +113,26 @@ export async function sendDecision(
   if ('refusal' in asApproval) throw decisionRefused(target.runId, 'WrongPauseKind', asApproval.refusal);
   ({ kind, target } = asApproval);
   const check = judgeDecision(kind, target, info.pendingToolCalls, decided, run);
-  if (check.accepted && kind === 'resume') checkResumeData(target.runId, check.call, target.resumeData);
-
-  const toolCallId = check.call?.toolCallId ?? target.toolCallId;
-  // A signed decision names the call and its fingerprint as the signer saw them.
-  const fingerprint = target.fingerprint ?? (signingKey && check.accepted ? check.call.fingerprint : undefined);
-  const unsigned: DecisionSignal = {
-    decisionId: randomUUID(),
-    ...signalFields({ ...target, toolCallId, fingerprint }, check.accepted ? kind : 'none'),
-    sentAt: new Date().toISOString(),
-    // A refused decision is sent all the same, so that the run's history records who tried what
-    // and why it was refused; marked as refused, the workflow only records it and never applies it.
-    ...(check.accepted ? {} : { clientRefusal: { type: check.type, message: truncate(check.message, MAX_TEXT) } }),
-  };
-  if (signingKey && check.accepted && !target.principal) {
+  if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
+  const { call } = check;
+  if (call.expiresAt && Date.parse(call.expiresAt) <= Date.now()) {
+    const message = `tool call ${call.toolCallId} (${call.toolName}) expired at ${call.expiresAt}: it does not run`;
+    throw decisionRefused(target.runId, 'AlreadyDecided', message);
+  }
+  if (kind === 'resume') checkResumeData(target.runId, call, target.resumeData);
+  if (signingKey && !target.principal) {
     throw new RequestRefusedError('IdentityRequired', 'a signed decision names who decides: give a principal');
   }
-  const decision =
-    signingKey && check.accepted
-      ? signDecision(signingKey, kind, unsigned, { runId: target.runId, toolCallId: check.call.toolCallId })
-      : unsigned;
+  // A signed decision names the call and its fingerprint as the signer saw them.
+  const fingerprint = target.fingerprint ?? (signingKey ? call.fingerprint : undefined);
+  const unsigned: DecisionSignal = {
+    decisionId: randomUUID(),
+    ...signalFields({ ...target, toolCallId: call.toolCallId, fingerprint }, kind),
+    sentAt: new Date().toISOString(),
+  };
+  const decision = signingKey
+    ? signDecision(signingKey, kind, unsigned, { runId: target.runId, toolCallId: call.toolCallId })
+    : unsigned;
   try {
     await ctx.temporal.workflow.getHandle(target.runId).signal(decisionSignals[kind], decision);
   } catch (err) {
@@ -112,18 +140,30 @@ export async function sendDecision(
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     throw new RunNotWaitingError(target.runId, (await getRun(ctx, target.runId)).workflowStatus.toLowerCase());
   }
-  if (!check.accepted) throw decisionRefused(target.runId, check.type, check.message);
-  return { decisionId: decision.decisionId, runId: target.runId, kind, call: check.call };
+  return { decisionId: decision.decisionId, runId: target.runId, kind, call };
 }
 
 /**
- * The fields of a decision signal that the target gives. `carries` says which data goes with it: a
- * refused decision carries none, an accepted one the data of its kind, and `all` everything given
- * (to check its form and size before anything is sent).
+ * The run, when the principal may read it. Another tenant's run is not found (the same error as a
+ * run that does not exist); a run the agent's read rule keeps from the principal is refused, naming
+ * nothing of it.
+ */
+export async function readableRun(ctx: ClientContext, runId: string, principal: Principal | undefined) {
+  const info = await getRun(ctx, runId);
+  if (!tenantCheck(principal, info.resourceId).allowed) throw new RunNotFoundError(runId, ctx.namespace);
+  if (!canRead(info.read, info, principal).allowed) {
+    throw new AccessDeniedError(`${principal ? `"${principal.id}"` : 'an unknown caller'} may not read run "${runId}"`);
+  }
+  return info;
+}
+
+/**
+ * The fields of a decision signal that the target gives. `carries` says which data goes with it: the
+ * data of its kind, or `all` everything given (to check its form and size before anything is sent).
  */
 function signalFields(
   target: Omit<Decision, 'principal' | 'runId'> & { principal: Principal | undefined },
-  carries: DecisionKind | 'all' | 'none',
+  carries: DecisionKind | 'all',
 ): Omit<DecisionSignal, 'decisionId'> {
   const { toolCallId, fingerprint, principal, by, reason, streamGraceMs, resumeData, result, args, resolution } =
     target;
@@ -139,7 +179,7 @@ function signalFields(
     ...(carries === 'resume' || (all && resumeData !== undefined) ? { resumeData: resumeData ?? null } : {}),
     ...(carriesResult || (all && result !== undefined) ? { result: result ?? null } : {}),
     ...(resolution !== undefined ? { resolution } : {}),
-    ...(args !== undefined && carries !== 'none' ? { args } : {}),
+    ...(args !== undefined ? { args } : {}),
   };
 }
 

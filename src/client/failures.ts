@@ -16,9 +16,12 @@ import {
   RunNotFoundError,
   ThreadNotFoundError,
   RunNotWaitingError,
+  UnauthenticatedError,
+  StreamClosedError,
   StreamOffsetError,
   UnknownToolError,
 } from '../errors.js';
+import { PAYLOAD_STORE_ERROR } from '../codec/errors.js';
 
 /** A failure as a caller sees it. */
 export interface Failure {
@@ -44,6 +47,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof ThreadNotFoundError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof UnknownToolError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof NoWorkerError, httpStatus: 503, exitCode: REFUSED },
+  { matches: (e) => e instanceof UnauthenticatedError, httpStatus: 401, exitCode: REFUSED, type: 'Unauthenticated' },
   { matches: (e) => e instanceof AccessDeniedError, httpStatus: 403, exitCode: REFUSED, type: 'AccessDenied' },
   {
     matches: (e) => e instanceof DecisionRefusedError && (e.type === 'NotAllowed' || e.type === 'SelfApproval'),
@@ -63,8 +67,17 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof InvalidInputError, httpStatus: 400, exitCode: USAGE },
   { matches: (e) => e instanceof RunAlreadyExistsError, httpStatus: 409, exitCode: REFUSED },
   { matches: (e) => e instanceof StreamOffsetError, httpStatus: 400, exitCode: REFUSED },
+  { matches: (e) => e instanceof StreamClosedError, httpStatus: 410, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
   { matches: (e) => e instanceof AutoResumeFailedError, httpStatus: 502, exitCode: REFUSED },
+  // The payload store failed to keep what this request sent (the disk full, the bucket unreachable).
+  {
+    // By name and type, not by class: agentctl loads this table and must not load the SDK for it.
+    matches: (e) => e.name === 'ApplicationFailure' && (e as { type?: unknown }).type === PAYLOAD_STORE_ERROR,
+    httpStatus: 503,
+    exitCode: REFUSED,
+    type: PAYLOAD_STORE_ERROR,
+  },
 ];
 
 /** What a caller is told about this error. */

@@ -14,11 +14,23 @@ import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, RunFailedError, RunNotFoundError } from '../errors.js';
 import type { AccessRule, Principal } from '../schemas/access.js';
 import type { AutoResumeSettings } from '../schemas/auto-resume.js';
-import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
-import { RUN_MEMO_KEY, RunMemoSchema, type RunMemo, type RunStatus } from '../schemas/run-result.js';
+import {
+  RefusalSummarySchema,
+  type DecisionRecord,
+  type PendingToolCall,
+  type RefusalSummary,
+} from '../schemas/decisions.js';
+import {
+  RUN_MEMO_KEY,
+  RUN_REFUSALS_MEMO_KEY,
+  RunMemoSchema,
+  type RunMemo,
+  type RunStatus,
+} from '../schemas/run-result.js';
 import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
 import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
+import { queryValue } from './visibility-query.js';
 
 /** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
 export interface SuspendedRun {
@@ -39,8 +51,10 @@ export interface RunInfo extends SuspendedRun {
   /** Temporal's status of the workflow (RUNNING, COMPLETED, FAILED, TERMINATED, ...). */
   workflowStatus: string;
   closeTime: Date | undefined;
-  /** The most recent decisions, accepted or refused, with who, when and why. */
+  /** The most recent accepted decisions (and escalations, expiries), with who, when and why. */
   decisions: DecisionRecord[];
+  /** How many decisions the run refused, and the last few (runs from before kept them in `decisions`). */
+  refusals: RefusalSummary;
   /** Who started the run, when known. */
   startedBy: Principal | undefined;
   /** Who may read the run (the agent's rule), when the run has said. */
@@ -115,6 +129,11 @@ function memoOf(memo: Record<string, unknown> | undefined): RunMemo | undefined 
   return parsed.success ? parsed.data : undefined;
 }
 
+function refusalsOf(memo: Record<string, unknown> | undefined): RefusalSummary {
+  const parsed = RefusalSummarySchema.safeParse(memo?.[RUN_REFUSALS_MEMO_KEY]);
+  return parsed.success ? parsed.data : { count: 0, recent: [] };
+}
+
 /** What describe and visibility both tell of a workflow, as a run. */
 function runInfo(
   info: Pick<
@@ -136,6 +155,7 @@ function runInfo(
     closeTime: info.closeTime,
     pendingToolCalls: memo?.pendingToolCalls ?? [],
     decisions: memo?.decisions ?? [],
+    refusals: refusalsOf(info.memo),
     startedBy: memo?.startedBy,
     read: memo?.read,
     ...(memo?.autoResume ? { autoResume: memo.autoResume } : {}),
@@ -152,18 +172,31 @@ export async function getRun(ctx: ClientContext, runId: string): Promise<RunInfo
   } catch (err) {
     throw runError(ctx, runId, err);
   }
+  // A thread's workflow, or any other in the namespace, is not a run: it is not found as one.
+  if (description.type !== 'agentRun') throw new RunNotFoundError(runId, ctx.namespace);
   return { ...runInfo(description, runBuild(description.raw.workflowExecutionInfo)), runId };
+}
+
+/** The run's verdict on a decision: in its trail, or among the refusals it still shows. */
+export function verdictIn(
+  info: Pick<RunInfo, 'decisions' | 'refusals'>,
+  decisionId: string,
+): DecisionRecord | undefined {
+  return (
+    info.decisions.find((d) => d.decisionId === decisionId) ??
+    info.refusals.recent.find((d) => d.decisionId === decisionId)
+  );
 }
 
 /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
 export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Promise<RunInfo[]> {
   const clauses = [`WorkflowType = 'agentRun'`];
-  if (filter.status) clauses.push(`AgentStatus = ${quote(filter.status)}`);
+  if (filter.status) clauses.push(`AgentStatus = ${queryValue('status', filter.status)}`);
   // A terminated or timed-out workflow keeps the status it last reported; it runs no more.
   if (filter.status === 'running' || filter.status === 'suspended') clauses.push(`ExecutionStatus = 'Running'`);
-  if (filter.agentId) clauses.push(`AgentId = ${quote(filter.agentId)}`);
-  if (filter.threadId) clauses.push(`AgentThreadId = ${quote(filter.threadId)}`);
-  if (filter.resourceId) clauses.push(`AgentResourceId = ${quote(filter.resourceId)}`);
+  if (filter.agentId) clauses.push(`AgentId = ${queryValue('agentId', filter.agentId)}`);
+  if (filter.threadId) clauses.push(`AgentThreadId = ${queryValue('threadId', filter.threadId)}`);
+  if (filter.resourceId) clauses.push(`AgentResourceId = ${queryValue('resourceId', filter.resourceId)}`);
   const limit = filter.limit ?? 100;
   const runs: RunInfo[] = [];
   // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
@@ -232,8 +265,4 @@ export function runError(ctx: Pick<ClientContext, 'namespace'>, runId: string, e
     return new RunFailedError(runId, cause?.message ?? err.message, type);
   }
   return err;
-}
-
-function quote(value: string): string {
-  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

@@ -21,6 +21,19 @@ export interface ThreadToolApproval {
   by?: string;
 }
 
+/** Every key of {@link ThreadToolApproval} (and the agent a client's search narrows to); any other is refused. */
+export const THREAD_APPROVAL_KEYS = [
+  'threadId',
+  'resourceId',
+  'agentId',
+  'toolCallId',
+  'fingerprint',
+  'approved',
+  'reason',
+  'principal',
+  'by',
+] as const;
+
 /** The call a thread approval is about, or why none can be told. */
 export type ThreadCallPick =
   { runId: string; call: PendingToolCall } | { refusal: { type: RefusalType; message: string } };

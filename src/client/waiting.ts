@@ -2,6 +2,7 @@
  * Waiting on a run: for its result, or for its next pause (the `nextPause` update: no polling),
  * with every way a wait can end turned into a typed error.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decisionRefused } from '../errors.js';
@@ -11,7 +12,7 @@ import type { agentRun } from '../workflows/agent-run.js';
 import { nextPauseUpdate, runStateQuery, type PauseSnapshot, type RunSnapshot } from '../workflows/messages.js';
 import { runRef } from './checks.js';
 import type { ClientContext } from './context.js';
-import { getRun, runError } from './runs.js';
+import { getRun, runError, verdictIn } from './runs.js';
 
 /** Waits until the run finishes and returns its result; throws `RunFailedError` if it failed. */
 export async function runResult(ctx: ClientContext, runId: string): Promise<RunResult> {
@@ -79,7 +80,7 @@ export async function nextResult(
       (err instanceof WorkflowNotFoundError && (await exists(ctx, runId)));
     if (!finished) throw runError(ctx, runId, err);
     if (after.decisionId) {
-      const verdict = (await getRun(ctx, runId)).decisions.find((d) => d.decisionId === after.decisionId);
+      const verdict = verdictIn(await getRun(ctx, runId), after.decisionId);
       if (verdict?.refusal) throw decisionRefused(runId, verdict.refusal.type, verdict.refusal.message);
     }
   }
@@ -100,4 +101,38 @@ async function exists(ctx: ClientContext, runId: string): Promise<boolean> {
 /** The server's answer to an update for a workflow that has already closed. */
 function isFinishedError(err: unknown): boolean {
   return err instanceof Error && /workflow execution already completed|already completed/i.test(err.message);
+}
+
+/** How long a caller that streams a run waits for the run to take its decision before it streams anyway. */
+export const VERDICT_WAIT_MS = 10_000;
+
+/**
+ * Waits (at most `timeoutMs`) until the run has taken the decision, and throws its typed refusal if the
+ * run refused it: a caller that lost a race to another decider hears so instead of streaming the
+ * winner's run. With no worker up nothing answers; the wait then ends quietly and the decision stays
+ * queued in the run's history, where a worker takes it when one starts.
+ */
+export async function decisionTaken(
+  ctx: ClientContext,
+  runId: string,
+  decisionId: string,
+  timeoutMs = VERDICT_WAIT_MS,
+): Promise<void> {
+  const update = ctx.temporal.workflow
+    .getHandle(runId)
+    .executeUpdate(nextPauseUpdate, { args: [{ decisionId, verdictOnly: true }] })
+    .then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+  const stop = new AbortController();
+  const timeout = delay(timeoutMs, undefined, { signal: stop.signal }).catch(() => undefined);
+  const err = await Promise.race([update, timeout]).finally(() => stop.abort());
+  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  if (cause instanceof ApplicationFailure) {
+    const type = RefusalTypeSchema.safeParse(cause.type);
+    if (type.success) throw decisionRefused(runId, type.data, cause.message);
+  }
+  // Anything else (a worker from before that does not know `verdictOnly`, a run that closed) leaves
+  // the stream to tell what happened.
 }

@@ -178,6 +178,22 @@ export const DecisionRecordSchema = z.object({
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 
+/** How many refused decisions a run's memo shows: the count says how many there were in all. */
+export const RECENT_REFUSALS = 5;
+
+/**
+ * What a run keeps of the decisions it refused: how many, and the last few, each clipped. Refusals are
+ * kept apart from the trail of accepted decisions, under a memo key of their own, so that no sequence of
+ * refused signals writes the run's memo (its waiting calls and trail) again, or grows it.
+ */
+export const RefusalSummarySchema = z
+  .object({
+    count: z.number().int().nonnegative(),
+    recent: z.array(DecisionRecordSchema).max(RECENT_REFUSALS),
+  })
+  .strict();
+export type RefusalSummary = z.infer<typeof RefusalSummarySchema>;
+
 /** What a sub-agent's run reports to its parent whenever its waiting calls, its pause or its verdicts change. */
 export const ChildReportSchema = z
   .object({

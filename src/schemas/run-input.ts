@@ -2,12 +2,13 @@
 import { z } from 'zod';
 import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
-import { DecisionRecordSchema } from './decisions.js';
+import { DecisionRecordSchema, RefusalSummarySchema } from './decisions.js';
 import { boundedJson, IdSchema, MAX_PROGRESS_BYTES, MAX_QUALIFIED_ID, MAX_RUN_REF } from './limits.js';
 import { MessageSchema } from './message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
 import { StreamGraceMsSchema } from './stream-grace.js';
+import { TURN_KEY_CHARS } from './thread.js';
 import { MAX_WORKING_MEMORY_CHARS } from './working-memory.js';
 
 /** What a run that continued as new carries over (the conversation is in `messages`). */
@@ -16,6 +17,8 @@ export const RunCarrySchema = z
     spec: AgentSpecSchema,
     steps: z.array(StepRecordSchema),
     decisions: z.array(DecisionRecordSchema),
+    /** What the run refused so far (runs from before kept refusals in `decisions`). */
+    refusals: RefusalSummarySchema.optional(),
     version: z.number(),
     /** The run stream's chunks (see `ChunkLog`; runs from before it carried a `WorkflowStreamState`). */
     stream: z.record(z.string(), z.unknown()),
@@ -23,6 +26,8 @@ export const RunCarrySchema = z
     threadMessages: z.number().int().nonnegative().optional(),
     /** Set for a run on a thread whose agent keeps a working memory, when there is one: as the run knows it. */
     workingMemory: z.string().max(MAX_WORKING_MEMORY_CHARS).optional(),
+    /** Set for a run that began its turn on a thread with a key: its writes there carry it (see thread-writers.ts). */
+    threadKey: z.string().length(TURN_KEY_CHARS).optional(),
     /**
      * Set for a run whose model calls carry the conversation by reference: the messages its last model
      * call held with its answer (see workflows/conversation-ref.ts), which its continuation's first call

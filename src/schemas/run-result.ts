@@ -152,3 +152,5 @@ export const RunMemoSchema = z.object({
 });
 export type RunMemo = z.infer<typeof RunMemoSchema>;
 export const RUN_MEMO_KEY = 'agentRun';
+/** The memo key of a run's refusals (see `RefusalSummarySchema`), apart from its memo. */
+export const RUN_REFUSALS_MEMO_KEY = 'agentRunRefusals';

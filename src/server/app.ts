@@ -9,7 +9,7 @@ import { Hono, type Context } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { Agent } from '../agent.js';
-import { canRead, canStart, readers, tenantCheck, type AccessCheck } from '../approvals/access.js';
+import { canRead, canStart, confinedTenant, readers, tenantCheck, type AccessCheck } from '../approvals/access.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { checkInput } from '../client/checks.js';
 import { failureOf } from '../client/failures.js';
@@ -23,6 +23,8 @@ import {
   decisionRefused,
   RequestRefusedError,
   RunFailedError,
+  RunNotFoundError,
+  StreamClosedError,
   ThreadNotFoundError,
 } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
@@ -43,6 +45,7 @@ import {
   toModelMessages,
 } from './requests.js';
 import { shownResult } from './shown-result.js';
+import { threadAccess, threadPrivacyOption, type ThreadPrivacy } from './thread-access.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
@@ -76,10 +79,17 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /**
    * The request context of a run started here, from who is calling (`(principal) => ({ userId:
-   * principal.id })`). Its keys win over any a request sends (which it may only where `requestOptions`
-   * lists `requestContext`); the agent's `requestContextSchema` must allow them.
+   * principal.id })`). A request may not send any key it returns, even one it leaves undefined for a
+   * caller (return every key, undefined where there is no value); a request may send others only where
+   * `requestOptions` lists `requestContext`. The agent's `requestContextSchema` must name them all.
    */
   requestContext?: (principal: Principal | undefined) => RequestContextValues;
+  /**
+   * Who may use a thread (read, list, start runs on it, resume its calls by a message): `user` (default)
+   * keeps a thread to the principal who began it and those the agents' read rules let in; `tenant` shares
+   * it within the tenant. See {@link ThreadPrivacy}.
+   */
+  threadPrivacy?: ThreadPrivacy;
 }
 
 /** Every option of {@link ServerOptions}; any other is refused, naming the nearest. */
@@ -91,6 +101,7 @@ export const SERVER_OPTIONS = [
   'requestOptions',
   'maxBodyBytes',
   'requestContext',
+  'threadPrivacy',
 ] as const satisfies ReadonlyArray<keyof ServerOptions>;
 
 function allowOrDeny(check: AccessCheck): void {
@@ -110,6 +121,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   const requestOptions = new Set(options.requestOptions ?? DEFAULT_REQUEST_OPTIONS);
   const contextOf = options.requestContext;
   const allowedOrigins = options.allowedOrigins ?? [];
+  const threadPrivacy = threadPrivacyOption(options.threadPrivacy);
 
   app.use(hostGuard(options.allowedHosts ?? LOOPBACK_HOSTS));
   if (allowedOrigins.length > 0) {
@@ -136,24 +148,22 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     });
   });
 
-  /** A run the principal may read, or a typed refusal. */
+  /**
+   * A run the principal may read. Another tenant's run is not found, as a run that does not exist; one
+   * the agent's read rule keeps from the principal is refused naming nothing of it.
+   */
   const readableRun = async (runId: string, principal: Principal | undefined): Promise<RunInfo> => {
     const info = await client.getRun(runId);
-    allowOrDeny(canRead(info.read ?? readers(policies.get(info.agentId ?? '')), info, principal));
+    if (!tenantCheck(principal, info.resourceId).allowed) throw new RunNotFoundError(runId, client.namespace);
+    if (!canRead(info.read ?? readers(policies.get(info.agentId ?? '')), info, principal).allowed) {
+      throw new AccessDeniedError(`you may not read run "${runId}"`);
+    }
     return info;
   };
 
-  /**
-   * Whether the principal may read a thread: within its tenant, and allowed to read every run that took
-   * part (as their starter, or by the agent's read rule): a thread holds their conversations.
-   */
-  const threadReadable = (thread: ThreadInfo, principal: Principal | undefined): boolean => {
-    if (!tenantCheck(principal, thread.resourceId).allowed) return false;
-    return thread.participants.every(({ agentId, startedBy }) => {
-      const run = { runId: '', resourceId: thread.resourceId, startedBy: startedBy ? { id: startedBy } : undefined };
-      return canRead(readers(policies.get(agentId)), run, principal).allowed;
-    });
-  };
+  /** Whether the principal may use a thread (see thread-access.ts), and if not, why. */
+  const threadReadable = (thread: ThreadInfo, principal: Principal | undefined) =>
+    threadAccess(thread, principal, (agentId) => policies.get(agentId), threadPrivacy);
 
   /**
    * A run on a thread is shown the thread's messages: the caller must be allowed to read the thread,
@@ -164,17 +174,16 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       if (err instanceof ThreadNotFoundError) return undefined;
       throw err;
     });
-    if (thread && !threadReadable(thread, principal)) {
-      throw new AccessDeniedError(
-        `you may not start a run on thread "${threadId}": it holds runs of agents you may not read`,
-      );
-    }
+    const access = thread ? threadReadable(thread, principal) : undefined;
+    if (access && !access.allowed)
+      throw new AccessDeniedError(`you may not start a run on thread "${threadId}": ${access.why}`);
   };
 
-  /** The resource a thread request is about: the caller's tenant unless it names another (refused for a tenant). */
+  /** The resource a request is about: the caller's tenant (an operator's: every one) unless it names another. */
   const threadResource = (c: Context<ServerEnv>): string | undefined => {
     const principal = c.get('principal');
-    const resourceId = checkInput('resourceId', IdSchema.optional(), c.req.query('resourceId') || principal?.tenant);
+    const asked = c.req.query('resourceId') || confinedTenant(principal);
+    const resourceId = checkInput('resourceId', IdSchema.optional(), asked);
     allowOrDeny(tenantCheck(principal, resourceId));
     return resourceId;
   };
@@ -199,12 +208,21 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       );
     }
     const prompt = body.prompt ?? (await toModelMessages(body.messages!));
-    const requestContext = { ...body.options?.requestContext, ...contextOf?.(principal) };
+    const fromServer = contextOf?.(principal) ?? {};
+    // A key the server sets from who is calling is never the caller's, also where the server leaves it unset.
+    const claimed = Object.keys(body.options?.requestContext ?? {}).filter((key) => key in fromServer);
+    if (claimed.length > 0) {
+      throw new RequestRefusedError(
+        'OptionNotAllowed',
+        `requestContext.${claimed.join(', requestContext.')}: set by this server from who is calling, not by a request`,
+      );
+    }
+    const requestContext = { ...body.options?.requestContext, ...fromServer };
     const runOptions: StartOptions = {
       ...body.options,
       ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
-      // The tenant comes from who is calling, never from the request.
-      ...(principal?.tenant ? { resourceId: principal.tenant } : {}),
+      // The tenant comes from who is calling, never from the request; an all-tenants operator's runs are of none.
+      ...(confinedTenant(principal) ? { resourceId: confinedTenant(principal) } : {}),
       ...(body.runId ? { runId: body.runId } : {}),
       ...(principal ? { principal } : {}),
     };
@@ -233,7 +251,8 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     // A reconnecting EventSource keeps its URL and adds Last-Event-ID: that wins over ?offset.
     const from = streamPosition(c.req.query('offset'), c.req.header('last-event-id'));
     if (typeof from === 'string') return c.json(errorBody('InvalidRequest', from), 400);
-    await readableRun(runId, c.get('principal')); // 404 or 403 before any stream starts
+    const info = await readableRun(runId, c.get('principal')); // 404 or 403 before any stream starts
+    if (info.closeTime && from.offset > 0) throw new StreamClosedError(runId, from.offset);
     return streamFrom(runId, from);
   });
 
@@ -243,8 +262,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
    */
   const waitingRuns = async (c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> => {
     const principal = c.get('principal');
-    const resourceId = checkInput('resourceId', IdSchema.optional(), c.req.query('resourceId') || principal?.tenant);
-    allowOrDeny(tenantCheck(principal, resourceId));
+    const resourceId = threadResource(c);
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
     const runs = await client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
     return runs.filter((run) => {
@@ -280,13 +298,14 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       closed: info.closeTime !== undefined,
       pendingToolCalls: info.pendingToolCalls.map(inboxCall),
       trail: info.decisions,
+      refusals: info.refusals,
     });
   });
 
   app.get('/threads', async (c) => {
     const resourceId = threadResource(c);
     const threads = await client.listThreads({ ...(resourceId ? { resourceId } : {}), limit: 1000 });
-    return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal'))) });
+    return c.json({ threads: threads.filter((t) => threadReadable(t, c.get('principal')).allowed) });
   });
 
   /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */
@@ -297,9 +316,8 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const resourceId = threadResource(c);
     const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
     const thread = await read({ threadId, ...(resourceId ? { resourceId } : {}) });
-    if (!threadReadable(thread, c.get('principal'))) {
-      throw new AccessDeniedError(`you may not read thread "${threadId}": it holds runs of agents you may not read`);
-    }
+    const access = threadReadable(thread, c.get('principal'));
+    if (!access.allowed) throw new AccessDeniedError(`you may not read thread "${threadId}": ${access.why}`);
     return thread;
   };
   const messages = (target: { threadId: string; resourceId?: string }) => client.getThreadMessages(target);
@@ -343,7 +361,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
     const principal = c.get('principal');
     const threadId = checkInput('threadId', IdSchema, c.req.param('threadId'));
     const body = await jsonBody(c, ThreadApprovalBodySchema);
-    const resourceId = body.resourceId ?? principal?.tenant;
+    const resourceId = body.resourceId ?? confinedTenant(principal);
     allowOrDeny(tenantCheck(principal, resourceId));
     // Only the runs this principal may read are searched, so a refusal names no other call.
     const runs = await client.listRuns({ status: 'suspended', threadId, resourceId, limit: Infinity });

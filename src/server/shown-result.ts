@@ -4,6 +4,8 @@
  * application's); a caller over HTTP, like a reader of the stream, sees the display form.
  */
 import type { JsonValue } from '../schemas/json.js';
+import type { Message } from '../schemas/message.js';
+import { publicToolError } from './public-errors.js';
 import type { RunResult, ToolCallRecord, ToolResultRecord } from '../schemas/run-result.js';
 import { shownPending, type RunStreamChunk } from '../schemas/stream-chunks.js';
 
@@ -16,27 +18,43 @@ function shownOr(values: Map<string, JsonValue>, toolCallId: string): JsonValue 
 }
 
 /** The arguments and outcomes the stream showed, by tool call id. */
-interface Shown {
+export interface Shown {
   args: Map<string, JsonValue>;
   outputs: Map<string, JsonValue>;
   errors: Map<string, string>;
 }
 
-function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
+export function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
   const shown: Shown = { args: new Map(), outputs: new Map(), errors: new Map() };
   for (const chunk of chunks) {
     if (chunk.type === 'tool-call') shown.args.set(chunk.toolCallId, chunk.args);
     else if (chunk.type === 'tool-result') shown.outputs.set(chunk.toolCallId, chunk.output);
-    else if (chunk.type === 'tool-error') shown.errors.set(chunk.toolCallId, chunk.error);
+    else if (chunk.type === 'tool-error') shown.errors.set(chunk.toolCallId, publicToolError(chunk.error));
   }
   return shown;
 }
 
 /**
+ * A conversation message with its tool calls' inputs and tool results' outputs as the stream showed
+ * them (a display transform's form), and {@link NOT_SHOWN} for a call the stream did not show.
+ */
+export function shownMessage(message: Message, shown: Shown): Message {
+  if (!Array.isArray(message.content)) return message;
+  const content = message.content.map((part) => {
+    const id = typeof part.toolCallId === 'string' ? part.toolCallId : undefined;
+    if (id === undefined) return part;
+    if (part.type === 'tool-call') return { ...part, input: shownOr(shown.args, id) };
+    if (part.type !== 'tool-result') return part;
+    if (shown.errors.has(id)) return { ...part, output: { type: 'error-text', value: shown.errors.get(id)! } };
+    return { ...part, output: { type: 'json', value: shownOr(shown.outputs, id) } };
+  });
+  return { ...message, content };
+}
+
+/**
  * The result with every tool call's arguments, output and error as the run's stream (`chunks`, the run's
- * from its start) showed them, and the waiting calls as the stream's finish chunk lists them. The
- * conversation (`messages`) is the transcript, which `transform.transcript` shapes, as the thread's
- * messages route shows it.
+ * from its start) showed them, in its steps and in its conversation alike, and the waiting calls as the
+ * stream's finish chunk lists them.
  */
 export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>): RunResult {
   const shown = shownValues(chunks);
@@ -74,6 +92,7 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
     })),
     toolCalls: result.toolCalls.map(call),
     toolResults: result.toolResults.map(outcome),
+    messages: result.messages.map((m) => shownMessage(m, shown)),
     pendingToolCalls: result.pendingToolCalls.map(shownPending),
     ...(suspendPayload ? { suspendPayload: shownSuspend(suspendPayload) } : {}),
   };

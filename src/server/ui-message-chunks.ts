@@ -5,6 +5,7 @@
 import type { UIMessageChunk } from 'ai';
 import type { JsonValue } from '../schemas/json.js';
 import type { AgentProgress, DataChunk, RunStreamChunk } from '../schemas/stream-chunks.js';
+import { publicRunFailure, publicToolError } from './public-errors.js';
 
 /** `data-tool-suspended` parts carry a tool's suspend payload to the UI, and the fingerprint to resume it with. */
 export interface ToolSuspendedData {
@@ -139,7 +140,7 @@ export class UiChunkMapper {
               {
                 type: 'tool-output-error',
                 toolCallId: chunk.toolCallId,
-                errorText: chunk.error,
+                errorText: publicToolError(chunk.error),
                 ...byProvider(chunk),
               },
             ];
@@ -164,7 +165,8 @@ export class UiChunkMapper {
           },
         ];
       case 'error':
-        return [...this.closeText(), { type: 'error', errorText: chunk.error }];
+        // A run's failure, as the HTTP answer says it: in its own terms, nothing of a provider's answer.
+        return [...this.closeText(), { type: 'error', errorText: publicRunFailure(chunk.failureType, chunk.error) }];
       default:
         return [dataPart(chunk)];
     }

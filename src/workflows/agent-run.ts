@@ -40,7 +40,7 @@ import { displayed, displayedOutcome, refOf, transcribedInput } from './payload-
 import { gracePeriod } from './grace-period.js';
 import { legacyDecision, LegacyPublishIntake, legacyRunInput } from './legacy-stream.js';
 import { ProgressRouting } from './progress.js';
-import { autoResume } from './auto-resume.js';
+import { autoResume, checkSender } from './auto-resume.js';
 import { AutoResumeRequestSchema } from '../schemas/auto-resume.js';
 import {
   autoResumeUpdate,
@@ -51,6 +51,7 @@ import {
   type ConversationRequest,
   decisionSignals,
   nextPauseUpdate,
+  refusedUpdate,
   NextPauseRequestSchema,
   runStateQuery,
   type NextPauseRequest,
@@ -62,6 +63,8 @@ import { activityFailureMessage, afterToolCall, runTool } from './run-tool.js';
 import { ChunkIntake, serveStream } from './stream-handlers.js';
 import { toolRunStep } from './tool-run.js';
 import { ThreadLink } from './thread-link.js';
+import { turnKeyQuery } from './thread-messages.js';
+import { turnKeyOf, turnKeyProof } from './thread-writers.js';
 import { taskListMessage } from './thread-tasks.js';
 import { DEFAULT_LAST_MESSAGES, threadWorkflowId, type TurnStatus } from '../schemas/thread.js';
 import { offeredTools, outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
@@ -107,6 +110,9 @@ const { callModel } = proxyActivities<AgentActivities>({
   },
 });
 
+/** The patch under which a request context key the agent's schema does not name is refused . */
+export const NAMED_CONTEXT_KEYS_PATCH = 'named-request-context-keys';
+
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */
 export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   const runId = workflowInfo().workflowId;
@@ -130,7 +136,8 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
   setHandler(autoResumeUpdate, (request) => autoResume(state, request), {
     validator: (request) => {
       const checked = safeParse(AutoResumeRequestSchema, request);
-      if (!checked.success) throw new Error(`autoResume refused: ${clip(String(checked.error), 300)}`);
+      if (!checked.success) throw refusedUpdate(`autoResume refused: ${clip(String(checked.error), 300)}`);
+      checkSender(state, checked.data);
     },
   });
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -138,7 +145,9 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
       if (safeParse(NextPauseRequestSchema, request).success) return;
       // The reason quotes a little of the request, whatever its size or depth.
       const shown = measureJson(request).ok ? clip(JSON.stringify(request) ?? 'nothing', 100) : 'that';
-      throw new Error(`nextPause takes { afterVersion?: number, decisionId?: string (<= 256) }, not ${shown}`);
+      throw refusedUpdate(
+        `nextPause takes { afterVersion?: number, decisionId?: string (<= 256), verdictOnly?: boolean }, not ${shown}`,
+      );
     },
   });
 
@@ -212,13 +221,15 @@ async function receiveDecision(state: RunState, kind: DecisionKind, raw: unknown
 }
 
 async function nextPause(state: RunState, request: NextPauseRequest): Promise<PauseSnapshot> {
-  const { decisionId, afterVersion = -1 } = request ?? {};
+  const { decisionId, afterVersion = -1, verdictOnly = false } = request ?? {};
   if (decisionId) {
-    await condition(() => state.verdict(decisionId) !== undefined || state.done || state.continuing);
+    const taken = () => state.verdict(decisionId) !== undefined || (verdictOnly && state.taken(decisionId));
+    await condition(() => taken() || state.done || state.continuing);
     const verdict = state.verdict(decisionId);
     if (verdict && !verdict.accepted && verdict.refusal) {
       throw ApplicationFailure.nonRetryable(verdict.refusal.message, verdict.refusal.type);
     }
+    if (verdictOnly) return { status: state.status, version: state.version };
   }
   await condition(
     () => state.done || state.continuing || (state.status === 'suspended' && state.version > afterVersion),
@@ -264,7 +275,10 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
-  const checked = effectiveRunOptions(agentSpec, input.options, { fromParent: input.parent !== undefined });
+  const checked = effectiveRunOptions(agentSpec, input.options, {
+    fromParent: input.parent !== undefined,
+    namedContextKeys: () => patched(NAMED_CONTEXT_KEYS_PATCH),
+  });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');
     throw ApplicationFailure.nonRetryable(`Run options not allowed: ${problems}`, 'RunOptionsNotAllowed');
@@ -287,7 +301,9 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
       suspensions: options.autoResumeSuspendedTools === true,
       approvals: options.autoResumeApprovals === true,
     };
-    state.autoResume = { settings, model: options.model ?? spec.model };
+    // Who sends a message decides as by hand: checked against the run's tenant and starter.
+    const run = { resourceId: options.resourceId, startedBy: input.startedBy };
+    state.autoResume = { settings, model: options.model ?? spec.model, run };
   }
   const tools = offeredOnThread(offeredTools(spec, options.activeTools), spec, state.thread?.records === true);
   const workingMemory = state.thread?.records ? workingMemoryOf(spec) : undefined;
@@ -428,8 +444,8 @@ function describeOnce(state: RunState, agentId: string): Promise<AgentSpec> {
  * A run started on a thread (not a sub-agent's, not a tool run) begins its turn there and is shown the
  * thread's earlier messages, and its task list when it has one, before its own. A sub-agent's run whose
  * supervisor shares the thread (`parent.threadContext`) is shown its recent messages and adds nothing to
- * it. A continued run keeps
- * the link it had.
+ * it. A continued run keeps the link it had. Every run on a thread, tool runs included, holds a key to
+ * write it with (see thread-writers.ts).
  */
 async function joinThread(
   input: RunInput,
@@ -439,15 +455,21 @@ async function joinThread(
   threadMemory: boolean | undefined,
 ): Promise<void> {
   const { threadId, resourceId } = options;
-  if (!threadId || input.toolCall || (input.parent && !input.parent.threadContext)) return;
+  if (!threadId) return;
   const workflowId = threadWorkflowId(resourceId, threadId);
+  // Every run on a thread writes it with a key of its own (its turn, its tools: working memory, tasks),
+  // which the thread asks it about (a query: no command). A continued run keeps the key it had.
+  const key = input.carry?.threadKey ?? turnKeyOf(state.publishToken!);
+  state.threadKey = key;
+  setHandler(turnKeyQuery, () => turnKeyProof(workflowId, key));
+  if (input.toolCall || (input.parent && !input.parent.threadContext)) return;
   const records = !input.parent;
   const lastMessages = spec.memory?.lastMessages ?? DEFAULT_LAST_MESSAGES;
   if (input.carry) {
     const prefix = input.carry.threadMessages;
     const { workingMemory } = input.carry;
     if (prefix !== undefined) {
-      state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix, records, workingMemory);
+      state.thread = new ThreadLink(workflowId, state.runId, spec.id, prefix, records, workingMemory, key);
     }
     return;
   }
@@ -471,11 +493,12 @@ async function joinThread(
     messages: state.conversation.messages,
     lastMessages,
     ...(keepsMemory ? { workingMemory: true as const } : {}),
+    turnKey: key,
   });
   // The task list is not in the thread's messages: it is shown whole, however few of them are.
   const shown = tasks ? [...history, taskListMessage(tasks)] : history;
   state.conversation.prependHistory(shown);
-  state.thread = new ThreadLink(workflowId, state.runId, spec.id, shown.length, true, workingMemory);
+  state.thread = new ThreadLink(workflowId, state.runId, spec.id, shown.length, true, workingMemory, key);
 }
 
 /**

@@ -5,7 +5,13 @@
  * in the run's history. The workflow records its verdict on each (accepted or refused, and why) in
  * the decision trail, which the memo, the `runState` query and `nextPause` show.
  */
-import { defineQuery, defineSignal, defineUpdate, type SignalDefinition } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  type SignalDefinition,
+} from '@temporalio/workflow';
 import { z } from 'zod';
 import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resume.js';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
@@ -81,6 +87,11 @@ export const NextPauseRequestSchema = z
     afterVersion: z.number().optional(),
     /** First wait for the verdict on this decision; a refusal fails the update with its reason. */
     decisionId: z.string().min(1).max(MAX_ID).optional(),
+    /**
+     * With `decisionId`: answer as soon as the run has taken the decision (or refused it), without
+     * waiting for the next pause. How a caller that streams the run from there hears that it lost a race.
+     */
+    verdictOnly: z.boolean().optional(),
   })
   .strict();
 export type NextPauseRequest = z.infer<typeof NextPauseRequestSchema>;
@@ -109,3 +120,11 @@ export const readStreamQuery = defineQuery<StreamPage, [StreamRead]>('readStream
  * answer; the message stays in the run's history either way.
  */
 export const autoResumeUpdate = defineUpdate<AutoResumeOutcome, [AutoResumeRequest]>('autoResume');
+
+/**
+ * What an update's validator throws for a request it refuses: non-retryable (sending it again gets the
+ * same answer), with the reason and the type `InvalidRequest`. Nothing of it enters the history.
+ */
+export function refusedUpdate(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, 'InvalidRequest');
+}

@@ -4,8 +4,8 @@
  * sub-agent's run, the reports to its parent, so that its waiting calls surface at the top.
  */
 import { getExternalWorkflowHandle, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
-import type { ChildReport, DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
-import { RUN_MEMO_KEY, type RunMemo, type RunStatus } from '../schemas/run-result.js';
+import type { ChildReport, DecisionRecord, PendingToolCall, RefusalSummary } from '../schemas/decisions.js';
+import { RUN_MEMO_KEY, RUN_REFUSALS_MEMO_KEY, type RunMemo, type RunStatus } from '../schemas/run-result.js';
 import { childReportSignal } from './messages.js';
 import { fitMemo, pendingAttribute } from './payload-bounds.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from './search-attributes.js';
@@ -15,8 +15,6 @@ export const MEMO_DECISIONS = 50;
 
 export class RunMirror {
   private reports = 0;
-  /** How many trail entries the parent has been sent. */
-  private reportedVerdicts = 0;
 
   constructor(
     private readonly runId: string,
@@ -29,8 +27,12 @@ export class RunMirror {
     return { status, version, pendingToolCalls: pending, decisions: trail.slice(-MEMO_DECISIONS) };
   }
 
-  writeMemo(memo: RunMemo): void {
-    upsertMemo({ [RUN_MEMO_KEY]: fitMemo(memo) });
+  /** Writes what changed, in one command: the run's memo, its refusals (a key of their own), or both. */
+  writeMemo(memo: RunMemo | undefined, refusals?: RefusalSummary): void {
+    upsertMemo({
+      ...(memo ? { [RUN_MEMO_KEY]: fitMemo(memo) } : {}),
+      ...(refusals ? { [RUN_REFUSALS_MEMO_KEY]: refusals } : {}),
+    });
   }
 
   writeSearchAttributes(status: RunStatus, pending: PendingToolCall[]): void {
@@ -41,10 +43,8 @@ export class RunMirror {
   }
 
   /** Tells the parent run (if any) what this run waits on now, and its verdicts since the last report. */
-  report(pending: PendingToolCall[], paused: boolean, trail: DecisionRecord[]): void {
+  report(pending: PendingToolCall[], paused: boolean, verdicts: DecisionRecord[]): void {
     if (!this.parent) return;
-    const verdicts = trail.slice(this.reportedVerdicts);
-    this.reportedVerdicts = trail.length;
     const report: ChildReport = {
       viaToolCallId: this.parent.toolCallId,
       runId: this.runId,

@@ -15,6 +15,7 @@ import { readers } from '../approvals/access.js';
 import { msUntil } from '../approvals/deadline.js';
 import type { LedgerEffect, Notice, Resolution } from '../approvals/ledger-effects.js';
 import { ApprovalLedger, type Waiting } from '../approvals/ledger.js';
+import type { RunAccess } from '../approvals/rules.js';
 import type { AccessPolicy, AccessRule, Principal } from '../schemas/access.js';
 import type {
   DecisionKind,
@@ -62,6 +63,12 @@ const { notify } = proxyActivities<AgentActivities>({
 
 /** The patch of the lean history's commands; runs from before replay without it. */
 export const LEAN_HISTORY_PATCH = 'lean-history';
+
+/**
+ * The patch under which a decision that arrives after a call's deadline passed is refused as late (the
+ * call expires first), however the timer and the decision were batched; runs from before took it.
+ */
+export const DEADLINES_FIRST_PATCH = 'deadlines-before-decisions';
 
 /** How long a run that ends waits for its last notifications to be delivered. */
 const NOTIFY_DRAIN = '1 minute';
@@ -111,13 +118,13 @@ export class RunState {
   sentSetup: SentSetup | undefined;
   readonly digest = new ConversationDigest();
   /** What changed since the memo and search attributes were last written. */
-  private readonly stale = { memo: false, attributes: false };
+  private readonly stale = { memo: false, attributes: false, refusals: false };
   /** Accepted decisions, by the own call they resolve, until its waiter takes them. */
   private readonly resolutions = new Map<string, Resolution>();
   /** Who started the run (for a sub-agent's run: the top run), and who may read it. */
   private access: Pick<RunMemo, 'startedBy' | 'read'> = {};
   /** Set for a run on a thread: what a new message there may decide, and the model that reads it. */
-  autoResume: { settings: AutoResumeSettings; model: string | undefined } | undefined;
+  autoResume: { settings: AutoResumeSettings; model: string | undefined; run: RunAccess } | undefined;
 
   constructor(
     readonly runId: string,
@@ -131,7 +138,9 @@ export class RunState {
     this.conversation = new Conversation(messages, carry?.steps);
     this.stream = new ChunkLog(carry?.stream);
     this.segmentStart = this.stream.start;
-    this.ledger = new ApprovalLedger(runId, carry?.decisions);
+    this.ledger = new ApprovalLedger(runId, { trail: carry?.decisions, refusals: carry?.refusals }, () =>
+      patched(DEADLINES_FIRST_PATCH),
+    );
     this.mirror = new RunMirror(runId, agentId, parent);
     if (carry) this.version = carry.version;
     this.lean = patched(LEAN_HISTORY_PATCH);
@@ -149,7 +158,7 @@ export class RunState {
    */
   private async writeWhenStale(): Promise<never> {
     for (;;) {
-      await condition(() => this.stale.memo || this.stale.attributes);
+      await condition(() => this.stale.memo || this.stale.attributes || this.stale.refusals);
       this.flushMirror();
     }
   }
@@ -157,13 +166,24 @@ export class RunState {
   /** Writes what changed now: before the run ends or hands over, which ends its workflow task. */
   flushMirror(): void {
     if (this.stale.attributes) this.mirror.writeSearchAttributes(this.status, this.pending());
-    if (this.stale.memo) this.mirror.writeMemo(this.memo());
-    this.stale.attributes = this.stale.memo = false;
+    if (this.stale.memo || this.stale.refusals) {
+      this.mirror.writeMemo(
+        this.stale.memo ? this.memo() : undefined,
+        this.stale.refusals ? this.ledger.trail.refused() : undefined,
+      );
+    }
+    this.stale.attributes = this.stale.memo = this.stale.refusals = false;
   }
 
   private writeMemo(): void {
     if (this.coalesced) this.stale.memo = true;
     else this.mirror.writeMemo(this.memo());
+  }
+
+  /** Refusals go under a memo key of their own: the run's memo is not written again for them. */
+  private writeRefusals(): void {
+    if (this.coalesced) this.stale.refusals = true;
+    else this.mirror.writeMemo(undefined, this.ledger.trail.refused());
   }
 
   private writeAttributes(): void {
@@ -188,6 +208,8 @@ export class RunState {
 
   /** Set for a run on a thread: its turn is recorded there when it pauses and when it ends. */
   thread: ThreadLink | undefined;
+  /** Set for a run on a thread: the key its writes there carry (see thread-writers.ts). */
+  threadKey: string | undefined;
 
   /** Whether every decision must carry an approver's signature (the worker has decision keys). */
   signedDecisions = false;
@@ -216,11 +238,13 @@ export class RunState {
   handOver(): HandOver {
     return {
       steps: [...this.conversation.steps],
-      decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
+      decisions: this.ledger.trail.all().slice(-MEMO_DECISIONS),
+      refusals: this.ledger.trail.refused(),
       version: this.version,
       stream: this.stream.carry(this.segmentStart),
       ...(this.thread ? { threadMessages: this.thread.prefix } : {}),
       ...(this.thread?.workingMemory !== undefined ? { workingMemory: this.thread.workingMemory } : {}),
+      ...(this.threadKey ? { threadKey: this.threadKey } : {}),
       ...(this.sent ? { sent: this.sent } : {}),
     };
   }
@@ -277,14 +301,14 @@ export class RunState {
           steps: this.conversation.stepsSoFar(),
           messages: this.conversation.messages,
           pending: this.pending(),
-          decisions: this.ledger.trail().slice(-MEMO_DECISIONS),
+          decisions: this.ledger.trail.all().slice(-MEMO_DECISIONS),
         }),
       ),
     };
   }
 
   memo(): RunMemo {
-    const memo = this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail());
+    const memo = this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail.all());
     return { ...memo, ...this.access, ...(this.autoResume ? { autoResume: this.autoResume.settings } : {}) };
   }
 
@@ -354,6 +378,11 @@ export class RunState {
     return this.ledger.verdict(decisionId);
   }
 
+  /** Whether the run has taken this decision (a resume's verdict comes later, once the tool checked the data). */
+  taken(decisionId: string): boolean {
+    return this.ledger.taken(decisionId);
+  }
+
   finish(status: 'completed' | 'failed' | 'cancelled'): void {
     this.status = status;
     this.apply(this.ledger.end(status));
@@ -364,6 +393,10 @@ export class RunState {
       switch (effect.type) {
         case 'record':
           this.writeMemo();
+          this.report();
+          break;
+        case 'refused':
+          this.writeRefusals();
           this.report();
           break;
         case 'change':
@@ -500,6 +533,6 @@ export class RunState {
   }
 
   private report(): void {
-    this.mirror.report(this.pending(), this.segments.paused, this.ledger.trail());
+    this.mirror.report(this.pending(), this.segments.paused, this.ledger.trail.drainVerdicts());
   }
 }

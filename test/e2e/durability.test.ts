@@ -83,7 +83,7 @@ describe('durability with real processes', { timeout: 180_000 }, () => {
     expect(mismatch.code).toBe(1);
     expect(mismatch.stderr.trim().split('\n')).toHaveLength(1);
     expect(mismatch.stderr).toMatch(
-      /^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord \{"id":"r2"\}/,
+      /^agentctl: refused \(FingerprintMismatch\): fingerprint 0{64} does not match tool call call-1-0 \(deleteRecord\): the call you decided on is not the one waiting/,
     );
     const wrongKind = await s.ctl(['resume', paused.runId, '--as', 'ops', '--latest', '--data', '{"answer":"x"}']);
     expect(wrongKind).toMatchObject({
@@ -129,9 +129,8 @@ describe('durability with real processes', { timeout: 180_000 }, () => {
 
     const shown = await s.ctl(['runs', 'show', paused.runId]);
     expect(shown.stdout).toMatch(/approve call-1-0 \(deleteRecord\) by ops-oncall via operator \(\S+\): accepted/);
-    expect(shown.stdout).toMatch(
-      /approve call-1-0 \(deleteRecord\) by intern via operator \(\S+\): REFUSED \(FingerprintMismatch\)/,
-    );
+    // The intern's approval was refused at agentctl's edge: it wrote nothing into the run.
+    expect(shown.stdout).not.toMatch(/by intern/);
     expect(shown.stdout).toContain('result: Done: record r2 is deleted.');
   });
 

@@ -167,15 +167,12 @@ describe('approval before execution', () => {
       ]);
       await client.declineToolCallGenerate({ runId: pausedToo.runId });
 
-      // Per-call hooks cannot be stored either: the same fail-safe.
-      const pausedAgain = await client.generate('toolbox-agent', 'add', {
-        model: 'scripted',
-        script: addScript,
-        hooks: { beforeToolCall: () => ({ proceed: false, output: 0 }) },
-      });
-      expect(pausedAgain.suspendPayload).toMatchObject({ toolName: 'add', requiresApproval: true });
-      expect(warnings[1]).toMatch(/^hooks: functions cannot be stored with a durable run/);
-      await client.declineToolCallGenerate({ runId: pausedAgain.runId });
+      // Per-call hooks cannot be stored either, and hooks that do not run are no fail-safe: refused.
+      const hooks = { beforeToolCall: () => ({ proceed: false, output: 0 }) };
+      await expect(
+        client.generate('toolbox-agent', 'add', { model: 'scripted', script: addScript, hooks } as never),
+      ).rejects.toThrow(/^Invalid run options: hooks: functions cannot be stored with a durable run, so per-call/);
+      expect(warnings).toHaveLength(1);
     } finally {
       await client.close();
     }
@@ -237,8 +234,8 @@ describe('suspension from inside a tool', () => {
       resumeData: { answer: 42 },
       by: 'script',
     });
-    const refusal = await waitFor('the refusal in the trail', async () =>
-      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-1'),
+    const refusal = await waitFor('the refusal among the run’s refusals', async () =>
+      (await w.client.getRun(paused.runId)).refusals.recent.find((d) => d.decisionId === 'raw-1'),
     );
     expect(refusal).toMatchObject({ accepted: false, by: 'script', refusal: { type: 'InvalidResumeData' } });
     expect(refusal.refusal!.message).toMatch(/resumeSchema of tool "ask"/);
@@ -273,15 +270,36 @@ describe('suspension from inside a tool', () => {
 });
 
 describe('bad decisions: a specific refusal, the run unchanged, no failed workflow task', () => {
-  it('records a decision the client refused, and never applies it (an empty fingerprint is not "no fingerprint")', async () => {
+  it('refuses at the client and writes nothing into the run (an empty fingerprint is not "no fingerprint")', async () => {
     const paused = await pausedRun(guardedScript());
+    const before = await historyEventTypes(w.client, paused.runId);
     await expect(
       w.client.approveToolCallGenerate({ runId: paused.runId, fingerprint: '', by: 'eve' }),
     ).rejects.toBeInstanceOf(ApprovalMismatchError);
-    const refusal = await waitFor('the refusal in the trail', async () =>
-      (await w.client.getRun(paused.runId)).decisions.find((d) => d.by === 'eve'),
+    expect(await historyEventTypes(w.client, paused.runId)).toEqual(before);
+    expect((await w.client.getRun(paused.runId)).refusals).toEqual({ count: 0, recent: [] });
+    await expectStillWaiting(paused.runId, 'call-0-0');
+    await w.client.declineToolCallGenerate({ runId: paused.runId });
+  });
+
+  // The probe: `approveToolCallGenerate({ runId, toolCallID })` approved the run's latest call, and
+  // `resumeData` given to an approval was dropped while the tool ran without it.
+  it('refuses a key a decision method does not know, naming it, and decides nothing', async () => {
+    const paused = await pausedRun(guardedScript());
+    const before = await historyEventTypes(w.client, paused.runId);
+    const typo = { runId: paused.runId, toolCallID: 'call-0-0' } as unknown as { runId: string };
+    await expect(w.client.approveToolCallGenerate(typo)).rejects.toThrow(
+      /unknown option "toolCallID" \(did you mean "toolCallId"\?\)/,
     );
-    expect(refusal).toMatchObject({ accepted: false, kind: 'approve', refusal: { type: 'FingerprintMismatch' } });
+    const withData = { runId: paused.runId, resumeData: { note: 'x' } } as unknown as { runId: string };
+    await expect(w.client.approveToolCall(withData)).rejects.toThrow(/unknown option "resumeData"/);
+    const onThread = { threadId: 't', approved: true, resumeData: {} } as unknown as {
+      threadId: string;
+      approved: boolean;
+    };
+    await expect(w.client.sendToolApproval(onThread)).rejects.toThrow(/unknown option "resumeData"/);
+    await expect(w.client.listRuns({ staus: 'suspended' } as never)).rejects.toThrow(/did you mean "status"/);
+    expect(await historyEventTypes(w.client, paused.runId)).toEqual(before);
     await expectStillWaiting(paused.runId, 'call-0-0');
     await w.client.declineToolCallGenerate({ runId: paused.runId });
   });
@@ -293,8 +311,8 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     await w.client.temporal.workflow
       .getHandle(paused.runId)
       .signal(resumeToolCallSignal, { decisionId: 'deep', resumeData: deep } as never);
-    const refusal = await waitFor('the refusal in the trail', async () =>
-      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'deep'),
+    const refusal = await waitFor('the refusal among the run’s refusals', async () =>
+      (await w.client.getRun(paused.runId)).refusals.recent.find((d) => d.decisionId === 'deep'),
     );
     // Whether the signal check overflows (InvalidDecision) or the tool's resumeSchema refuses it
     // (InvalidResumeData) depends on the worker's stack; either way it is refused and recorded.
@@ -355,8 +373,8 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     await w.client.temporal.workflow
       .getHandle(paused.runId)
       .signal(approveToolCallSignal, { decisionId: 'raw-fp', fingerprint: 'stale', by: 'cron' });
-    const refusal = await waitFor('the refusal in the trail', async () =>
-      (await w.client.getRun(paused.runId)).decisions.find((d) => d.decisionId === 'raw-fp'),
+    const refusal = await waitFor('the refusal among the run’s refusals', async () =>
+      (await w.client.getRun(paused.runId)).refusals.recent.find((d) => d.decisionId === 'raw-fp'),
     );
     expect(refusal).toMatchObject({ accepted: false, by: 'cron', refusal: { type: 'FingerprintMismatch' } });
     await expectStillWaiting(paused.runId, 'call-0-0');
@@ -435,10 +453,11 @@ describe('who decides', () => {
     await expect(alice.approveToolCallGenerate({ runId: paused.runId })).rejects.toThrow(SelfApprovalError);
     const done = await alice.approveToolCallGenerate({ runId: paused.runId, principal: 'bob', by: 'INC-7' });
     expect(done.finishReason).toBe('stop');
+    // The client refused alice's own approval at its edge: the run records only the decision it took.
     expect(done.decisions.map((d) => [d.principal?.id, d.by, d.refusal?.type ?? 'accepted'])).toEqual([
-      ['alice', null, 'SelfApproval'],
       ['bob', 'INC-7', 'accepted'],
     ]);
+    expect((await alice.getRun(paused.runId)).refusals.count).toBe(0);
   });
 
   it('checks a raw signal against the same policy: a claimed principal is who the trail shows, and the starter is refused', async () => {
@@ -448,7 +467,7 @@ describe('who decides', () => {
     const handle = w.client.temporal.workflow.getHandle(paused.runId);
     // Signal rights in the namespace are decision rights: the workflow can only check the claim against the policy.
     await handle.signal(approveToolCallSignal, { decisionId: 'raw-self', fingerprint, principal: { id: 'alice' } });
-    const refused = await waitFor('the refusal', async () => (await w.client.getRun(paused.runId)).decisions[0]);
+    const refused = await waitFor('the refusal', async () => (await w.client.getRun(paused.runId)).refusals.recent[0]);
     expect(refused).toMatchObject({ accepted: false, principal: { id: 'alice' }, refusal: { type: 'SelfApproval' } });
     expect(await historyEventTypes(w.client, paused.runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
     await handle.signal(approveToolCallSignal, { decisionId: 'raw-ok', fingerprint, principal: { id: 'carol' } });

@@ -123,8 +123,8 @@ describe('auto-resume from the next message', () => {
     const run = await w.client.getRun(first.runId);
     expect(run.status).toBe('suspended');
     expect(run.pendingToolCalls.map((c) => c.toolName)).toEqual(['ask']);
-    // The trail keeps the message and why nothing was decided.
-    expect(run.decisions.at(-1)).toMatchObject({
+    // The run's refusals keep the message and why nothing was decided.
+    expect(run.refusals.recent.at(-1)).toMatchObject({
       accepted: false,
       reason: 'Somewhere quiet, please',
       refusal: { type: 'InvalidResumeData', message: expect.stringContaining('How many people') },

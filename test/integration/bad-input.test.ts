@@ -6,6 +6,7 @@
  */
 import type { ServerType } from '@hono/node-server';
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,15 +22,18 @@ import {
   defineAgent,
   InvalidInputError,
   InvalidRunOptionsError,
+  jwtAuth,
   RunAlreadyExistsError,
   startServer,
   type RunResult,
   type Script,
 } from '../../src/index.js';
+import { verdictIn } from '../../src/client/runs.js';
 import { submitToolResultSignal } from '../../src/workflows/messages.js';
 import { askTool, guardedTool, pickTool } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
+import { cliSend, REFERENCE_META, type RawPayload } from '../raw-payloads.js';
 
 const run = promisify(execFile);
 
@@ -194,9 +198,7 @@ async function cliSignal(runId: string, name: string, payload: unknown): Promise
 }
 
 async function verdict(runId: string, decisionId: string) {
-  return waitFor(`the verdict on ${decisionId}`, async () =>
-    (await w.client.getRun(runId)).decisions.find((d) => d.decisionId === decisionId),
-  );
+  return waitFor(`the verdict on ${decisionId}`, async () => verdictIn(await w.client.getRun(runId), decisionId));
 }
 
 describe('caller-sized fields', () => {
@@ -477,7 +479,7 @@ describe('raw signals as documented', () => {
     const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
     await probe('raw signals and updates', async () => {
       await cliSignal(runId, 'approveToolCall', { toolCallId, fingerprint, by: 'INC-7' });
-      const refused = await waitFor('the refusal', async () => (await w.client.getRun(runId)).decisions[0]);
+      const refused = await waitFor('the refusal', async () => (await w.client.getRun(runId)).refusals.recent[0]);
       expect(refused.refusal?.message).toMatch(/decisionId: required/);
       const shown = await ctl(['runs', 'show', runId]);
       const line = shown.stdout.split('\n').find((l) => l.includes('REFUSED'))!;
@@ -495,5 +497,189 @@ describe('raw signals as documented', () => {
     const accepted = await verdict(runId, 'ticket-7');
     expect(accepted).toMatchObject({ accepted: true, principal: { id: 'alice' }, sentAt: expect.any(String) });
     expect((await w.client.next(runId)).finishReason).toBe('stop');
+  });
+});
+
+describe("an operator's mistakes on the command line", () => {
+  it('refuses an empty prompt and an --as over 256 characters, saying what is wrong; fitting ones go through', async () => {
+    for (const prompt of ['', '   ']) {
+      await probe('agentctl', () =>
+        ctlRefusal(
+          ['start', 'edge-agent', '--prompt', prompt, '--no-wait'],
+          2,
+          /^agentctl: --prompt: is empty; say what the agent should do/,
+        ),
+      );
+    }
+    const long = 'a'.repeat(257);
+    await probe('agentctl', () =>
+      ctlRefusal(
+        ['--as', long, 'start', 'edge-agent', '--prompt', 'x', '--no-wait'],
+        2,
+        /^agentctl: --as: is 257 characters long; at most 256\n$/,
+      ),
+    );
+    const waiting = await paused(guardedScript);
+    await probe('agentctl', () =>
+      ctlRefusal(['approve', waiting.runId, '--as', long, '--latest'], 2, /^agentctl: --as: is 257 characters long/),
+    );
+    await unchanged(waiting);
+    const approved = await ctl(['approve', waiting.runId, '--as', 'o'.repeat(256), '--latest', '--wait', '--json']);
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'applied', result: { finishReason: 'stop' } });
+    const started = await ctl(['start', 'edge-agent', '--prompt', 'x', '--script', await scriptFile(), '--json']);
+    expect(started.code).toBe(0);
+    touched.add((JSON.parse(started.stdout) as RunResult).runId);
+  });
+});
+
+describe("an operator's identity", () => {
+  it('refuses an identity file that is not the keys file, or without a signing key, quoting nothing of it', async () => {
+    const waiting = await paused(guardedScript);
+    const identity = join(dir, 'identity.json');
+    await writeFile(identity, '{"ops": {"publicKey": "hunter2", "principal": {"id": "x", "roles": "admin"}}}');
+    const key = join(dir, 'op.pem');
+    await writeFile(key, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    const approve = ['approve', waiting.runId, '--latest'];
+    await probe('agentctl', () =>
+      ctlRefusal(
+        ['--identity', identity, ...approve],
+        2,
+        /^agentctl: --identity: names who you are by your signing key/,
+      ),
+    );
+    await probe('agentctl', async () => {
+      const args = ['--identity', identity, '--signing-key', key, '--key-id', 'ops', ...approve];
+      await ctlRefusal(
+        args,
+        2,
+        /^agentctl: --identity .*identity\.json: is not the approvers' keys file: .*ops\.principal\.roles/,
+      );
+      expect((await ctl(args)).stderr).not.toMatch(/hunter2/);
+    });
+    await probe('agentctl', () =>
+      ctlRefusal(
+        ['--identity', join(dir, 'none.json'), '--signing-key', key, '--key-id', 'ops', ...approve],
+        2,
+        /^agentctl: --identity .*none\.json: cannot be read: ENOENT/,
+      ),
+    );
+    await unchanged(waiting);
+    await w.client.declineToolCallGenerate({ runId: waiting.runId });
+  });
+});
+
+describe('functions a run cannot store', () => {
+  it('refuses per-call hooks and tools with an execute, naming the option and what to do instead', async () => {
+    const withExecute = createTool({ id: 'e', inputSchema: z.object({}), execute: async () => 1 });
+    const start = (options: object) => w.client.start('edge-agent', 'x', { script: [{ text: 'no' }], ...options });
+    await probe('client', () =>
+      refusedWith(
+        start({ hooks: { beforeToolCall: () => undefined } }),
+        InvalidRunOptionsError,
+        /^Invalid run options: hooks: functions cannot be stored with a durable run, so per-call hooks are not supported/,
+      ),
+    );
+    await probe('client', () =>
+      refusedWith(
+        start({ clientTools: { e: withExecute } }),
+        InvalidRunOptionsError,
+        /^Invalid run options: clientTools\.e: execute is a function, which cannot be stored .* leave execute out/,
+      ),
+    );
+    await probe('client', () =>
+      refusedWith(
+        start({ toolsets: { ui: { e: withExecute } } }),
+        InvalidRunOptionsError,
+        /^Invalid run options: toolsets\.ui\.e: execute is a function/,
+      ),
+    );
+  });
+});
+
+describe('credentials', () => {
+  it('refuses a JWT without exp, valid too long, or without exactly one tenant, each with its reason', async () => {
+    const { exportJWK, generateKeyPair, SignJWT } = await import('jose');
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }] };
+    const authenticate = jwtAuth({ jwks, issuer: 'https://idp.example', audience: 'edge', tenants: 'required' });
+    const jwtServer = await startServer(w.client, { port: 0, authenticate, agents: [edgeAgent] });
+    const url = `http://127.0.0.1:${(jwtServer.address() as AddressInfo).port}/agents/edge-agent/suspended-runs`;
+    const sign = (claims: Record<string, unknown>, exp: string | null = '5m') => {
+      const jwt = new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer('https://idp.example')
+        .setAudience('edge')
+        .setSubject('mallory')
+        .setIssuedAt();
+      return (exp === null ? jwt : jwt.setExpirationTime(exp)).sign(privateKey);
+    };
+    const get = async (jwt: string) => fetch(url, { headers: { authorization: `Bearer ${jwt}` } });
+    try {
+      for (const [jwt, reason] of [
+        [await sign({ tenant: 'acme' }, null), /^Unauthenticated: the token has no "exp" claim/],
+        [await sign({ tenant: 'acme' }, '400d'), /^Unauthenticated: the token is valid for 9600 h \(exp - iat\)/],
+        [await sign({}), /^Unauthenticated: the token has no "tenant" claim/],
+        [await sign({ tenant: ['acme', 'globex'] }), /^Unauthenticated: .*"tenant" claim must name one tenant .*array/],
+        [await sign({ tenant: '*' }), /^Unauthenticated: .*"tenant" claim must name one tenant/],
+        [await sign({ tenant: { id: 'acme' } }), /^Unauthenticated: .*"tenant" claim must name one tenant .*object/],
+      ] as const) {
+        await probe('HTTP', async () => httpRefusal(await get(jwt), 401, reason));
+      }
+      expect((await get(await sign({ tenant: 'acme' }))).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => jwtServer.close(() => resolve()));
+    }
+  });
+});
+
+async function scriptFile(): Promise<string> {
+  const file = join(dir, 'text-only.json');
+  await writeFile(file, JSON.stringify([{ text: 'Fine.' }]));
+  return file;
+}
+
+describe('payloads the worker cannot decode', () => {
+  it('refuses a decision shaped like a payload-store reference, or encrypted, and the run is approved as usual', async () => {
+    // This worker has no payload store and no codec keys: each of these failed its workflow task for good.
+    const waiting = await paused(guardedScript);
+    const { runId } = waiting;
+    const hash = 'cd'.repeat(32);
+    const reference = (driverName: string, claimData: Record<string, string>): RawPayload => ({
+      meta: REFERENCE_META,
+      data: JSON.stringify({ driverName, claimData }),
+    });
+    const shapes: RawPayload[] = [
+      reference('durable-agents.files', { key: `default/${runId}/${hash}`, hashAlgorithm: 'sha256', hashValue: hash }),
+      reference('durable-agents.files', { key: `../../etc/${hash}`, hashAlgorithm: 'sha256', hashValue: hash }),
+      reference('aws.s3driver', { bucket: 'elsewhere', key: 'secrets', hashAlgorithm: 'sha256', hashValue: hash }),
+      { meta: REFERENCE_META, data: '{}' },
+      { meta: { encoding: 'binary/encrypted', 'encryption-key-id': 'key-z' }, data: Buffer.alloc(64, 7) },
+    ];
+    for (const payload of shapes) {
+      await probe('raw signals and updates', async () => {
+        const before = (await w.client.getRun(runId)).refusals.count;
+        const sent = await cliSend({
+          cli,
+          dir,
+          address: temporalAddress(),
+          workflowId: runId,
+          kind: 'signal',
+          name: 'approveToolCall',
+          payload,
+        });
+        expect(sent.failed).toBeUndefined();
+        const refused = await waitFor('the refusal', async () => {
+          const info = await w.client.getRun(runId);
+          return info.refusals.count > before ? info.refusals.recent.at(-1) : undefined;
+        });
+        expect(refused.refusal).toMatchObject({
+          type: 'InvalidDecision',
+          message: expect.stringMatching(/could not be decoded: (a payload-store reference|a malformed|encrypted)/),
+        });
+      });
+    }
+    await unchanged(waiting);
+    expect((await w.client.approveToolCallGenerate({ runId, principal: 'ops' })).finishReason).toBe('stop');
   });
 });

@@ -21,6 +21,7 @@ import {
 } from '../../src/index.js';
 import { resumeToolCallSignal } from '../../src/workflows/messages.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { verdictIn } from '../../src/client/runs.js';
 
 let w: TestWorker;
 let server: ServerType;
@@ -144,7 +145,7 @@ describe('ask_user through the client', () => {
       resumeData: { answer: 'purple' },
     });
     const verdict = await waitFor('the verdict in the trail', async () =>
-      (await w.client.getRun(run.runId)).decisions.find((d) => d.decisionId === 'raw-purple'),
+      verdictIn(await w.client.getRun(run.runId), 'raw-purple'),
     );
     expect(verdict).toMatchObject({ accepted: false, refusal: { type: 'InvalidResumeData' } });
     expect(verdict.refusal!.message).toBe(

@@ -42,6 +42,18 @@ const wireTool = createTool({
   },
 });
 
+const payoutTool = createTool({
+  id: 'payout',
+  description: 'Pays out, escalating soon and expiring soon after',
+  inputSchema: z.object({ amount: z.number() }),
+  requireApproval: true,
+  approvalDeadline: { after: '2s', escalate: { after: '2s', decide: ['group:leads'] } },
+  execute: ({ amount }, ctx) => {
+    refunds.push(`${ctx.runId}:payout ${amount}`);
+    return `paid ${amount}`;
+  },
+});
+
 const noticeTool = createTool({
   id: 'notice',
   description: 'Needs approval, no deadline',
@@ -54,7 +66,7 @@ const deadlineAgent = defineAgent({
   id: 'deadline-agent',
   name: 'Deadlines',
   model: 'scripted',
-  tools: { refund: refundTool, wire: wireTool, notice: noticeTool },
+  tools: { refund: refundTool, wire: wireTool, payout: payoutTool, notice: noticeTool },
   access: { decide: ['role:approver'] },
 });
 
@@ -155,6 +167,46 @@ describe('approval deadlines', () => {
     expect(notices[1]).toMatchObject({ decision: { kind: 'expire' }, expiresAt: call.expiresAt });
   });
 
+  // The probe: with the worker down, a call's deadline passed, then an approval arrived; when a worker
+  // came back, both reached the run in one activation (the escalation's timer had fired, the expiry's was
+  // not even started), the decision was applied first, and the tool ran (4 of 4 times).
+  it('refuses an approval that arrives after the deadline passed, however the events reach the run', async () => {
+    const script: Script = [{ toolCalls: [{ toolName: 'payout', args: { amount: 5 } }] }, { text: 'Noted.' }];
+    const paused = await w.client.generate('deadline-agent', 'pay 5', { model: 'scripted', script });
+    const call = paused.pendingToolCalls[0]!;
+    await w.stop();
+    await waitFor('the escalation timer to fire', async () =>
+      (await historyEventTypes(observer, paused.runId)).includes('EVENT_TYPE_TIMER_FIRED') ? true : undefined,
+    );
+    await waitFor('the expiry to pass', async () => (Date.now() > Date.parse(call.expiresAt!) ? true : undefined));
+    const lead = { id: 'lee', groups: ['leads'] };
+    // The client refuses at its edge: the call's deadline has passed.
+    await expect(
+      observer.sendDecision('approve', { runId: paused.runId, toolCallId: call.toolCallId, principal: approver }),
+    ).rejects.toThrow(/expired at/);
+    // A raw signal (anyone with signal rights) gets past the edge: the run must refuse it itself.
+    await observer.temporal.workflow.getHandle(paused.runId).signal('approveToolCall', {
+      decisionId: 'late-approval',
+      toolCallId: call.toolCallId,
+      fingerprint: call.fingerprint,
+      principal: lead,
+    });
+    w = await startWorker([deadlineAgent], { taskQueue, notifications: settings() });
+    const done = await w.client.result(paused.runId);
+    expect(done.decisions.map((d) => [d.kind, d.accepted])).toEqual([
+      ['escalate', true],
+      ['expire', true],
+    ]);
+    const late = (await w.client.getRun(paused.runId)).refusals.recent.find((d) => d.decisionId === 'late-approval');
+    expect(late?.refusal).toMatchObject({ type: 'AlreadyDecided' });
+    expect(late?.refusal?.message).toContain('its approval deadline passed');
+    expect(done.toolResults[0]).toMatchObject({
+      isError: true,
+      error: expect.stringContaining('not approved in time'),
+    });
+    expect(refunds.filter((r) => r.startsWith(paused.runId))).toEqual([]);
+  });
+
   it('escalates: after the first period only the escalation group may decide', async () => {
     const script: Script = [{ toolCalls: [{ toolName: 'wire', args: { amount: 9 } }] }, { text: 'Wired.' }];
     const paused = await w.client.generate('deadline-agent', 'wire 9', { model: 'scripted', script });
@@ -176,9 +228,9 @@ describe('approval deadlines', () => {
     const lead = { id: 'lee', groups: ['leads'] };
     const done = await w.client.approveToolCallGenerate({ runId: paused.runId, principal: lead });
     expect(done.finishReason).toBe('stop');
+    // Ann was refused at the client's edge: the run records the escalation and the approval it took.
     expect(done.decisions.map((d) => [d.kind, d.principal?.id ?? null, d.accepted])).toEqual([
       ['escalate', null, true],
-      ['approve', 'ann', false],
       ['approve', 'lee', true],
     ]);
     expect(refunds).toContain(`${paused.runId}:wire 9`);

@@ -7,7 +7,15 @@ import type { ServerType } from '@hono/node-server';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type RunResult } from '../../src/index.js';
+import {
+  ALL_TENANTS,
+  bearerTokens,
+  DEFAULT_REQUEST_OPTIONS,
+  startServer,
+  type Authenticator,
+  type Principal,
+  type RunResult,
+} from '../../src/index.js';
 import { bankAgent, leakyAgent, people, transfers, transferScript } from '../fixtures/bank.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
@@ -178,9 +186,10 @@ describe('authentication and authorisation', () => {
 
   it('keeps tenants apart: another tenant cannot read, list or decide a run', async () => {
     const paused = await pausedTransfer('tina');
+    // Another tenant's run is not found, as a run that does not exist: nothing says it is there.
     expect(await refusal(await call('GET', `/runs/${paused.runId}/stream`, 'bert'))).toMatchObject({
-      status: 403,
-      type: 'AccessDenied',
+      status: 404,
+      type: 'RunNotFoundError',
     });
     const listed = (await (await call('GET', '/agents/bank-agent/suspended-runs', 'bert')).json()) as {
       runs: Array<{ runId: string }>;
@@ -188,7 +197,7 @@ describe('authentication and authorisation', () => {
     expect(listed.runs.map((r) => r.runId)).not.toContain(paused.runId);
     const asked = await call('GET', '/agents/bank-agent/suspended-runs?resourceId=acme', 'bert');
     expect(await refusal(asked)).toMatchObject({ status: 403, type: 'AccessDenied' });
-    expect(await refusal(await approveAs('bert', paused))).toMatchObject({ status: 403, type: 'NotAllowed' });
+    expect(await refusal(await approveAs('bert', paused))).toMatchObject({ status: 404, type: 'RunNotFoundError' });
     // The run's tenant came from who started it, never from the request.
     expect((await w.client.getRun(paused.runId)).resourceId).toBe('acme');
     // Visibility is eventually consistent: the approver's listing shows the run once it is indexed.
@@ -202,27 +211,19 @@ describe('authentication and authorisation', () => {
     await readSse(await approveAs('ann', paused));
   });
 
-  it('lets only the agent’s approvers decide, never the run’s own starter, and records each refusal', async () => {
+  it('lets only the agent’s approvers decide, never the run’s own starter, and writes no refusal into the run', async () => {
     const paused = await pausedTransfer('sam'); // sam may start and approve, but not his own run's transfer
+    const before = await historyEventTypes(w.client, paused.runId);
     expect(await refusal(await approveAs('sam', paused))).toMatchObject({ status: 403, type: 'SelfApproval' });
+    // Tina may not read sam's run (the read rule: auditors and approvers, and its starter): she learns
+    // nothing of its calls.
     const tina = await refusal(await approveAs('tina', paused));
-    expect(tina).toMatchObject({ status: 403, type: 'NotAllowed' });
-    expect(tina.message).toMatch(/"tina" may not decide tool call call-0-0 \(transfer\); allowed: role:approver/);
+    expect(tina).toMatchObject({ status: 403, type: 'AccessDenied' });
+    expect(tina.message).toBe(`Access denied: "tina" may not read run "${paused.runId}"`);
     await stillWaiting(paused.runId);
-    const trail = await waitFor('both refusals in the trail', async () => {
-      const { decisions } = await w.client.getRun(paused.runId);
-      return decisions.length === 2 ? decisions : undefined;
-    });
-    expect(trail).toEqual([
-      expect.objectContaining({
-        principal: expect.objectContaining({ id: 'sam' }),
-        refusal: expect.objectContaining({ type: 'SelfApproval' }),
-      }),
-      expect.objectContaining({
-        principal: expect.objectContaining({ id: 'tina' }),
-        refusal: expect.objectContaining({ type: 'NotAllowed' }),
-      }),
-    ]);
+    // Refused at the edge: nothing of either refusal is written into the run.
+    expect(await historyEventTypes(w.client, paused.runId)).toEqual(before);
+    expect((await w.client.getRun(paused.runId)).refusals.count).toBe(0);
     await readSse(await approveAs('ann', paused));
     expect(transfers.filter((t) => t.runId === paused.runId)).toHaveLength(1);
   });
@@ -328,6 +329,91 @@ describe('serving', () => {
   });
 });
 
+describe('tenancy', () => {
+  const tokens = () => Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
+
+  /** A server of its own on a free port; `get` and `post` as the holder of `token`. */
+  async function serverWith(authenticate: Authenticator) {
+    const server = await startServer(w.client, { port: 0, authenticate, agents: [bankAgent] });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+    return {
+      get: (path: string, token: string) => fetch(`${url}${path}`, { headers: headers(token) }),
+      post: (path: string, token: string, body: unknown) =>
+        fetch(`${url}${path}`, { method: 'POST', headers: headers(token), body: JSON.stringify(body) }),
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('has no token without a tenant beside tokens with one; a configured all-tenants operator decides any tenant', async () => {
+    // Once a principal of every tenant, by omission: now refused at start, naming the entry, not the token.
+    const loose = { ...tokens(), 'loose-approver-token-06': { id: 'lou', roles: ['approver'] } };
+    expect(() => bearerTokens(loose)).toThrow(/^bearerTokens: entry 6 of 6 \(principal "lou"\) has no tenant/);
+    expect(() => bearerTokens(loose)).not.toThrow(/loose-approver/);
+
+    const paused = await pausedTransfer('tina');
+    const OPS = 'ops-all-tenants-token-07';
+    const server = await serverWith(
+      bearerTokens({ ...tokens(), [OPS]: { id: 'olga', roles: ['approver'], tenant: ALL_TENANTS } }),
+    );
+    try {
+      await waitFor('the run in the operator’s listing', async () => {
+        const listed = (await (await server.get('/agents/bank-agent/suspended-runs', OPS)).json()) as {
+          runs: Array<{ runId: string }>;
+        };
+        return listed.runs.some((r) => r.runId === paused.runId) ? true : undefined;
+      });
+      // Another tenant still sees nothing of it, on the same server.
+      expect([403, 404]).toContain((await server.get(`/runs/${paused.runId}`, people.bert.token)).status);
+      const { toolCallId, fingerprint } = paused.pendingToolCalls[0]!;
+      const chunks = await readSse(
+        await server.post(`/runs/${paused.runId}/approve`, OPS, { toolCallId, fingerprint }),
+      );
+      expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' });
+      expect(transfers.filter((t) => t.runId === paused.runId)).toHaveLength(1);
+      expect((await w.client.getRun(paused.runId)).resourceId).toBe('acme');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses, with the reason, a principal that does not fit what the authenticator says of tenants', async () => {
+    const paused = await pausedTransfer('tina');
+    // An authenticator of one's own that says its deployment has tenants, and lets one principal through without.
+    const byToken: Record<string, Principal> = {
+      'own-auth-loose-token-01': { id: 'lou', roles: ['approver'] },
+      'own-auth-acme-token-002': { id: 'ann', roles: ['approver'], tenant: 'acme' },
+    };
+    const lookup = async (req: Request) => byToken[(req.headers.get('authorization') ?? '').slice(7)];
+    const declared = await serverWith(Object.assign(lookup, { tenancy: { mode: 'required' as const } }));
+    try {
+      const refused = await refusal(await declared.get(`/runs/${paused.runId}`, 'own-auth-loose-token-01'));
+      expect(refused).toEqual({
+        status: 401,
+        type: 'Unauthenticated',
+        message: 'principal "lou" has no tenant, and this server requires one (tenancy: required)',
+      });
+      expect((await declared.get(`/runs/${paused.runId}`, 'own-auth-acme-token-002')).status).toBe(200);
+    } finally {
+      await declared.close();
+    }
+    // One that says nothing of tenants has none: a principal with a tenant would be only half confined.
+    const undeclared = await serverWith(
+      async (req: Request) => byToken[(req.headers.get('authorization') ?? '').slice(7)],
+    );
+    try {
+      const refused = await refusal(await undeclared.get(`/runs/${paused.runId}`, 'own-auth-acme-token-002'));
+      expect(refused).toMatchObject({ status: 401, type: 'Unauthenticated' });
+      expect(refused.message).toMatch(
+        /^principal "ann" has tenant "acme", but this server has no tenants \(tenancy: none\): an authenticator of your own that has tenants declares tenancy: \{ mode: "required" \}/,
+      );
+    } finally {
+      await undeclared.close();
+    }
+    await stillWaiting(paused.runId);
+  });
+});
+
 describe('JWT authentication against a JWKS over HTTP', () => {
   it('takes the principal from a valid token, and refuses expired, foreign-audience and foreign-key tokens', async () => {
     const { generateKeyPair, exportJWK, SignJWT } = await import('jose');
@@ -343,20 +429,31 @@ describe('JWT authentication against a JWKS over HTTP', () => {
     const { jwtAuth } = await import('../../src/index.js');
     const app = await startServer(w.client, {
       port: 0,
-      authenticate: jwtAuth({ jwks: jwksUrl, issuer: 'https://idp.example', audience: 'durable-agents' }),
+      authenticate: jwtAuth({
+        jwks: jwksUrl,
+        issuer: 'https://idp.example',
+        audience: 'durable-agents',
+        tenants: 'required',
+        allTenantsRole: 'ops',
+      }),
       agents: [bankAgent],
       requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
     });
     const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    const token = (claims: Record<string, unknown>, key = privateKey, audience = 'durable-agents', exp = '5m') =>
-      new SignJWT(claims)
+    const token = (
+      claims: Record<string, unknown>,
+      key = privateKey,
+      audience = 'durable-agents',
+      exp: string | null = '5m',
+    ) => {
+      const jwt = new SignJWT(claims)
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
         .setIssuer('https://idp.example')
         .setAudience(audience)
-        .setSubject('jane')
-        .setIssuedAt()
-        .setExpirationTime(exp)
-        .sign(key);
+        .setSubject(typeof claims.sub === 'string' ? claims.sub : 'jane')
+        .setIssuedAt();
+      return (exp === null ? jwt : jwt.setExpirationTime(exp)).sign(key);
+    };
     const start = async (jwt: string) =>
       fetch(`${url}/agents/bank-agent/generate`, {
         method: 'POST',
@@ -377,18 +474,46 @@ describe('JWT authentication against a JWKS over HTTP', () => {
         via: 'http:jwt',
       });
       expect(info.resourceId).toBe('initech');
-      await w.client.declineToolCallGenerate({
-        runId: paused.runId,
-        principal: { id: 'ops', roles: ['approver'], tenant: 'initech' },
-      });
 
       for (const bad of [
-        await token({ roles: ['teller'] }, privateKey, 'durable-agents', '-1m'),
-        await token({ roles: ['teller'] }, privateKey, 'another-api'),
-        await token({ roles: ['teller'] }, other.privateKey),
+        await token({ roles: ['teller'], tenant: 'initech' }, privateKey, 'durable-agents', '-1m'),
+        await token({ roles: ['teller'], tenant: 'initech' }, privateKey, 'another-api'),
+        await token({ roles: ['teller'], tenant: 'initech' }, other.privateKey),
       ]) {
         expect((await start(bad)).status).toBe(401);
       }
+
+      // Each of these was once a principal of every tenant, or one that never expires: now a 401 that says why.
+      const refusals: Array<[string, RegExp]> = [
+        [await token({ roles: ['teller'] }), /^the token has no "tenant" claim, and this server requires a tenant/],
+        [await token({ roles: ['teller'], tenant: ['initech', 'globex'] }), /"tenant" claim must name one tenant/],
+        [await token({ roles: ['teller'], tenant: '*' }), /not "\*": an all-tenants operator is configured/],
+        [await token({ roles: ['teller'], tenant: 'initech' }, privateKey, 'durable-agents', null), /no "exp" claim/],
+        [await token({ roles: ['teller'], tenant: 'initech' }, privateKey, 'durable-agents', '30d'), /720 h/],
+      ];
+      for (const [jwt, reason] of refusals) {
+        const res = await start(jwt);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+        const refused = await refusal(res);
+        expect(refused).toMatchObject({ status: 401, type: 'Unauthenticated' });
+        expect(refused.message).toMatch(reason);
+      }
+      // The configured operator role, without a tenant claim, sees and decides runs of every tenant.
+      const ops = await token({ sub: 'olga', roles: ['ops', 'approver'] });
+      const asOps = { 'content-type': 'application/json', authorization: `Bearer ${ops}` };
+      const run = await fetch(`${url}/runs/${paused.runId}`, { headers: asOps });
+      expect(run.status).toBe(200);
+      const { fingerprint } = paused.pendingToolCalls[0]!;
+      const declined = await fetch(`${url}/runs/${paused.runId}/decline`, {
+        method: 'POST',
+        headers: asOps,
+        body: JSON.stringify({ fingerprint }),
+      });
+      expect((await readSse(declined)).at(-1)).toMatchObject({ type: 'finish' });
+      expect((await w.client.getRun(paused.runId)).decisions.at(-1)).toMatchObject({
+        principal: { id: 'olga', tenant: '*' },
+        accepted: true,
+      });
     } finally {
       await new Promise<void>((resolve) => app.close(() => resolve()));
       jwksServer.close();

@@ -7,12 +7,12 @@ import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bearerTokens, RunFailedError, startServer, type RunResult, type Script } from '../../src/index.js';
-import { contextAgent, plainAgent, seen } from '../fixtures/context-agents.js';
+import { contextAgent, looseContextAgent, plainAgent, seen } from '../fixtures/context-agents.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([contextAgent, plainAgent]);
+  w = await startWorker([contextAgent, plainAgent, looseContextAgent]);
 });
 afterAll(async () => {
   await w?.stop();
@@ -100,6 +100,29 @@ it('refuses a request context the agent does not allow, before any model call', 
   ).toMatch(/subAgentOptions\.helper\.requestContext: a sub-agent gets the run's own request context/);
 });
 
+// The probe: keys the schema does not name were stored with the run and reached its tools.
+it('lets only the keys the agent’s schema names reach tools, also where the schema is a loose object', async () => {
+  seen.length = 0;
+  const err = await w.client
+    .generate('loose-context-agent', 'x', {
+      model: 'scripted',
+      script: whoami,
+      requestContext: { userId: 'ann', role: 'admin' },
+    })
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RunFailedError);
+  expect((err as RunFailedError).failureType).toBe('RunOptionsNotAllowed');
+  expect((err as Error).message).toMatch(/requestContextSchema names no "role"/);
+  expect(seen).toEqual([]);
+  const done = await w.client.generate('loose-context-agent', 'x', {
+    model: 'scripted',
+    script: whoami,
+    requestContext: { userId: 'ann', tier: 'pro' },
+  });
+  expect(done.text).toBe('Done.');
+  expect(seen).toContainEqual({ who: 'tool', userId: 'ann', tier: 'pro' });
+});
+
 it('takes the request context from the authenticated principal over HTTP, whatever the request says', async () => {
   const server: ServerType = await startServer(w.client, {
     port: 0,
@@ -118,8 +141,18 @@ it('takes the request context from the authenticated principal over HTTP, whatev
         options: { script: whoami, requestContext: { userId: 'mallory', tier: 'pro' } },
       }),
     });
-    expect(res.status).toBe(200);
-    const result = (await res.json()) as RunResult;
+    // A key the server sets from the principal is never the caller's to send.
+    expect(res.status).toBe(403);
+    const { error } = (await res.json()) as { error: { type: string; message: string } };
+    expect(error).toMatchObject({ type: 'OptionNotAllowed' });
+    expect(error.message).toMatch(/requestContext\.userId: set by this server/);
+    const ok = await fetch(`${base}/agents/context-agent/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer token-of-ann-0123456789' },
+      body: JSON.stringify({ prompt: 'who am I?', options: { script: whoami, requestContext: { tier: 'pro' } } }),
+    });
+    expect(ok.status).toBe(200);
+    const result = (await ok.json()) as RunResult;
     // The caller may set what the server lets it (the tier), never who it is.
     expect(result.toolResults[0]).toMatchObject({ output: { userId: 'ann' } });
     expect(seen).toContainEqual({ who: 'tool', userId: 'ann', tier: 'pro' });

@@ -9,6 +9,7 @@ import { InvalidRunOptionsError, RunFailedError, type Script } from '../../src/i
 import { publishChunksSignal } from '../../src/workflows/messages.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { collect, historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
+import { verdictIn } from '../../src/client/runs.js';
 
 let w: TestWorker;
 beforeAll(async () => {
@@ -135,7 +136,7 @@ describe("the run's stream handlers", () => {
 
 async function waitForVerdict(runId: string, decisionId: string) {
   for (;;) {
-    const verdict = (await w.client.getRun(runId)).decisions.find((d) => d.decisionId === decisionId);
+    const verdict = verdictIn(await w.client.getRun(runId), decisionId);
     if (verdict) return verdict;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -71,7 +71,7 @@ describe('the approval ledger: own calls', () => {
     expect(second).toContainEqual(expect.objectContaining({ type: 'resolve', toolCallId: 'a' }));
     expect(ledger.pending().map((p) => p.toolCallId)).toEqual(['c']);
     const third = ledger.decide('approve', { decisionId: 'd3' }, AT);
-    expect(third).toEqual([{ type: 'record', record: expect.objectContaining({ accepted: false }) }]);
+    expect(third).toEqual([{ type: 'refused', record: expect.objectContaining({ accepted: false }) }]);
     expect(ledger.verdict('d3')?.refusal?.type).toBe('WrongPauseKind');
   });
 
@@ -95,20 +95,24 @@ describe('the approval ledger: own calls', () => {
       ['w', { decisionId: 'w', toolCallId: 'a', resumeData: 1 }, 'WrongPauseKind'],
       [
         'c',
-        { decisionId: 'c', toolCallId: 'a', clientRefusal: { type: 'AlreadyDecided', message: 'x' } },
-        'AlreadyDecided',
+        { decisionId: 'c', toolCallId: 'a', clientRefusal: { type: 'AlreadyDecided', message: 'forged text' } },
+        'InvalidDecision',
       ],
       ['invalid', { decisionId: 'x'.repeat(500), by: 7 }, 'InvalidDecision'],
     ];
     for (const [, signal, type] of refusals) {
       const kind = type === 'WrongPauseKind' ? 'resume' : 'approve';
-      expect(types(ledger.decide(kind, signal, AT))).toEqual(['record']);
+      expect(types(ledger.decide(kind, signal, AT))).toEqual(['refused']);
     }
-    const trail = ledger.trail();
-    expect(trail.map((d) => d.refusal?.type)).toEqual(refusals.map(([, , type]) => type));
-    expect(trail.every((d) => !d.accepted)).toBe(true);
-    // A decision id that does not fit is kept short in the trail.
-    expect(trail[4]!.decisionId.length).toBeLessThanOrEqual(100);
+    // Refusals are counted and the last few kept, never in the trail of decisions.
+    expect(ledger.trail.all()).toEqual([]);
+    const { count, recent } = ledger.trail.refused();
+    expect(count).toBe(5);
+    expect(recent.map((d) => d.refusal?.type)).toEqual(refusals.map(([, , type]) => type));
+    // A signal's own claim that it was refused is not the system's word: none of its text is kept.
+    expect(JSON.stringify(recent[3])).not.toContain('forged text');
+    // A decision id that does not fit is kept short.
+    expect(recent[4]!.decisionId.length).toBeLessThanOrEqual(100);
     expect(ledger.pending().map((p) => p.toolCallId)).toEqual(['a']);
     // The rightful decision still goes through.
     expect(types(ledger.decide('approve', { decisionId: 'ok', fingerprint: 'fp-a' }, AT))).toEqual([
@@ -126,7 +130,7 @@ describe('the approval ledger: own calls', () => {
     ledger.decide('decline', { decisionId: 'd2', toolCallId: 'a' }, AT);
     expect(ledger.verdict('d2')?.refusal?.type).toBe('AlreadyDecided');
 
-    const continued = new ApprovalLedger('run-1', ledger.trail());
+    const continued = new ApprovalLedger('run-1', { trail: ledger.trail.all(), refusals: ledger.trail.refused() });
     continued.decide('approve', { decisionId: 'd3', toolCallId: 'a' }, AT);
     expect(continued.verdict('d3')?.refusal).toMatchObject({ type: 'AlreadyDecided' });
   });
@@ -138,6 +142,68 @@ describe('the approval ledger: own calls', () => {
     expect(ledger.pending()).toEqual([]);
     ledger.decide('approve', { decisionId: 'late' }, AT);
     expect(ledger.verdict('late')?.refusal).toEqual({ type: 'NothingPending', message: 'the run has cancelled' });
+  });
+});
+
+describe('the approval ledger: what refusals cost and tell', () => {
+  // The probe: 250 refused requests at the bounds of `by` and `reason` re-saved the whole trail each
+  // time (233 KB a request) until the run reached Temporal's history limit and was terminated.
+  it('keeps a count and the last few refusals, each clipped, however many arrive', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call('a'), approval);
+    const long = 'x'.repeat(2000);
+    for (let i = 0; i < 1000; i++) {
+      const effects = ledger.decide(
+        'approve',
+        { decisionId: `d${i}`, fingerprint: 'stale', by: long, reason: long },
+        AT,
+      );
+      expect(types(effects)).toEqual(['refused']);
+    }
+    const summary = ledger.trail.refused();
+    expect(summary.count).toBe(1000);
+    expect(summary.recent.map((d) => d.decisionId)).toEqual(['d995', 'd996', 'd997', 'd998', 'd999']);
+    expect(JSON.stringify(summary).length).toBeLessThan(6000);
+    expect(ledger.trail.all()).toEqual([]);
+    // The senders of the latest ones still hear their verdict; the run still takes the right decision.
+    expect(ledger.verdict('d999')?.refusal?.type).toBe('FingerprintMismatch');
+    expect(types(ledger.decide('approve', { decisionId: 'ok', fingerprint: 'fp-a' }, AT))).toContain('resolve');
+  });
+
+  it('tells another tenant nothing of the run: no call, no arguments, no fingerprint', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.govern(undefined, { resourceId: 'acme', startedBy: { id: 'tina', tenant: 'acme' } });
+    ledger.ask({ ...call('a'), args: { account: 'DE89370400440532013000' } }, approval);
+    const bert = { id: 'bert', tenant: 'globex' };
+    for (const [id, signal] of [
+      ['x1', { fingerprint: 'wrong' }],
+      ['x2', { toolCallId: 'nope' }],
+      ['x3', { toolCallId: 'a' }],
+    ] as const) {
+      ledger.decide('resume', { decisionId: id, principal: bert, ...signal }, AT);
+      const refusal = ledger.verdict(id)!.refusal!;
+      expect(refusal.type).toBe('NotAllowed');
+      expect(refusal.message).not.toMatch(/DE89|fp-a|deleteRecord|tool call/);
+    }
+  });
+
+  it('names neither the arguments nor the fingerprint of the call a wrong fingerprint missed', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask({ ...call('a'), args: { account: 'DE89370400440532013000' } }, approval);
+    ledger.decide('approve', { decisionId: 'm', fingerprint: 'stale' }, AT);
+    const { message } = ledger.verdict('m')!.refusal!;
+    expect(message).toContain('does not match tool call a (deleteRecord)');
+    expect(message).not.toContain('DE89');
+    expect(message).not.toContain('fp-a');
+  });
+
+  it('hands each verdict to the parent once', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call('a'), approval);
+    ledger.decide('approve', { decisionId: 'bad', fingerprint: 'stale' }, AT);
+    ledger.decide('approve', { decisionId: 'good' }, AT);
+    expect(ledger.trail.drainVerdicts().map((v) => v.decisionId)).toEqual(['bad', 'good']);
+    expect(ledger.trail.drainVerdicts()).toEqual([]);
   });
 });
 
@@ -231,7 +297,7 @@ describe('the approval ledger: calls that wait in sub-agents', () => {
     ledger.childReport(report('run-1', 'call-0', 0, { pending: [childCall('x')], paused: true }));
     ledger.decide('approve', { decisionId: 'd1', toolCallId: 'call-0/x' }, AT);
     const effects = ledger.childFinished('call-0', []);
-    expect(types(effects)).toEqual(['child', 'record', 'change']);
+    expect(types(effects)).toEqual(['child', 'refused', 'change']);
     expect(effects[0]).toEqual({ type: 'child', change: 'ended-paused' });
     expect(ledger.verdict('d1')?.refusal).toEqual({
       type: 'UnknownToolCall',

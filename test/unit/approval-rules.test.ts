@@ -63,14 +63,15 @@ describe('checkDecision', () => {
     expect(checkDecision('resume', {}, pending, none)).toMatchObject({ accepted: true, call: { toolCallId: 's' } });
   });
 
-  it('accepts a matching fingerprint and refuses another, naming both', () => {
+  it('accepts a matching fingerprint and refuses another, naming neither the arguments nor the real one', () => {
     expect(checkDecision('approve', { toolCallId: 'a', fingerprint: 'fp-a' }, [approval('a')], none).accepted).toBe(
       true,
     );
     const refused = checkDecision('approve', { toolCallId: 'a', fingerprint: 'fp-other' }, [approval('a')], none);
     expect(refused).toMatchObject({ accepted: false, type: 'FingerprintMismatch' });
     expect(!refused.accepted && refused.message).toBe(
-      'fingerprint fp-other does not match tool call a (deleteRecord {"id":"r2"}, fingerprint fp-a); the call you decided on is not the one waiting',
+      'fingerprint fp-other does not match tool call a (deleteRecord): the call you decided on is not the one ' +
+        'waiting; read the call again and decide on what it shows',
     );
   });
 

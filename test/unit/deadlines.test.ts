@@ -78,12 +78,12 @@ describe('approval deadlines: the ledger', () => {
     const effects = ledger.escalate('a', '2026-01-01T00:01:00.000Z');
     expect(types(effects)).toEqual(['record', 'change', 'notify']);
     expect(ledger.pending()[0]).toMatchObject({ decide: ['group:leads'], escalation: { escalated: true } });
-    const trail = ledger.trail();
+    const trail = ledger.trail.all();
     expect(trail[0]).toMatchObject({ kind: 'escalate', toolCallId: 'a', accepted: true });
     expect(trail[0]!.reason).toContain('only group:leads may decide it now');
 
     const approver = { id: 'ann', roles: ['approver'] };
-    expect(types(ledger.decide('approve', { decisionId: 'd1', principal: approver }, AT))).toEqual(['record']);
+    expect(types(ledger.decide('approve', { decisionId: 'd1', principal: approver }, AT))).toEqual(['refused']);
     expect(ledger.verdict('d1')).toMatchObject({ accepted: false, refusal: { type: 'NotAllowed' } });
     const lead = { id: 'lee', groups: ['leads'] };
     expect(types(ledger.decide('approve', { decisionId: 'd2', principal: lead }, AT))).toEqual([
@@ -106,7 +106,7 @@ describe('approval deadlines: the ledger', () => {
     const notice = effects.find((e) => e.type === 'notify');
     expect(notice).toMatchObject({ notice: { event: 'expired', call: { toolCallId: 'a' } } });
     expect(ledger.pending()).toEqual([]);
-    expect(ledger.trail().map((d) => d.kind)).toEqual(['expire']);
+    expect(ledger.trail.all().map((d) => d.kind)).toEqual(['expire']);
     ledger.decide('approve', { decisionId: 'late', toolCallId: 'a' }, AT);
     const late = ledger.verdict('late')!;
     expect(late.refusal).toMatchObject({ type: 'AlreadyDecided' });
@@ -119,11 +119,58 @@ describe('approval deadlines: the ledger', () => {
   });
 
   it('a continued run does not take an escalation for a decision', () => {
-    const escalated = { ...new ApprovalLedger('r').trail()[0], decisionId: 'escalate:a', kind: 'escalate' as const };
-    const ledger = new ApprovalLedger('run-1', [
-      { ...escalated, toolCallId: 'a', toolName: 'refund', by: null, reason: null, at: AT, accepted: true },
-    ]);
+    const escalated = { decisionId: 'escalate:a', kind: 'escalate' as const };
+    const ledger = new ApprovalLedger('run-1', {
+      trail: [{ ...escalated, toolCallId: 'a', toolName: 'refund', by: null, reason: null, at: AT, accepted: true }],
+    });
     ledger.ask(call, { kind: 'approval', askedAt: AT });
     expect(types(ledger.decide('approve', { decisionId: 'ok', toolCallId: 'a' }, AT))).toContain('resolve');
+  });
+
+  // The probe: with the worker down, the deadline's timer fired on the server and an approval came 7 s
+  // later; both reached the run in one activation, the decision was applied first, and the tool ran.
+  it('refuses a decision the run takes after the deadline passed, however the events were batched', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call, waiting);
+    const late = '2026-01-01T00:02:07.000Z'; // past the escalation (1 min) and the expiry (2 min)
+    const effects = ledger.decide('approve', { decisionId: 'late', toolCallId: 'a' }, late);
+    expect(types(effects)).toEqual([
+      ...['record', 'change', 'notify'], // escalated
+      ...['record', 'resolve', 'change', 'notify'], // expired
+      'refused',
+    ]);
+    expect(effects.find((e) => e.type === 'resolve')).toMatchObject({ resolution: { kind: 'expire' } });
+    expect(ledger.trail.all().map((d) => d.kind)).toEqual(['escalate', 'expire']);
+    expect(ledger.verdict('late')?.refusal?.message).toContain('its approval deadline passed');
+    // The timers, when their activation comes, change nothing.
+    expect(ledger.escalate('a', late)).toEqual([]);
+    expect(ledger.expire('a', late)).toEqual([]);
+  });
+
+  it('judges a decision taken after the escalation against the escalated rule', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.govern({ decide: ['role:approver'] }, { resourceId: undefined, startedBy: undefined });
+    ledger.ask(call, waiting);
+    const afterEscalation = '2026-01-01T00:01:30.000Z';
+    const approver = { id: 'ann', roles: ['approver'] };
+    const effects = ledger.decide('approve', { decisionId: 'd1', principal: approver }, afterEscalation);
+    expect(types(effects)).toEqual(['record', 'change', 'notify', 'refused']);
+    expect(ledger.verdict('d1')?.refusal?.type).toBe('NotAllowed');
+    expect(ledger.pending()).toHaveLength(1);
+  });
+
+  it('takes a late decision as runs from before did where the run says so (the patch is absent)', () => {
+    const ledger = new ApprovalLedger('run-1', {}, () => false);
+    ledger.ask(call, waiting);
+    const effects = ledger.decide('approve', { decisionId: 'late' }, '2026-01-01T00:05:00.000Z');
+    expect(types(effects)).toEqual(['record', 'resolve', 'change', 'notify']);
+  });
+
+  it('asks whether deadlines come first only when a deadline has passed', () => {
+    let asked = 0;
+    const ledger = new ApprovalLedger('run-1', {}, () => (asked++, true));
+    ledger.ask(call, waiting);
+    ledger.decide('approve', { decisionId: 'early', fingerprint: 'stale' }, AT);
+    expect(asked).toBe(0);
   });
 });

@@ -26,6 +26,7 @@ const run = (runId: string, pendingToolCalls: PendingToolCall[], over: Partial<R
   workflowStatus: 'RUNNING',
   closeTime: undefined,
   decisions: [],
+  refusals: { count: 0, recent: [] },
   startedBy: { id: 'alice' },
   read: undefined,
   ...over,

@@ -10,7 +10,35 @@ const result = (toolCallId: string, output: unknown) => ({ toolCallId, toolName:
 function runResult(): RunResult {
   const toolCalls = [call('shown', { ssn: '123-45-6789' }), call('unseen', { ssn: '987-65-4321' })];
   const toolResults = [result('shown', null), result('unseen', { ssn: '987-65-4321' })];
-  return { steps: [{ toolCalls, toolResults }], toolCalls, toolResults, pendingToolCalls: [] } as unknown as RunResult;
+  // The conversation holds the same values: the model's calls and the tool's results.
+  const messages = [
+    { role: 'user', content: 'look them up' },
+    {
+      role: 'assistant',
+      content: toolCalls.map((c) => ({
+        type: 'tool-call',
+        toolCallId: c.toolCallId,
+        toolName: 'lookup',
+        input: c.args,
+      })),
+    },
+    {
+      role: 'tool',
+      content: toolResults.map((r) => ({
+        type: 'tool-result',
+        toolCallId: r.toolCallId,
+        toolName: 'lookup',
+        output: { type: 'json', value: r.output },
+      })),
+    },
+  ];
+  return {
+    steps: [{ toolCalls, toolResults }],
+    toolCalls,
+    toolResults,
+    messages,
+    pendingToolCalls: [],
+  } as unknown as RunResult;
 }
 
 describe('shownResult (what POST /generate answers)', () => {
@@ -24,6 +52,25 @@ describe('shownResult (what POST /generate answers)', () => {
     expect(answered.toolResults.map((r) => (r.isError ? r.error : r.output))).toEqual([null, NOT_SHOWN]);
     expect(JSON.stringify(answered)).not.toMatch(/\d{3}-\d{2}-\d{4}/);
   });
+
+  // The probe: the answer's `messages` carried the raw values that its steps hid.
+  it('shows the conversation as the stream showed it too', () => {
+    const chunks = [
+      { type: 'tool-call', toolCallId: 'shown', toolName: 'lookup', args: { ssn: '***-**-****' } },
+      { type: 'tool-result', toolCallId: 'shown', toolName: 'lookup', output: { found: true } },
+    ] as unknown as RunStreamChunk[];
+    const { messages } = shownResult(runResult(), chunks);
+    expect(messages[0]).toEqual({ role: 'user', content: 'look them up' });
+    expect(messages[1]!.content).toMatchObject([
+      { type: 'tool-call', toolCallId: 'shown', input: { ssn: '***-**-****' } },
+      { type: 'tool-call', toolCallId: 'unseen', input: NOT_SHOWN },
+    ]);
+    expect(messages[2]!.content).toMatchObject([
+      { type: 'tool-result', toolCallId: 'shown', output: { type: 'json', value: { found: true } } },
+      { type: 'tool-result', toolCallId: 'unseen', output: { type: 'json', value: NOT_SHOWN } },
+    ]);
+    expect(JSON.stringify(messages)).not.toMatch(/\d{3}-\d{2}-\d{4}/);
+  });
 });
 
 describe('shownResult: the waiting call', () => {
@@ -33,6 +80,7 @@ describe('shownResult: the waiting call', () => {
       steps: [],
       toolCalls: [],
       toolResults: [],
+      messages: [],
       pendingToolCalls: pending,
       suspendPayload: { ...raw, requiresApproval: false, payload: { ssn: '123-45-6789' } },
     }) as unknown as RunResult;

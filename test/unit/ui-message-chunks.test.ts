@@ -55,9 +55,40 @@ describe('UiChunkMapper', () => {
     expect(m.map({ type: 'tool-error', ...call, error: 'boom', declined: false, offset: 6 })).toEqual([
       { type: 'tool-output-error', toolCallId: 'c', errorText: 'boom' },
     ]);
-    expect(m.map({ type: 'error', error: 'run failed', offset: 7 })).toEqual([
-      { type: 'error', errorText: 'run failed' },
+    // A failure of the caller's own making says why; any other says only that it failed.
+    expect(
+      m.map({
+        type: 'error',
+        error: 'Unknown agent "x": the worker has "a"',
+        failureType: 'UnknownAgentError',
+        offset: 7,
+      }),
+    ).toEqual([{ type: 'error', errorText: 'Unknown agent "x"' }]);
+    expect(m.map({ type: 'error', error: 'run failed', offset: 8 })).toEqual([
+      { type: 'error', errorText: 'the run failed (unknown cause); an operator can read why in its history' },
     ]);
+  });
+
+  // The probe: tool error texts and run failures carried internal addresses to every stream reader.
+  it('shows a tool error without the addresses the worker reached, and a run failure in its own terms', () => {
+    const m = new UiChunkMapper('r');
+    const error =
+      'connect ECONNREFUSED 10.0.0.5:5432 (db.internal.example:5432), see http://169.254.169.254/latest and [fd00::1]:8080';
+    const [shown] = m.map({
+      ...clientChunk({ type: 'tool-error', toolCallId: 'c', toolName: 't', error, declined: false }),
+      offset: 1,
+    });
+    expect(shown).toMatchObject({ type: 'tool-output-error', toolCallId: 'c' });
+    const text = (shown as { errorText: string }).errorText;
+    expect(text).toContain('connect ECONNREFUSED');
+    expect(text).not.toMatch(/10\.0\.0\.5|db\.internal|169\.254|fd00/);
+    const [failure] = m.map({
+      type: 'error',
+      error: 'provider said: password hunter2 at http://10.0.0.5/admin',
+      failureType: 'ModelCallFailed',
+      offset: 2,
+    } as RunStreamChunk);
+    expect((failure as { errorText: string }).errorText).not.toMatch(/hunter2|10\.0\.0\.5/);
   });
 
   it('turns a model retry into reset-step, and a pause into a finish the UI waits on', () => {
