@@ -47,9 +47,11 @@ export {
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
   verifyWebhook,
+  webhookDeliveryLog,
+  WebhookReplayError,
   WebhookVerificationError,
 } from './notifications/webhook.js';
-export type { WebhookHeaders } from './notifications/webhook.js';
+export type { VerifyWebhookOptions, WebhookDeliveryLog, WebhookHeaders } from './notifications/webhook.js';
 export type { WebhookPayload, NotificationType } from './schemas/notification.js';
 export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
 export { AgentRegistry } from './registry.js';
@@ -93,10 +95,14 @@ export type {
 } from './schemas/stream-chunks.js';
 export { createServerApp, DEFAULT_REQUEST_OPTIONS } from './server/app.js';
 export type { ServerOptions } from './server/app.js';
+export type { ThreadPrivacy } from './server/thread-access.js';
 export { startServer } from './server/serve.js';
 export type { StartServerOptions } from './server/serve.js';
-export { authenticatorFromEnv, bearerTokens, jwtAuth } from './server/auth.js';
-export type { Authenticator, JwtAuthOptions, JwtClaimNames } from './server/auth.js';
+export { bearerTokens, describeTenancy } from './server/auth.js';
+export type { Authenticator, BearerTokensOptions, Tenancy, TenancyMode } from './server/auth.js';
+export { DEFAULT_MAX_TOKEN_LIFETIME, jwtAuth } from './server/jwt-auth.js';
+export type { JwtAuthOptions, JwtClaimNames } from './server/jwt-auth.js';
+export { authenticatorFromEnv } from './server/auth-env.js';
 export { UiChunkMapper } from './server/ui-message-chunks.js';
 export type {
   RunMessageMetadata,
@@ -135,6 +141,7 @@ export type { ModelContext, ModelFactory } from './models/registry.js';
 export * from './errors.js';
 export type { AgentSpec, ToolSpec } from './schemas/agent-spec.js';
 export type { DecisionRecord, PathHop, PendingToolCall, RefusalType } from './schemas/decisions.js';
+export { ALL_TENANTS } from './schemas/access.js';
 export type { AccessPolicy, AccessRule, Principal, ToolAccess } from './schemas/access.js';
 export type { JsonValue } from './schemas/json.js';
 export type { Message } from './schemas/message.js';
