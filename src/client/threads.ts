@@ -9,7 +9,13 @@ import { errorMessage, ThreadNotFoundError } from '../errors.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
 import type { Task, TaskSummary } from '../schemas/tasks.js';
-import { THREAD_MEMO_KEY, ThreadMemoSchema, threadWorkflowId, type ThreadMemo } from '../schemas/thread.js';
+import {
+  THREAD_MEMO_KEY,
+  ThreadMemoSchema,
+  threadWorkflowId,
+  type ShownCalls,
+  type ThreadMemo,
+} from '../schemas/thread.js';
 import { AgentResourceIdKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
 import { taskSummary } from '../workflows/thread-tasks.js';
 import { checkInput } from './checks.js';
@@ -59,6 +65,11 @@ export interface ThreadMessages extends ThreadInfo {
   messages: Message[];
   /** Older messages the thread keeps that `messages` leaves out. */
   omittedMessages: number;
+  /**
+   * What the runs' streams showed of calls in `messages` whose tools have a display transform (by tool
+   * call id; `null`: not known). `messages` keep the transcript's values; show a person these instead.
+   */
+  shown?: ShownCalls;
   /** The thread's working memory, when a run stored one. */
   workingMemory?: WorkingMemory;
 }
@@ -165,6 +176,7 @@ export async function getThreadMessages(
     ...info,
     messages: memo?.messages ?? [],
     omittedMessages: memo?.omittedMessages ?? 0,
+    ...(memo?.shown ? { shown: memo.shown } : {}),
     ...(stored ? { workingMemory: { threadId, resourceId, ...stored, updatedAt: new Date(stored.updatedAt) } } : {}),
   };
 }

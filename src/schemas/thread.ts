@@ -3,6 +3,7 @@
  * share, kept by one long-lived thread workflow per thread. Sandbox-safe: ids, bounds and schemas.
  */
 import { z } from 'zod';
+import { JsonValueSchema } from './json.js';
 import { IdSchema } from './limits.js';
 import { MessageSchema, type Message } from './message.js';
 import { WorkingMemoryOptionsSchema, WorkingMemoryRecordSchema } from './working-memory.js';
@@ -68,6 +69,22 @@ export function subAgentContextOf(memory: MemoryOptions | undefined, key: string
 export const TurnStatusSchema = z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']);
 export type TurnStatus = z.infer<typeof TurnStatusSchema>;
 
+/**
+ * What a run's stream showed of a call whose tool has a display transform (its input, output or
+ * error): HTTP answers and pages show the thread's messages so. `null`: not known (shown as not shown).
+ */
+export const ShownCallSchema = z
+  .object({ input: JsonValueSchema.optional(), output: JsonValueSchema.optional(), error: z.string().optional() })
+  .strict()
+  .nullable();
+export type ShownCall = z.infer<typeof ShownCallSchema>;
+/** The display forms of a turn's calls, by tool call id (calls of tools without a display transform have none). */
+export const ShownCallsSchema = z.record(z.string(), ShownCallSchema);
+export type ShownCalls = z.infer<typeof ShownCallsSchema>;
+
+/** Bytes of JSON of the display forms a turn records; calls beyond are recorded as not known. */
+export const MAX_SHOWN_BYTES = 64 * 1024;
+
 /** One run's part of a thread: the messages it was started with and those it made, kept together. */
 export const ThreadTurnSchema = z.object({
   runId: z.string(),
@@ -76,6 +93,8 @@ export const ThreadTurnSchema = z.object({
   startedBy: z.string().optional(),
   status: TurnStatusSchema,
   messages: z.array(MessageSchema),
+  /** What the run's stream showed of its calls where a display transform changes them. */
+  shown: ShownCallsSchema.optional(),
   at: z.string(),
 });
 export type ThreadTurn = z.infer<typeof ThreadTurnSchema>;
@@ -149,6 +168,8 @@ export const RecordTurnSchema = z
     agentId: IdSchema,
     status: TurnStatusSchema,
     messages: z.array(MessageSchema),
+    /** What the run's stream showed of its calls where a display transform changes them. */
+    shown: ShownCallsSchema.optional(),
   })
   .strict();
 export type RecordTurn = z.infer<typeof RecordTurnSchema>;
@@ -178,6 +199,8 @@ export const ThreadMemoSchema = z.object({
   messages: z.array(MessageSchema),
   /** How many older messages the thread keeps that `messages` leaves out. */
   omittedMessages: z.number().int(),
+  /** The display forms of the calls in `messages` whose tools have a display transform. */
+  shown: ShownCallsSchema.optional(),
   /** The thread's working memory, when a run stored one (at most `MAX_WORKING_MEMORY_CHARS`). */
   workingMemory: WorkingMemoryRecordSchema.optional(),
   /**

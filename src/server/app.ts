@@ -44,7 +44,7 @@ import {
   ThreadApprovalBodySchema,
   toModelMessages,
 } from './requests.js';
-import { shownResult } from './shown-result.js';
+import { shownResult, shownThreadMessages } from './shown-result.js';
 import { threadAccess, threadPrivacyOption, type ThreadPrivacy } from './thread-access.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
@@ -322,7 +322,8 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   };
   const messages = (target: { threadId: string; resourceId?: string }) => client.getThreadMessages(target);
 
-  app.get('/threads/:threadId/messages', async (c) => c.json(await readableThread(c, messages)));
+  // The thread's calls as their runs' streams showed them: a display transform's form, never the raw values.
+  app.get('/threads/:threadId/messages', async (c) => c.json(shownThreadMessages(await readableThread(c, messages))));
 
   app.get('/threads/:threadId/working-memory', async (c) => {
     const thread = await readableThread(c, messages);

@@ -5,6 +5,7 @@
  */
 import type { JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
+import type { ShownCalls } from '../schemas/thread.js';
 import { publicToolError } from './public-errors.js';
 import type { RunResult, ToolCallRecord, ToolResultRecord } from '../schemas/run-result.js';
 import { shownPending, type RunStreamChunk } from '../schemas/stream-chunks.js';
@@ -18,13 +19,13 @@ function shownOr(values: Map<string, JsonValue>, toolCallId: string): JsonValue 
 }
 
 /** The arguments and outcomes the stream showed, by tool call id. */
-export interface Shown {
+interface Shown {
   args: Map<string, JsonValue>;
   outputs: Map<string, JsonValue>;
   errors: Map<string, string>;
 }
 
-export function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
+function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
   const shown: Shown = { args: new Map(), outputs: new Map(), errors: new Map() };
   for (const chunk of chunks) {
     if (chunk.type === 'tool-call') shown.args.set(chunk.toolCallId, chunk.args);
@@ -35,20 +36,34 @@ export function shownValues(chunks: Iterable<RunStreamChunk>): Shown {
 }
 
 /**
- * A conversation message with its tool calls' inputs and tool results' outputs as the stream showed
- * them (a display transform's form), and {@link NOT_SHOWN} for a call the stream did not show.
+ * How a person is shown one call of a conversation: its display forms, `null` for a call whose values
+ * are not to be shown, `undefined` for one shown as it is (its tool has no display transform).
  */
-export function shownMessage(message: Message, shown: Shown): Message {
+export type CallView = (
+  toolCallId: string,
+) => { input?: JsonValue; output?: JsonValue; error?: string } | null | undefined;
+
+/** A conversation message with its tool calls' inputs and results' outputs as `view` says to show them. */
+export function shownMessage(message: Message, view: CallView): Message {
   if (!Array.isArray(message.content)) return message;
   const content = message.content.map((part) => {
     const id = typeof part.toolCallId === 'string' ? part.toolCallId : undefined;
-    if (id === undefined) return part;
-    if (part.type === 'tool-call') return { ...part, input: shownOr(shown.args, id) };
-    if (part.type !== 'tool-result') return part;
-    if (shown.errors.has(id)) return { ...part, output: { type: 'error-text', value: shown.errors.get(id)! } };
-    return { ...part, output: { type: 'json', value: shownOr(shown.outputs, id) } };
+    if (id === undefined || (part.type !== 'tool-call' && part.type !== 'tool-result')) return part;
+    const shown = view(id);
+    if (shown === undefined) return part;
+    if (part.type === 'tool-call') return { ...part, input: shown?.input ?? NOT_SHOWN };
+    if (shown?.error !== undefined) return { ...part, output: { type: 'error-text', value: shown.error } };
+    return { ...part, output: { type: 'json', value: shown?.output ?? NOT_SHOWN } };
   });
   return { ...message, content };
+}
+
+/** The thread's messages as a person is shown them: its calls in their display forms where it has them. */
+export function shownThreadMessages<T extends { messages: Message[]; shown?: ShownCalls }>(thread: T): T {
+  const { shown, ...rest } = thread;
+  if (!shown) return thread;
+  const view: CallView = (id) => (id in shown ? shown[id] : undefined);
+  return { ...rest, messages: thread.messages.map((m) => shownMessage(m, view)) } as T;
 }
 
 /**
@@ -92,7 +107,18 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
     })),
     toolCalls: result.toolCalls.map(call),
     toolResults: result.toolResults.map(outcome),
-    messages: result.messages.map((m) => shownMessage(m, shown)),
+    // A call the stream did not show is not shown: the conversation may hold earlier runs' calls.
+    messages: result.messages.map((m) =>
+      shownMessage(m, (id) =>
+        shown.args.has(id) || shown.outputs.has(id) || shown.errors.has(id)
+          ? {
+              ...(shown.args.has(id) ? { input: shown.args.get(id)! } : {}),
+              ...(shown.outputs.has(id) ? { output: shown.outputs.get(id)! } : {}),
+              ...(shown.errors.has(id) ? { error: shown.errors.get(id)! } : {}),
+            }
+          : null,
+      ),
+    ),
     pendingToolCalls: result.pendingToolCalls.map(shownPending),
     ...(suspendPayload ? { suspendPayload: shownSuspend(suspendPayload) } : {}),
   };

@@ -204,8 +204,7 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
  * starts the next run on the thread once this one returned finds the turn there.
  */
 async function endTurn(state: RunState, status: TurnStatus): Promise<void> {
-  const { thread } = state;
-  if (thread) await CancellationScope.nonCancellable(() => thread.record(state.conversation.messages, status));
+  if (state.thread) await CancellationScope.nonCancellable(() => state.recordTurn(status));
 }
 
 /** A decision signal: checked against the approvers' keys first where decisions must be signed. */
@@ -289,6 +288,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   // A tool run's call is checked as a model's would be, before anything is announced.
   const toolRun = input.toolCall ? await toolRunOf(state.runId, spec, options, input.toolCall) : undefined;
   state.govern(spec.access, input.startedBy, options.resourceId, escalationDeciders(spec));
+  state.displayTools = new Set(spec.tools.filter((t) => t.transform?.display.length).map((t) => t.name));
   state.signedDecisions = spec.signedDecisions === true;
   state.notifications = spec.notifications === true;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;

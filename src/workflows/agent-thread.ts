@@ -46,6 +46,7 @@ import {
   type BeganTurn,
 } from './thread-messages.js';
 import { refusedUpdate } from './messages.js';
+import { shownIn } from './thread-history.js';
 import { changeTasks } from './thread-tasks.js';
 import { admissionFailure, replayedKeyless, ThreadWriters, whenAdmitted, writeRefused } from './thread-writers.js';
 import { ThreadWorkingMemory } from './working-memory.js';
@@ -104,6 +105,7 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
       ...(last ? { lastRunId: last.runId } : {}),
       messages: page.messages,
       omittedMessages: page.omitted,
+      ...shownIn(turns, page.messages),
       ...workingMemory.carried(),
       ...(taskList ? { taskList } : {}),
     };
@@ -151,13 +153,15 @@ export async function agentThread(rawInput: ThreadInput): Promise<void> {
     },
   );
 
-  const recordTurn = ({ runId, agentId, status, messages }: RecordTurn): void => {
+  const recordTurn = ({ runId, agentId, status, messages, shown }: RecordTurn): void => {
     const turn = turns.find((t) => t.runId === runId);
     if (turn) {
       turn.status = status;
       turn.messages = messages;
+      if (shown) turn.shown = shown;
+      else delete turn.shown;
     } else {
-      turns.push({ runId, agentId, status, messages, at: new Date().toISOString() });
+      turns.push({ runId, agentId, status, messages, ...(shown ? { shown } : {}), at: new Date().toISOString() });
     }
     changed();
   };

@@ -67,6 +67,11 @@ export class ChunkLog {
     return { from: this.base + start, chunks, end: this.end, live: this.live };
   }
 
+  /** Every chunk held, oldest first. */
+  held(): readonly unknown[] {
+    return this.chunks;
+  }
+
   /** The offset of the first chunk held. */
   get start(): number {
     return this.base;

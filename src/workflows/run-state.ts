@@ -43,7 +43,9 @@ import type { ProgressRouting } from './progress.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { waitSpan } from './spans.js';
 import { StreamSegments } from './stream-segments.js';
+import { shownCalls } from './shown-calls.js';
 import type { ThreadLink } from './thread-link.js';
+import type { TurnStatus } from '../schemas/thread.js';
 import { runResult } from './transcript.js';
 
 /**
@@ -208,6 +210,15 @@ export class RunState {
 
   /** Set for a run on a thread: its turn is recorded there when it pauses and when it ends. */
   thread: ThreadLink | undefined;
+
+  /** The names of the tools whose display transform changes what the stream shows of their calls. */
+  displayTools: ReadonlySet<string> = new Set();
+
+  /** Records the run's turn on its thread, with what its stream showed of calls a display transform changes. */
+  async recordTurn(status: TurnStatus): Promise<void> {
+    const shown = (messages: Message[]) => shownCalls(messages, this.displayTools, this.stream.held());
+    await this.thread?.record(this.conversation.messages, status, shown);
+  }
   /** Set for a run on a thread: the key its writes there carry (see thread-writers.ts). */
   threadKey: string | undefined;
 
@@ -514,7 +525,7 @@ export class RunState {
     if (!this.segments.pauseNow(this.pending().length)) return;
     this.publish(finishChunk(this.snapshot().result, this.pending()));
     this.report();
-    void this.thread?.record(this.conversation.messages, 'suspended');
+    void this.recordTurn('suspended');
   }
 
   private resumeSegment(): void {

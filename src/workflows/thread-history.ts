@@ -4,7 +4,7 @@
  */
 import { jsonBytes } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
-import type { ThreadTurn } from '../schemas/thread.js';
+import { MAX_SHOWN_BYTES, type ShownCalls, type ThreadTurn } from '../schemas/thread.js';
 
 type Part = Record<string, unknown>;
 
@@ -94,4 +94,23 @@ export function recentPage(
   let bytes = jsonBytes(messages.slice(start));
   while (start < messages.length && bytes > maxBytes) bytes -= jsonBytes(messages[start++]) + 1;
   return { messages: messages.slice(start), omitted: start };
+}
+
+/**
+ * The display forms the turns recorded for the calls in `messages` (what the memo's page shows), within
+ * {@link MAX_SHOWN_BYTES}: past it, a call is `null` (shown as not shown), never its raw values.
+ */
+export function shownIn(turns: ThreadTurn[], messages: Message[]): { shown?: ShownCalls } {
+  const ids = idsOf(messages, 'tool-call');
+  const shown: ShownCalls = {};
+  let bytes = 2;
+  for (const turn of turns) {
+    for (const [id, call] of Object.entries(turn.shown ?? {})) {
+      if (!ids.has(id)) continue;
+      const size = jsonBytes(call) + jsonBytes(id) + 2;
+      shown[id] = bytes + size <= MAX_SHOWN_BYTES ? call : null;
+      if (shown[id]) bytes += size;
+    }
+  }
+  return Object.keys(shown).length > 0 ? { shown } : {};
 }

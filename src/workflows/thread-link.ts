@@ -4,7 +4,7 @@
  */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
-import type { TurnStatus, TurnWriter } from '../schemas/thread.js';
+import type { ShownCalls, TurnStatus, TurnWriter } from '../schemas/thread.js';
 import { recordTurnSignal } from './thread-messages.js';
 
 export class ThreadLink {
@@ -42,9 +42,17 @@ export class ThreadLink {
    * server takes whether or not a worker runs the thread. A thread that is gone (terminated by hand)
    * does not fail the run.
    */
-  async record(conversation: Message[], status: TurnStatus): Promise<void> {
+  async record(conversation: Message[], status: TurnStatus, shown?: (messages: Message[]) => ShownCalls | undefined) {
     if (!this.records) return;
-    const turn = { runId: this.runId, agentId: this.agentId, status, messages: conversation.slice(this.prefix) };
+    const messages = conversation.slice(this.prefix);
+    const displayed = shown?.(messages);
+    const turn = {
+      runId: this.runId,
+      agentId: this.agentId,
+      status,
+      messages,
+      ...(displayed ? { shown: displayed } : {}),
+    };
     await getExternalWorkflowHandle(this.workflowId)
       .signal(recordTurnSignal, turn, ...this.writer())
       .catch(() => undefined);
