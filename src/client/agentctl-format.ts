@@ -6,8 +6,11 @@ import type { RunResult } from '../schemas/run-result.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { BuildInfo } from './builds.js';
 import type { RunBuild, RunInfo } from './runs.js';
+import { shownPending } from '../schemas/stream-chunks.js';
 
-export function pendingLine(p: PendingToolCall): string {
+/** A waiting call as an operator sees it: in the display form the run's stream shows, never the raw values. */
+export function pendingLine(waiting: PendingToolCall): string {
+  const p = shownPending(waiting);
   const what = {
     approval: 'awaits approval',
     suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,

@@ -14,6 +14,7 @@ import { addToolCommands } from './agentctl-tools.js';
 import { buildLine, buildsTable, resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
+import { shownPending } from '../schemas/stream-chunks.js';
 
 /** Runs agentctl with these arguments; returns the exit code. */
 export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {
@@ -115,7 +116,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         ]);
         print(
           !!o.json,
-          list,
+          list.map((r) => ({ ...r, pendingToolCalls: r.pendingToolCalls.map(shownPending) })),
           list.length === 0
             ? ['no runs']
             : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED', 'BUILD'], ...rows]),
@@ -145,7 +146,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
             `(${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`,
         );
       if (failure) lines.push(`failure: ${failure}`);
-      print(!!o.json, { ...info, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
+      const shown = { ...info, pendingToolCalls: info.pendingToolCalls.map(shownPending) };
+      print(!!o.json, { ...shown, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
     });
 
   program

@@ -44,13 +44,32 @@ const bigTool = createTool({
   execute: ({ kib }) => 'x'.repeat(kib * 1024),
 });
 
+/** A value only the raw arguments of a vault call hold: no answer, page or line of output may show it. */
+const SECRET = 'VAULT-PIN-7391-SECRET';
+
+const vaultTool = createTool({
+  id: 'vault',
+  description: 'Opens a vault with its PIN',
+  inputSchema: z.object({ pin: z.string() }),
+  requireApproval: true,
+  execute: () => 'opened',
+  transform: { display: { input: () => ({ pin: '[hidden]' }), approval: () => ({ pin: '[hidden]' }) } },
+});
+
 const edgeAgent = defineAgent({
   id: 'edge-agent',
   name: 'Edge',
   instructions: 'You use tools.',
   model: 'scripted',
-  tools: { guarded: guardedTool, pick: pickTool, ask: askTool, big: bigTool },
+  tools: { guarded: guardedTool, pick: pickTool, ask: askTool, big: bigTool, vault: vaultTool },
 });
+const vaultScript: Script = [{ toolCalls: [{ toolName: 'vault', args: { pin: SECRET } }] }, { text: 'Done.' }];
+
+/** Every answer, page and line of output the catalogue saw that holds {@link SECRET}. */
+const leaks: string[] = [];
+function scan(where: string, text: string): void {
+  if (text.includes(SECRET)) leaks.push(where);
+}
 
 const guardedScript: Script = [{ toolCalls: [{ toolName: 'guarded', args: { target: 'db' } }] }, { text: 'Done.' }];
 const pickScript: Script = [{ toolCalls: [{ toolName: 'pick', args: { options: ['a', 'b'] } }] }, { text: 'Done.' }];
@@ -110,7 +129,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   let wedged = 0;
+  let terminated = 0;
   for (const runId of touched) {
+    const { status } = await w.client.temporal.workflow.getHandle(runId).describe();
+    if (status.name === 'TERMINATED') terminated++;
     const failed = await failedTasks(runId);
     if (failed.length === 0) continue;
     wedged++;
@@ -119,12 +141,13 @@ afterAll(async () => {
   const rows = Object.entries(tally).map(([s, t]) => `  ${s}: ${t.tried} inputs tried, ${t.refused} refused cleanly`);
   const total = Object.values(tally).reduce((n, t) => n + t.tried, 0);
   console.log(
-    `bad-input catalogue (${total} inputs, ${touched.size} runs):\n${rows.join('\n')}\n  runs wedged: ${wedged}`,
+    `bad-input catalogue (${total} inputs, ${touched.size} runs):\n${rows.join('\n')}\n  runs wedged: ${wedged}, ` +
+      `terminated: ${terminated}, values leaked: ${leaks.length}${leaks.length ? ` (${leaks.join(', ')})` : ''}`,
   );
   await new Promise<void>((resolve) => server?.close(() => resolve()));
   await w?.stop();
   await rm(dir, { recursive: true, force: true });
-  expect(wedged).toBe(0);
+  expect({ wedged, terminated, leaks }).toEqual({ wedged: 0, terminated: 0, leaks: [] });
 });
 
 async function paused(script: Script): Promise<RunResult> {
@@ -160,8 +183,8 @@ async function refusedWith(promise: Promise<unknown>, type: new (...args: never[
   expectOneLine(err.message);
 }
 
-function http(method: string, path: string, body?: unknown): Promise<Response> {
-  return fetch(`${base}${path}`, {
+async function http(method: string, path: string, body?: unknown): Promise<Response> {
+  const res = await fetch(`${base}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${TOKEN}`,
@@ -169,6 +192,9 @@ function http(method: string, path: string, body?: unknown): Promise<Response> {
     },
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
+  // Each answer is read twice: once here for the secret, once by the test.
+  scan(`${method} ${path}`, await res.clone().text());
+  return res;
 }
 
 async function httpRefusal(res: Response, status: number, pattern: RegExp): Promise<void> {
@@ -183,6 +209,7 @@ const ctl = (args: string[]) =>
 
 async function ctlRefusal(args: string[], code: number, pattern: RegExp): Promise<void> {
   const result = await ctl(args);
+  scan(`agentctl ${args[0]}`, result.stdout + result.stderr);
   expect(result.code).toBe(code);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
   expect(result.stderr).toMatch(pattern);
@@ -681,5 +708,60 @@ describe('payloads the worker cannot decode', () => {
     }
     await unchanged(waiting);
     expect((await w.client.approveToolCallGenerate({ runId, principal: 'ops' })).finishReason).toBe('stop');
+  });
+});
+
+describe('values a display transform hides', () => {
+  it('never shows the raw arguments of a waiting call, whatever a caller gets wrong', async () => {
+    const waiting = await paused(vaultScript);
+    const { runId } = waiting;
+    const { toolCallId } = waiting.pendingToolCalls[0]!;
+    await probe('HTTP', async () => {
+      await httpRefusal(
+        await http('POST', `/runs/${runId}/approve`, { toolCallId, fingerprint: 'stale' }),
+        409,
+        /FingerprintMismatch/,
+      );
+    });
+    await probe('HTTP', async () => {
+      await httpRefusal(
+        await http('POST', `/runs/${runId}/resume`, { fingerprint: 'f', resumeData: {} }),
+        409,
+        /WrongPauseKind/,
+      );
+    });
+    await probe('HTTP', async () => {
+      await httpRefusal(
+        await http('POST', `/runs/${runId}/approve`, { toolCallId: 'call-9', fingerprint: 'f' }),
+        409,
+        /UnknownToolCall/,
+      );
+    });
+    await probe('HTTP', async () => {
+      const res = await http('GET', `/runs/${runId}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('[hidden]');
+    });
+    await probe('HTTP', async () => {
+      const res = await http('GET', '/inbox/calls');
+      expect(res.status).toBe(200);
+    });
+    await probe('agentctl', () =>
+      ctlRefusal(
+        ['approve', runId, '--as', 'ops', '--tool-call', toolCallId, '--fingerprint', 'stale'],
+        1,
+        /FingerprintMismatch/,
+      ),
+    );
+    await probe('raw signals and updates', async () => {
+      await cliSignal(runId, 'approveToolCall', { decisionId: 'vault-stale', toolCallId, fingerprint: 'stale' });
+      const d = await verdict(runId, 'vault-stale');
+      scan('the run’s refusals', JSON.stringify(d));
+      expect(d.refusal?.type).toBe('FingerprintMismatch');
+    });
+    const shown = await ctl(['runs', 'show', runId]);
+    scan('agentctl runs show', shown.stdout);
+    await unchanged(waiting);
+    await w.client.declineToolCallGenerate({ runId });
   });
 });
