@@ -6,7 +6,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { BuildInfo } from './builds.js';
 import type { RunBuild, RunInfo } from './runs.js';
-import { shownPending } from '../schemas/stream-chunks.js';
+import { shownPending } from '../schemas/shown-pending.js';
 
 /** A waiting call as an operator sees it: in the display form the run's stream shows, never the raw values. */
 export function pendingLine(waiting: PendingToolCall): string {

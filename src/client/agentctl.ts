@@ -14,7 +14,7 @@ import { addToolCommands } from './agentctl-tools.js';
 import { buildLine, buildsTable, resultLines, runLines, table } from './agentctl-format.js';
 import { failureOf } from './failures.js';
 import type { StartOptions } from './run-input.js';
-import { shownPending } from '../schemas/stream-chunks.js';
+import { shownPending } from '../schemas/shown-pending.js';
 
 /** Runs agentctl with these arguments; returns the exit code. */
 export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {

@@ -7,6 +7,7 @@
  * Sandbox-safe: imported by workflow code.
  */
 import { z } from 'zod';
+import { shownPending } from './shown-pending.js';
 import { PendingToolCallSchema, type PendingToolCall } from './decisions.js';
 import { JsonValueSchema, type JsonValue } from './json.js';
 import {
@@ -262,18 +263,6 @@ export function finishChunk(
   };
 }
 
-/** A pending call as the stream shows it: where display transforms changed its arguments or payload, those. */
-export function shownPending(call: PendingToolCall): PendingToolCall {
-  const { display, ...rest } = call;
-  if (!display) return call;
-  const { suspendPayload: _raw, ...withoutPayload } = rest;
-  return {
-    ...withoutPayload,
-    args: display.args,
-    ...(display.suspendPayload !== undefined ? { suspendPayload: display.suspendPayload } : {}),
-  };
-}
-
 /** What a tool may write, checked: the chunk as it goes into the stream and the bytes of its `data`, or why not. */
 export type WriteCheck =
   { ok: true; chunk: DataChunk; bytes: number } | { ok: false; problem: string; tooLarge: boolean };
@@ -338,3 +327,4 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'string' ? `"${clip(value, 40)}"` : `a ${typeof value}`;
 }
+

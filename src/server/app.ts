@@ -17,7 +17,7 @@ import type { StartOptions } from '../client/run-input.js';
 import { suspendedRun, type RunInfo } from '../client/runs.js';
 import { pickThreadCall } from '../client/thread-decisions.js';
 import type { ThreadInfo } from '../client/threads.js';
-import { shownPending } from '../schemas/stream-chunks.js';
+import { shownPending } from '../schemas/shown-pending.js';
 import {
   AccessDeniedError,
   decisionRefused,

@@ -8,7 +8,8 @@ import type { Message } from '../schemas/message.js';
 import type { ShownCalls } from '../schemas/thread.js';
 import { publicToolError } from './public-errors.js';
 import type { RunResult, ToolCallRecord, ToolResultRecord } from '../schemas/run-result.js';
-import { shownPending, type RunStreamChunk } from '../schemas/stream-chunks.js';
+import { shownPending } from '../schemas/shown-pending.js';
+import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 
 /** What the answer holds in place of a value the stream did not show. */
 export const NOT_SHOWN = '[not shown]';

@@ -28,7 +28,8 @@ import type { AutoResumeSettings } from '../schemas/auto-resume.js';
 import type { Message } from '../schemas/message.js';
 import type { RunCarry } from '../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../schemas/run-result.js';
-import { finishChunk, shownPending, type AgentProgressChunk, type RunChunk } from '../schemas/stream-chunks.js';
+import { shownPending } from '../schemas/shown-pending.js';
+import { finishChunk, type AgentProgressChunk, type RunChunk } from '../schemas/stream-chunks.js';
 import { ChunkLog } from './chunk-log.js';
 import {
   CONVERSATION_BY_REFERENCE_PATCH,
