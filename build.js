@@ -49,7 +49,7 @@ async function buildAgentctl() {
     await rm(join(root, 'dist', name), { recursive: true, force: true });
   await build({
     absWorkingDir: root,
-    entryPoints: { agentctl: 'src/client/agentctl.ts' },
+    entryPoints: { agentctl: 'src/cli/agentctl.ts' },
     outdir: 'dist',
     bundle: true,
     // Every lazy import() gets chunks of its own, so --help reads the command line's code and nothing of

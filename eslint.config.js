@@ -10,6 +10,7 @@ import tseslint from 'typescript-eslint';
  */
 const SANDBOX = [
   'src/workflows/**/*.ts',
+  'src/protocol/**/*.ts',
   'src/approvals/**/*.ts',
   'src/schemas/**/*.ts',
   'src/errors.ts',
@@ -18,7 +19,7 @@ const SANDBOX = [
 ];
 
 const sandboxMessage =
-  'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/activities).';
+  'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/worker/).';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'lib/**', 'test/consumer/**', '.temporal/**', 'bench/results/**'] },
@@ -116,9 +117,7 @@ export default tseslint.config(
             {
               // Activity code, the client, the server, the codec, tracing and the worker are Node code; their
               // types are fine.
-              regex:
-                '^\\.\\.?/(.*/)?' +
-                '(activities|client|server|models|tools|worker|registry|config|agent|codec|tracing)(/|\\.js$)',
+              regex: '^\\.\\.?/(.*/)?' + '(worker|cli|client|server|tools|agent|codec|tracing|connection)(/|\\.js$)',
               allowTypeImports: true,
               message: sandboxMessage,
             },

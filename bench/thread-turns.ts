@@ -13,7 +13,7 @@ import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient, createWorker, defineAgent, type Message } from '../src/index.js';
 import { threadWorkflowId } from '../src/schemas/thread.js';
-import { threadTurnsQuery } from '../src/workflows/thread-messages.js';
+import { threadTurnsQuery } from '../src/protocol/thread-messages.js';
 import { startDevServer } from './dev-server.js';
 import { fmt, summarize, type Summary } from './stats.js';
 

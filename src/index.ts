@@ -36,11 +36,11 @@ export {
   workflowInterceptorModules,
   workflowPreloadModules,
   workflowsPath,
-} from './worker.js';
-export type { AgentWorker, CreateWorkerOptions } from './worker.js';
-export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } from './versioning.js';
-export type { VersioningSettings } from './versioning.js';
-export type { NotificationSettings } from './activities/notify.js';
+} from './worker/worker.js';
+export type { AgentWorker, CreateWorkerOptions } from './worker/worker.js';
+export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } from './worker/versioning.js';
+export type { VersioningSettings } from './worker/versioning.js';
+export type { NotificationSettings } from './worker/activities/approvals/notify.js';
 export {
   DELIVERY_HEADER,
   EVENT_HEADER,
@@ -54,23 +54,23 @@ export {
 export type { VerifyWebhookOptions, WebhookDeliveryLog, WebhookHeaders } from './notifications/webhook.js';
 export type { WebhookPayload, NotificationType } from './schemas/notification.js';
 export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
-export { AgentRegistry } from './registry.js';
+export { AgentRegistry } from './worker/registry.js';
 export { otlpFromEnv, tracingFromEnv, TracingConfigError } from './tracing/config.js';
 export type { OtlpProtocol } from './tracing/config.js';
 export type { Tracing, TracingOptions } from './tracing/tracing.js';
 export { AgentClient } from './client/agent-client.js';
 export type { AgentHandle, AgentSuspendedRun } from './client/agent-handle.js';
 export type { AgentClientOptions, ClientBehaviour } from './client/client-options.js';
-export type { Resolving } from './client/decisions.js';
-export type { SigningKey } from './client/signing.js';
-export { DEFAULT_STREAM_GRACE_MS } from './client/run-input.js';
-export type { RunPrompt, StartOptions, StreamOptions } from './client/run-input.js';
-export type { ClientToolInput } from './client/client-tools.js';
-export { RunStream } from './client/run-stream.js';
-export type { Decision, DecisionTarget, SentDecision } from './client/decisions.js';
-export type { ThreadToolApproval } from './client/thread-decisions.js';
-export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './client/runs.js';
-export type { BuildInfo } from './client/builds.js';
+export type { Resolving } from './client/decisions/decisions.js';
+export type { SigningKey } from './client/decisions/signing.js';
+export { DEFAULT_STREAM_GRACE_MS } from './client/runs/run-input.js';
+export type { RunPrompt, StartOptions, StreamOptions } from './client/runs/run-input.js';
+export type { ClientToolInput } from './client/runs/client-tools.js';
+export { RunStream } from './client/stream/run-stream.js';
+export type { Decision, DecisionTarget, SentDecision } from './client/decisions/decisions.js';
+export type { ThreadToolApproval } from './client/decisions/thread-decisions.js';
+export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './client/runs/runs.js';
+export type { BuildInfo } from './client/runs/builds.js';
 export type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './client/threads.js';
 export { DEFAULT_LAST_MESSAGES } from './schemas/thread.js';
 export type { MemoryOptions } from './schemas/thread.js';
@@ -95,14 +95,14 @@ export type {
 } from './schemas/stream-chunks.js';
 export { createServerApp, DEFAULT_REQUEST_OPTIONS } from './server/app.js';
 export type { ServerOptions } from './server/app.js';
-export type { ThreadPrivacy } from './server/thread-access.js';
+export type { ThreadPrivacy } from './server/auth/thread-access.js';
 export { startServer } from './server/serve.js';
 export type { StartServerOptions } from './server/serve.js';
-export { bearerTokens, describeTenancy } from './server/auth.js';
-export type { Authenticator, BearerTokensOptions, Tenancy, TenancyMode } from './server/auth.js';
-export { DEFAULT_MAX_TOKEN_LIFETIME, jwtAuth } from './server/jwt-auth.js';
-export type { JwtAuthOptions, JwtClaimNames } from './server/jwt-auth.js';
-export { authenticatorFromEnv } from './server/auth-env.js';
+export { bearerTokens, describeTenancy } from './server/auth/auth.js';
+export type { Authenticator, BearerTokensOptions, Tenancy, TenancyMode } from './server/auth/auth.js';
+export { DEFAULT_MAX_TOKEN_LIFETIME, jwtAuth } from './server/auth/jwt-auth.js';
+export type { JwtAuthOptions, JwtClaimNames } from './server/auth/jwt-auth.js';
+export { authenticatorFromEnv } from './server/auth/auth-env.js';
 export { UiChunkMapper } from './server/ui-message-chunks.js';
 export type {
   RunMessageMetadata,
@@ -110,10 +110,10 @@ export type {
   ToolSuspendedData,
   ToolUncertainData,
 } from './server/ui-message-chunks.js';
-export { createCodecEndpoint, assertCodecEndpointExposure } from './server/codec-endpoint.js';
-export type { CodecEndpointOptions } from './server/codec-endpoint.js';
-export { codecEndpointSettings } from './server/codec-endpoint-settings.js';
-export type { CodecEndpointSettings } from './server/codec-endpoint-settings.js';
+export { createCodecEndpoint, assertCodecEndpointExposure } from './server/codec/codec-endpoint.js';
+export type { CodecEndpointOptions } from './server/codec/codec-endpoint.js';
+export { codecEndpointSettings } from './server/codec/codec-endpoint-settings.js';
+export type { CodecEndpointSettings } from './server/codec/codec-endpoint-settings.js';
 export { createPayloadCodec, describeCodec, failureConverterPath, loadPayloadCodec } from './codec/payload-codec.js';
 export type { CodecKeysOptions } from './codec/payload-codec.js';
 export {
@@ -133,11 +133,11 @@ export { UnkeyedCodec } from './codec/unkeyed-codec.js';
 export { CODEC_CURRENT_KEY_ENV, CODEC_KEYS_ENV, CODEC_KEYS_FILE_ENV } from './codec/keyring.js';
 export type { CodecKey, Keyring } from './codec/keyring.js';
 export { CodecConfigError, PayloadDecryptError, UnknownCodecKeyError } from './codec/errors.js';
-export { resolveConnection, DEFAULT_TASK_QUEUE } from './config.js';
-export type { ConnectionSettings } from './config.js';
-export { ScriptedLanguageModel } from './models/scripted.js';
-export { builtinModels, resolveModel } from './models/registry.js';
-export type { ModelContext, ModelFactory } from './models/registry.js';
+export { resolveConnection, DEFAULT_TASK_QUEUE } from './connection/config.js';
+export type { ConnectionSettings } from './connection/config.js';
+export { ScriptedLanguageModel } from './worker/models/scripted.js';
+export { builtinModels, resolveModel } from './worker/models/registry.js';
+export type { ModelContext, ModelFactory } from './worker/models/registry.js';
 export * from './errors.js';
 export type { AgentSpec, ToolSpec } from './schemas/agent-spec.js';
 export type { DecisionRecord, PathHop, PendingToolCall, RefusalType } from './schemas/decisions.js';

@@ -20,8 +20,8 @@ export {
   resumeToolCallSignal,
   runStateQuery,
   submitToolResultSignal,
-} from './workflows/messages.js';
-export type { NextPauseRequest, RunSnapshot } from './workflows/messages.js';
+} from './protocol/run-messages.js';
+export type { NextPauseRequest, RunSnapshot } from './protocol/run-messages.js';
 export type { DecisionSignal } from './schemas/decisions.js';
 export type { AutoResumeOutcome, AutoResumeRequest } from './schemas/auto-resume.js';
 export type { RunStatus, StoredRunResult } from './schemas/run-result.js';

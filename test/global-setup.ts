@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { workflowBundleOptions, workflowsPath } from '../src/worker.js';
+import { workflowBundleOptions, workflowsPath } from '../src/worker/worker.js';
 
 const run = promisify(execFile);
 

@@ -4,8 +4,8 @@ import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import type { DecisionKeys } from '../src/activities/verify-decision.js';
-import type { NotificationSettings } from '../src/activities/notify.js';
+import type { DecisionKeys } from '../src/worker/activities/approvals/verify-decision.js';
+import type { NotificationSettings } from '../src/worker/activities/approvals/notify.js';
 import type { Tracing } from '../src/tracing/tracing.js';
 import type { AddressInfo } from 'node:net';
 import {

@@ -6,7 +6,7 @@
 import type { AgentClient } from '../src/index.js';
 import type { TurnWriter } from '../src/schemas/thread.js';
 import { threadWorkflowId } from '../src/schemas/thread.js';
-import { recordTurnSignal } from '../src/workflows/thread-messages.js';
+import { recordTurnSignal } from '../src/protocol/thread-messages.js';
 import { waitFor } from './helpers.js';
 
 /** The run and the turn key it began its turn with, from its `beginThreadTurn` activity's input. */

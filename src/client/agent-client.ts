@@ -6,7 +6,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { checkPayloadStore, loadExternalStorage } from '../codec/external-storage.js';
-import { CONNECTION_SETTINGS, resolveConnection } from '../config.js';
+import { CONNECTION_SETTINGS, resolveConnection } from '../connection/config.js';
 import { rejectUnknownKeys } from '../options.js';
 import { tracingFromEnv } from '../tracing/config.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -16,7 +16,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
-import { signingKeyFromEnv, type SigningKey } from './signing.js';
+import { signingKeyFromEnv, type SigningKey } from './decisions/signing.js';
 import {
   readableRun,
   resolvingDecision,
@@ -25,9 +25,9 @@ import {
   type DecisionTarget,
   type Resolving,
   type SentDecision,
-} from './decisions.js';
-import { autoResumeOnThread, type AutoResumed } from './auto-resume.js';
-import { startRun, startRunWaiting } from './start-run.js';
+} from './decisions/decisions.js';
+import { autoResumeOnThread, type AutoResumed } from './decisions/auto-resume.js';
+import { startRun, startRunWaiting } from './runs/start-run.js';
 import {
   buildRunInput,
   DEFAULT_STREAM_GRACE_MS,
@@ -35,17 +35,17 @@ import {
   type RunPrompt,
   type StartOptions,
   type StreamOptions,
-} from './run-input.js';
-import { readChunks, RunStream, streamOffset, subscribe, subscribeBatches } from './run-stream.js';
-import { confirmStart } from './started.js';
-import { StreamFeeds } from './stream-feed.js';
-import { pickThreadCall, THREAD_APPROVAL_KEYS, type ThreadToolApproval } from './thread-decisions.js';
+} from './runs/run-input.js';
+import { readChunks, RunStream, streamOffset, subscribe, subscribeBatches } from './stream/run-stream.js';
+import { confirmStart } from './runs/started.js';
+import { StreamFeeds } from './stream/stream-feed.js';
+import { pickThreadCall, THREAD_APPROVAL_KEYS, type ThreadToolApproval } from './decisions/thread-decisions.js';
 import { decisionRefused } from '../errors.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
-import { listBuilds, type BuildInfo } from './builds.js';
-import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs.js';
-import { decisionTaken, nextResult, runResult, type NextPauseAfter } from './waiting.js';
+import { listBuilds, type BuildInfo } from './runs/builds.js';
+import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs/runs.js';
+import { decisionTaken, nextResult, runResult, type NextPauseAfter } from './decisions/waiting.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
 import {
   getThreadMessages,

@@ -7,11 +7,11 @@ import type { JsonValue } from '../schemas/json.js';
 import type { PendingToolCall } from '../schemas/decisions.js';
 import type { RunResult } from '../schemas/run-result.js';
 import type { AgentClient } from './agent-client.js';
-import type { DecisionTarget } from './decisions.js';
-import type { RunPrompt, StartOptions, StreamOptions } from './run-input.js';
-import type { RunStream } from './run-stream.js';
-import type { RunFilter } from './runs.js';
-import type { ThreadToolApproval } from './thread-decisions.js';
+import type { DecisionTarget } from './decisions/decisions.js';
+import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
+import type { RunStream } from './stream/run-stream.js';
+import type { RunFilter } from './runs/runs.js';
+import type { ThreadToolApproval } from './decisions/thread-decisions.js';
 
 /** A waiting run as Mastra's `listSuspendedRuns` gives it: its calls are `toolCalls`. */
 export interface AgentSuspendedRun {

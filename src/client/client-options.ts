@@ -1,9 +1,9 @@
 /** How an `AgentClient` is made and how it acts. */
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
-import type { ConnectionSettings } from '../config.js';
+import type { ConnectionSettings } from '../connection/config.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { PrincipalInput } from './identity.js';
-import type { SigningKey } from './signing.js';
+import type { SigningKey } from './decisions/signing.js';
 
 /** How a client acts, whichever way it was made. */
 export interface ClientBehaviour {

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { StreamFeeds } from './stream-feed.js';
+import type { StreamFeeds } from './stream/stream-feed.js';
 
 /** What every part of the client needs: the Temporal client, where runs start, and the streams it reads. */
 export interface ClientContext {

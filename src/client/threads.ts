@@ -2,7 +2,7 @@
  * Threads, read from Temporal itself: visibility lists the thread workflows of a resource, and each
  * thread's memo holds its most recent messages, so any process reads them with no worker up.
  */
-import { withStoredPayloads } from './stored-payloads.js';
+import { withStoredPayloads } from './runs/stored-payloads.js';
 import { WorkflowNotFoundError, type WorkflowExecutionInfo } from '@temporalio/client';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, ThreadNotFoundError } from '../errors.js';
@@ -16,11 +16,11 @@ import {
   type ShownCalls,
   type ThreadMemo,
 } from '../schemas/thread.js';
-import { AgentResourceIdKey, AgentThreadIdKey } from '../workflows/search-attributes.js';
-import { taskSummary } from '../workflows/thread-tasks.js';
+import { AgentResourceIdKey, AgentThreadIdKey } from '../protocol/search-attributes.js';
+import { taskSummary } from '../workflows/thread/thread-tasks.js';
 import { checkInput } from './checks.js';
 import type { ClientContext } from './context.js';
-import { queryValue } from './visibility-query.js';
+import { queryValue } from './runs/visibility-query.js';
 
 /** A thread, as {@link listThreads} finds it. */
 export interface ThreadInfo {

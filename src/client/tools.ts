@@ -16,7 +16,7 @@ import type { listAgentTools } from '../workflows/list-tools.js';
 import { checkInput } from './checks.js';
 import type { ClientContext } from './context.js';
 import type { PrincipalInput } from './identity.js';
-import { startRun } from './start-run.js';
+import { startRun } from './runs/start-run.js';
 
 /** How long a caller waits for a worker to list its tools. */
 export const DEFAULT_TOOLS_TIMEOUT_MS = 10_000;

@@ -327,4 +327,3 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'string' ? `"${clip(value, 40)}"` : `a ${typeof value}`;
 }
-

@@ -13,9 +13,9 @@ import { canRead, canStart, confinedTenant, readers, tenantCheck, type AccessChe
 import type { AgentClient } from '../client/agent-client.js';
 import { checkInput } from '../client/checks.js';
 import { failureOf } from '../client/failures.js';
-import type { StartOptions } from '../client/run-input.js';
-import { suspendedRun, type RunInfo } from '../client/runs.js';
-import { pickThreadCall } from '../client/thread-decisions.js';
+import type { StartOptions } from '../client/runs/run-input.js';
+import { suspendedRun, type RunInfo } from '../client/runs/runs.js';
+import { pickThreadCall } from '../client/decisions/thread-decisions.js';
 import type { ThreadInfo } from '../client/threads.js';
 import { shownPending } from '../schemas/shown-pending.js';
 import {
@@ -32,9 +32,9 @@ import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
-import type { Authenticator } from './auth.js';
+import type { Authenticator } from './auth/auth.js';
 import { serveChatPage } from './chat.js';
-import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './guards.js';
+import { authGuard, errorBody, hostGuard, LOOPBACK_HOSTS, postGuard, type ServerEnv } from './auth/guards.js';
 import { inboxCall, inboxEntries, serveInboxPage } from './inbox.js';
 import { publicRunFailure } from './public-errors.js';
 import {
@@ -45,7 +45,7 @@ import {
   toModelMessages,
 } from './requests.js';
 import { shownResult, shownThreadMessages } from './shown-result.js';
-import { threadAccess, threadPrivacyOption, type ThreadPrivacy } from './thread-access.js';
+import { threadAccess, threadPrivacyOption, type ThreadPrivacy } from './auth/thread-access.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */

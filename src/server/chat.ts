@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
-import type { ServerEnv } from './guards.js';
+import type { ServerEnv } from './auth/guards.js';
 import { pageHeaders } from './inbox.js';
 
 /** The page's script, as `build.js chat` writes it: beside src/ and lib/ alike. */

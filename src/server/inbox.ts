@@ -7,11 +7,11 @@
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { canDecide } from '../approvals/access.js';
-import type { RunInfo } from '../client/runs.js';
+import type { RunInfo } from '../client/runs/runs.js';
 import type { Principal } from '../schemas/access.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
-import type { ServerEnv } from './guards.js';
+import type { ServerEnv } from './auth/guards.js';
 
 /** How many trail entries an inbox entry shows: the most recent ones. */
 export const INBOX_TRAIL_LENGTH = 20;

@@ -17,7 +17,7 @@ import {
 } from '../schemas/limits.js';
 import { MessageSchema, type Message } from '../schemas/message.js';
 import { RunOptionsSchema } from '../schemas/run-options.js';
-import { errorBody } from './guards.js';
+import { errorBody } from './auth/guards.js';
 
 /** What POST /agents/:agentId/stream and /generate take: a prompt, model messages, or `useChat`'s UI messages. */
 export const StartBodySchema = z

@@ -3,7 +3,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AgentClient } from '../client/agent-client.js';
 import { rejectUnknownKeys } from '../options.js';
 import { createServerApp, SERVER_OPTIONS, type ServerOptions } from './app.js';
-import { isLoopback } from './guards.js';
+import { isLoopback } from './auth/guards.js';
 
 export interface StartServerOptions extends ServerOptions {
   /** The address to listen on (default `127.0.0.1`). */

@@ -5,7 +5,7 @@
  */
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { InjectedSinks } from '@temporalio/worker';
-import type { Tracing } from './tracing.js';
+import type { OtlpProtocol, Tracing } from './tracing.js';
 
 /** Tracing settings in the environment that this package cannot honour. */
 export class TracingConfigError extends Error {
@@ -19,8 +19,7 @@ export class TracingConfigError extends Error {
   }
 }
 
-/** How spans are sent: OTLP over HTTP, as protobuf (OpenTelemetry's default) or JSON. */
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type { OtlpProtocol } from './tracing.js';
 
 /**
  * The OTLP protocol when the environment turns tracing on, else undefined: on with

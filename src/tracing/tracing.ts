@@ -44,7 +44,6 @@ import type { SerializableSpan } from '@temporalio/interceptors-opentelemetry/li
 import type { ActivityExecuteInput, ActivityInterceptors, WorkerInterceptors } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { TelemetryOptions } from 'ai';
-import type { OtlpProtocol } from './config.js';
 
 /** The options of {@link createTracing}. */
 export interface TracingOptions {
@@ -139,6 +138,9 @@ export function createTracing(options: TracingOptions | { exporter: SpanExporter
 }
 
 /** Tracing to the OTLP endpoint the environment names (the exporters read it), batched. */
+/** How spans are sent: OTLP over HTTP, as protobuf (OpenTelemetry's default) or JSON. */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
 export function otlpTracing(protocol: OtlpProtocol, serviceName: string): Tracing {
   const exporter = protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
   return createTracing({ exporter, serviceName });

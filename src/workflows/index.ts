@@ -1,4 +1,4 @@
 /** The workflows a worker registers; this file is the workflow bundle's entry point. */
-export { agentRun } from './agent-run.js';
+export { agentRun } from './run/agent-run.js';
 export { listAgentTools } from './list-tools.js';
-export { agentThread } from './agent-thread.js';
+export { agentThread } from './thread/agent-thread.js';

@@ -3,7 +3,7 @@
  * activity, because only a worker knows its registry and a workflow is how a caller reaches one.
  */
 import { proxyActivities } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities/contracts.js';
+import type { AgentActivities } from '../protocol/activities.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 
 const { listTools } = proxyActivities<AgentActivities>({

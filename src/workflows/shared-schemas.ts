@@ -21,6 +21,7 @@ import * as runInput from '../schemas/run-input.js';
 import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
 import * as runStatus from '../schemas/run-status.js';
+import * as shownPending from '../schemas/shown-pending.js';
 import * as script from '../schemas/script.js';
 import * as streamChunks from '../schemas/stream-chunks.js';
 import * as streamGrace from '../schemas/stream-grace.js';
@@ -46,6 +47,7 @@ warmSchemas(
   runResult,
   runStatus,
   script,
+  shownPending,
   streamChunks,
   streamGrace,
   streamProtocol,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallModelInput } from '../../src/activities/contracts.js';
+import type { CallModelInput } from '../../src/protocol/activities.js';
 import { AgentClient, type RunResult, type Script } from '../../src/index.js';
 import { temporalAddress } from '../helpers.js';
 import { killHard, spawnWorker, type WorkerProcess } from '../processes.js';

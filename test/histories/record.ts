@@ -22,7 +22,7 @@ import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.j
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { AgentClient, createWorker, type StartOptions } from '../../src/index.js';
 import { createTracing } from '../../src/tracing/index.js';
-import { publishChunksSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { publishChunksSignal, resumeToolCallSignal } from '../../src/protocol/run-messages.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { supervisorAgent, supervisorDeleteOptions } from '../../examples/supervisor-agent.js';
 import { autoResumeAgent } from '../fixtures/mastra-pages.js';

@@ -13,8 +13,8 @@ import {
   type RunResult,
   type Script,
 } from '../../src/index.js';
-import { approveToolCallSignal, resumeToolCallSignal } from '../../src/workflows/messages.js';
-import { AgentPendingToolCallsKey, AgentStatusKey } from '../../src/workflows/search-attributes.js';
+import { approveToolCallSignal, resumeToolCallSignal } from '../../src/protocol/run-messages.js';
+import { AgentPendingToolCallsKey, AgentStatusKey } from '../../src/protocol/search-attributes.js';
 import { guardedRuns, toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 

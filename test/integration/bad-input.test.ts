@@ -28,8 +28,8 @@ import {
   type RunResult,
   type Script,
 } from '../../src/index.js';
-import { verdictIn } from '../../src/client/runs.js';
-import { submitToolResultSignal } from '../../src/workflows/messages.js';
+import { verdictIn } from '../../src/client/runs/runs.js';
+import { submitToolResultSignal } from '../../src/protocol/run-messages.js';
 import { askTool, guardedTool, pickTool } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';

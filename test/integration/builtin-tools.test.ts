@@ -19,9 +19,9 @@ import {
   type RunResult,
   type Script,
 } from '../../src/index.js';
-import { resumeToolCallSignal } from '../../src/workflows/messages.js';
+import { resumeToolCallSignal } from '../../src/protocol/run-messages.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
-import { verdictIn } from '../../src/client/runs.js';
+import { verdictIn } from '../../src/client/runs/runs.js';
 
 let w: TestWorker;
 let server: ServerType;

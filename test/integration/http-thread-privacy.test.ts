@@ -19,7 +19,7 @@ import {
   type ScriptStep,
   type ThreadInfo,
 } from '../../src/index.js';
-import { autoResumeUpdate } from '../../src/workflows/messages.js';
+import { autoResumeUpdate } from '../../src/protocol/run-messages.js';
 import { askTool } from '../fixtures/agents.js';
 import { bankAgent, people as bankPeople, transferScript } from '../fixtures/bank.js';
 import { historyEventTypes, startWorker, type TestWorker } from '../helpers.js';

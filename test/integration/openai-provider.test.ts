@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { CallModelInput } from '../../src/activities/contracts.js';
+import type { CallModelInput } from '../../src/protocol/activities.js';
 import { weatherAgent } from '../../examples/weather-agent.js';
 import { defineAgent } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defineAgent, InvalidSignatureError, type RunResult } from '../../src/index.js';
-import { signDecision } from '../../src/client/signing.js';
+import { signDecision } from '../../src/client/decisions/signing.js';
 import type { DecisionSignal } from '../../src/schemas/decisions.js';
-import { approveToolCallSignal } from '../../src/workflows/messages.js';
+import { approveToolCallSignal } from '../../src/protocol/run-messages.js';
 import { guardedTool, toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
-import { verdictIn } from '../../src/client/runs.js';
+import { verdictIn } from '../../src/client/runs/runs.js';
 
 const run = promisify(execFile);
 const approver = generateKeyPairSync('ed25519');

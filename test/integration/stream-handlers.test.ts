@@ -6,10 +6,10 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidRunOptionsError, RunFailedError, type Script } from '../../src/index.js';
-import { publishChunksSignal } from '../../src/workflows/messages.js';
+import { publishChunksSignal } from '../../src/protocol/run-messages.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { collect, historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
-import { verdictIn } from '../../src/client/runs.js';
+import { verdictIn } from '../../src/client/runs/runs.js';
 
 let w: TestWorker;
 beforeAll(async () => {

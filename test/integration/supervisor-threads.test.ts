@@ -8,7 +8,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, type Message } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { threadTurnsQuery } from '../../src/workflows/thread-messages.js';
+import { threadTurnsQuery } from '../../src/protocol/thread-messages.js';
 import { addTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { startWorker, waitFor, type TestWorker } from '../helpers.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunOptions, RunResult, Script } from '../../src/index.js';
-import { childReportSignal } from '../../src/workflows/messages.js';
+import { childReportSignal } from '../../src/protocol/run-messages.js';
 import { guardedRuns } from '../fixtures/agents.js';
 import { topAgent, WORKFLOW_TOOL_QUEUE } from '../fixtures/supervisors.js';
 import { historyEventTypes, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';

@@ -18,7 +18,7 @@ import {
   type RunResult,
 } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { changeTasksUpdate } from '../../src/workflows/thread-messages.js';
+import { changeTasksUpdate } from '../../src/protocol/thread-messages.js';
 import { modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';

@@ -16,7 +16,7 @@ import {
   changeTasksUpdate,
   recordTurnSignal,
   updateWorkingMemoryUpdate,
-} from '../../src/workflows/thread-messages.js';
+} from '../../src/protocol/thread-messages.js';
 import { addTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';

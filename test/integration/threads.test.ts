@@ -7,7 +7,7 @@ import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, InvalidInputError, ThreadNotFoundError, type Message } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { threadTurnsQuery } from '../../src/workflows/thread-messages.js';
+import { threadTurnsQuery } from '../../src/protocol/thread-messages.js';
 import { addTool, askTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 import { continueThreadAsNew, turnWriterOf } from '../turn-keys.js';

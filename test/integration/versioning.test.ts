@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AgentClient, createTool, createWorker, defineAgent, type Script } from '../../src/index.js';
-import { runBuild } from '../../src/client/runs.js';
+import { runBuild } from '../../src/client/runs/runs.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { temporalAddress } from '../helpers.js';
 import { agentctl, spawnWorker } from '../processes.js';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient, defineAgent, startServer, type ThreadMessages, type WorkingMemory } from '../../src/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
-import { updateWorkingMemoryUpdate } from '../../src/workflows/thread-messages.js';
+import { updateWorkingMemoryUpdate } from '../../src/protocol/thread-messages.js';
 import { addTool, modelCalls, spyModels } from '../fixtures/agents.js';
 import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';

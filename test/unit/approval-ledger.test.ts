@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerEffect } from '../../src/approvals/ledger-effects.js';
 import { ApprovalLedger } from '../../src/approvals/ledger.js';
 import type { ChildReport, DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
-import { StreamSegments } from '../../src/workflows/stream-segments.js';
+import { StreamSegments } from '../../src/workflows/stream/stream-segments.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const call = (id: string, toolName = 'deleteRecord') => ({

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jsonSchemaOf } from '../../src/activities/describe-agent.js';
+import { jsonSchemaOf } from '../../src/worker/activities/describe-agent.js';
 import { createTool } from '../../src/index.js';
 import { oneLine, zodFromJsonSchema } from '../../src/schemas/json.js';
 import {

@@ -1,8 +1,8 @@
 /** A run's own tools as the client stores them (`clientTools`, `toolsets`), and what it refuses. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { storableClientTools } from '../../src/client/client-tools.js';
-import { buildRunInput } from '../../src/client/run-input.js';
+import { storableClientTools } from '../../src/client/runs/client-tools.js';
+import { buildRunInput } from '../../src/client/runs/run-input.js';
 import { createTool, defineAgent, InvalidRunOptionsError } from '../../src/index.js';
 
 const noWarnings = (m: string) => {

@@ -9,7 +9,7 @@ import {
   ConversationCache,
   ConversationMismatchError,
   resolveConversation,
-} from '../../src/activities/conversation-cache.js';
+} from '../../src/worker/activities/model/conversation-cache.js';
 import type { Message } from '../../src/schemas/message.js';
 import {
   ConversationDigest,
@@ -20,8 +20,8 @@ import {
   setupForCall,
   type CallSetup,
   type ConversationRef,
-} from '../../src/workflows/conversation-ref.js';
-import type { ConversationAnswer } from '../../src/workflows/messages.js';
+} from '../../src/workflows/run/conversation-ref.js';
+import type { ConversationAnswer } from '../../src/protocol/run-messages.js';
 
 const user: Message = { role: 'user', content: 'Weather in Lyon?' };
 const assistant: Message = {

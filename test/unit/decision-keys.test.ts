@@ -4,8 +4,8 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { boundPrincipalProblem, decisionKeyObjects } from '../../src/activities/verify-decision.js';
-import { decisionKeysFromEnv, readDecisionKeys } from '../../src/config.js';
+import { boundPrincipalProblem, decisionKeyObjects } from '../../src/worker/activities/approvals/verify-decision.js';
+import { decisionKeysFromEnv, readDecisionKeys } from '../../src/connection/config.js';
 
 const ann = generateKeyPairSync('ed25519');
 const publicPem = ann.publicKey.export({ format: 'pem', type: 'spki' }).toString();

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { describeAgent } from '../../src/activities/describe-agent.js';
+import { describeAgent } from '../../src/worker/activities/describe-agent.js';
 import { createTool, createWorker, defineAgent, defineWorkflowTool } from '../../src/index.js';
-import { AgentRegistry } from '../../src/registry.js';
+import { AgentRegistry } from '../../src/worker/registry.js';
 import { subAgentContextOf } from '../../src/schemas/thread.js';
 
 const echo = createTool({
@@ -208,7 +208,7 @@ describe('loud configuration', () => {
     expect(() => createServerApp(client, { allowedHost: ['x'] } as Parameters<typeof createServerApp>[1])).toThrow(
       'createServerApp: unknown option "allowedHost" (did you mean "allowedHosts"?)',
     );
-    const { buildRunInput } = await import('../../src/client/run-input.js');
+    const { buildRunInput } = await import('../../src/client/runs/run-input.js');
     expect(() => buildRunInput('a', 'hi', { maxStep: 3 } as Parameters<typeof buildRunInput>[2], () => {})).toThrow(
       'Invalid run options: unknown option "maxStep" (did you mean "maxSteps"?)',
     );

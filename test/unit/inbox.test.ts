@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunInfo } from '../../src/client/runs.js';
+import type { RunInfo } from '../../src/client/runs/runs.js';
 import type { PendingToolCall } from '../../src/schemas/decisions.js';
 import { inboxEntries, INBOX_TRAIL_LENGTH } from '../../src/server/inbox.js';
 

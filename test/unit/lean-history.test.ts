@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ScriptExhaustedError, ScriptedLanguageModel, type Script } from '../../src/index.js';
-import { StreamFeed } from '../../src/client/stream-feed.js';
+import { StreamFeed } from '../../src/client/stream/stream-feed.js';
 import { scriptForCall, scriptOfCall } from '../../src/schemas/script.js';
 import type { RunChunk } from '../../src/schemas/stream-chunks.js';
 import type { StreamPage } from '../../src/schemas/stream-protocol.js';
-import { ChunkLog } from '../../src/workflows/chunk-log.js';
+import { ChunkLog } from '../../src/workflows/stream/chunk-log.js';
 
 const script: Script = [{ toolCalls: [{ toolName: 'noop' }] }, { toolCalls: [{ toolName: 'noop' }] }, { text: 'done' }];
 const user = { role: 'user' };

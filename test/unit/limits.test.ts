@@ -12,9 +12,9 @@ import {
   utf8Bytes,
 } from '../../src/schemas/limits.js';
 import type { RunMemo } from '../../src/schemas/run-result.js';
-import { Conversation } from '../../src/workflows/conversation.js';
-import { fitMemo, fitResult, pendingAttribute } from '../../src/workflows/payload-bounds.js';
-import { runResult } from '../../src/workflows/transcript.js';
+import { Conversation } from '../../src/workflows/run/conversation.js';
+import { fitMemo, fitResult, pendingAttribute } from '../../src/workflows/run/payload-bounds.js';
+import { runResult } from '../../src/workflows/run/transcript.js';
 
 const pending = (id: string, args: unknown = {}): PendingToolCall => ({
   toolCallId: id,

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MCP_RESPONSE_BYTES, McpConnections } from '../../src/activities/mcp-connections.js';
+import { MAX_MCP_RESPONSE_BYTES, McpConnections } from '../../src/worker/activities/tools/mcp-connections.js';
 import { defineAgent, McpServerUnavailableError } from '../../src/index.js';
 import { startHttpNotesServer, type HttpNotesServer } from '../fixtures/mcp/notes-server.js';
 import { stdioNotesServer } from '../fixtures/mcp/servers.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { StreamOffsetError } from '../../src/errors.js';
 import type { RunChunk, RunStreamChunk } from '../../src/schemas/stream-chunks.js';
 import type { StreamPage } from '../../src/schemas/stream-protocol.js';
-import { StreamFeed } from '../../src/client/stream-feed.js';
+import { StreamFeed } from '../../src/client/stream/stream-feed.js';
 
 /** A run's stream as the readStream query answers it, with a count of the queries. */
 function fakeRun() {

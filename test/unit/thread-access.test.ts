@@ -1,7 +1,7 @@
 /** Who may use a thread over HTTP (src/server/thread-access.ts): the owner, the agents' readers, the tenant. */
 import { describe, expect, it } from 'vitest';
 import type { AccessPolicy, Principal } from '../../src/schemas/access.js';
-import { threadAccess, threadPrivacyOption, type ThreadAccessInfo } from '../../src/server/thread-access.js';
+import { threadAccess, threadPrivacyOption, type ThreadAccessInfo } from '../../src/server/auth/thread-access.js';
 
 const policies: Record<string, AccessPolicy> = {
   audited: { read: ['role:auditor'], decide: ['role:approver'] },

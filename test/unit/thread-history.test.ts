@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/schemas/message.js';
 import type { ThreadTurn } from '../../src/schemas/thread.js';
-import { answeredOnly, boundTurns, historyForModel, recentPage } from '../../src/workflows/thread-history.js';
+import { answeredOnly, boundTurns, historyForModel, recentPage } from '../../src/workflows/thread/thread-history.js';
 
 const user = (text: string): Message => ({ role: 'user', content: text });
 const say = (text: string): Message => ({ role: 'assistant', content: [{ type: 'text', text }] });

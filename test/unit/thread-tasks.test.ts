@@ -1,7 +1,7 @@
 /** A thread's task list: what the task tools may make of it, as the thread workflow applies their changes. */
 import { describe, expect, it } from 'vitest';
 import { TASK_LIMITS, type Task } from '../../src/schemas/tasks.js';
-import { changeTasks, taskListMessage, taskReport, taskSummary } from '../../src/workflows/thread-tasks.js';
+import { changeTasks, taskListMessage, taskReport, taskSummary } from '../../src/workflows/thread/thread-tasks.js';
 
 const list: Task[] = [
   { id: 'plan', content: 'Write the plan', status: 'completed' },

@@ -9,9 +9,9 @@ import { type } from 'arktype';
 import * as v from 'valibot';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { describeAgent } from '../../src/activities/describe-agent.js';
+import { describeAgent } from '../../src/worker/activities/describe-agent.js';
 import { createTool, defineAgent } from '../../src/index.js';
-import { AgentRegistry } from '../../src/registry.js';
+import { AgentRegistry } from '../../src/worker/registry.js';
 import { checkWith, jsonSchemaOf, type ToolSchema } from '../../src/tools/schema.js';
 
 const zodCity = z.object({ city: z.string(), days: z.number().int().min(1) });

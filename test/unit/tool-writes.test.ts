@@ -8,9 +8,9 @@ import {
 } from '../../src/schemas/stream-chunks.js';
 import { ChunkBatchSchema } from '../../src/schemas/stream-protocol.js';
 import { UiChunkMapper } from '../../src/server/ui-message-chunks.js';
-import { ProgressRouting } from '../../src/workflows/progress.js';
-import type { ChunkIntake } from '../../src/workflows/stream-handlers.js';
-import { withinBudget } from '../../src/workflows/stream-handlers.js';
+import { ProgressRouting } from '../../src/workflows/run/progress.js';
+import type { ChunkIntake } from '../../src/workflows/stream/stream-handlers.js';
+import { withinBudget } from '../../src/workflows/stream/stream-handlers.js';
 
 const refusal = (value: unknown) => {
   const checked = checkWrite(value);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toolCallFingerprint } from '../../src/approvals/fingerprint.js';
-import { toolRunLines, toolsTable } from '../../src/client/agentctl-format.js';
+import { toolRunLines, toolsTable } from '../../src/cli/format.js';
 import { checkToolInput, toolRunOutcome } from '../../src/client/tools.js';
 import {
   AgentRegistry,
@@ -12,9 +12,9 @@ import {
   UnknownToolError,
   type RunResult,
 } from '../../src/index.js';
-import { describeAgent } from '../../src/activities/describe-agent.js';
+import { describeAgent } from '../../src/worker/activities/describe-agent.js';
 import { findTool, toolOwner } from '../../src/schemas/tool-info.js';
-import { TOOL_RUN_CALL_ID, toolRunStep } from '../../src/workflows/tool-run.js';
+import { TOOL_RUN_CALL_ID, toolRunStep } from '../../src/workflows/run/tool-run.js';
 
 const add = createTool({
   id: 'add',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CallModelOutput } from '../../src/activities/contracts.js';
+import type { CallModelOutput } from '../../src/protocol/activities.js';
 import { effectiveRunOptions } from '../../src/approvals/policy.js';
 import { withToolKinds, type AgentSpec } from '../../src/schemas/agent-spec.js';
 import type { RunOptions } from '../../src/schemas/run-options.js';
@@ -11,7 +11,7 @@ import {
   stepRecord,
   toolResultMessage,
   type ToolOutcome,
-} from '../../src/workflows/transcript.js';
+} from '../../src/workflows/run/transcript.js';
 
 const spec: AgentSpec = {
   id: 'a',
@@ -168,7 +168,7 @@ describe('runResult', () => {
 
 describe('markDuplicateIds', () => {
   it('keeps the first call of an id and marks the later ones invalid', async () => {
-    const { markDuplicateIds } = await import('../../src/activities/call-model.js');
+    const { markDuplicateIds } = await import('../../src/worker/activities/model/call-model.js');
     const call = (id: string, n: number) => ({ toolCallId: id, toolName: 't', args: { n }, fingerprint: `f${n}` });
     const marked = markDuplicateIds([call('a', 1), call('b', 2), call('a', 3)]);
     expect(marked.map((c) => c.invalid)).toEqual([

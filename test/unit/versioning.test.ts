@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runBuild } from '../../src/client/runs.js';
-import { checkVersioning, versioningFromEnv } from '../../src/versioning.js';
+import { runBuild } from '../../src/client/runs/runs.js';
+import { checkVersioning, versioningFromEnv } from '../../src/worker/versioning.js';
 
 describe('versioning settings from the environment', () => {
   it('is unversioned when nothing is set', () => {

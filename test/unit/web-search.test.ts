@@ -6,8 +6,8 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeAgent } from '../../src/activities/describe-agent.js';
-import { providerResults } from '../../src/activities/provider-calls.js';
+import { describeAgent } from '../../src/worker/activities/describe-agent.js';
+import { providerResults } from '../../src/worker/activities/model/provider-calls.js';
 import { effectiveRunOptions } from '../../src/approvals/policy.js';
 import {
   createTool,
@@ -19,11 +19,11 @@ import {
   webSearchTool,
   type AgentConfig,
 } from '../../src/index.js';
-import { nativeProviderTool } from '../../src/models/provider-tools.js';
-import { AgentRegistry } from '../../src/registry.js';
+import { nativeProviderTool } from '../../src/worker/models/provider-tools.js';
+import { AgentRegistry } from '../../src/worker/registry.js';
 import { MAX_DATA_BYTES } from '../../src/schemas/limits.js';
 import { SOURCE_LIMITS } from '../../src/schemas/run-result.js';
-import { offeredTools, stepRecord } from '../../src/workflows/transcript.js';
+import { offeredTools, stepRecord } from '../../src/workflows/run/transcript.js';
 
 const lookup = createTool({
   id: 'lookup',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkNotificationSettings, inboxLink } from '../../src/activities/notify.js';
-import { notificationsFromEnv } from '../../src/config.js';
+import { checkNotificationSettings, inboxLink } from '../../src/worker/activities/approvals/notify.js';
+import { notificationsFromEnv } from '../../src/connection/config.js';
 import {
   DELIVERY_HEADER,
   SIGNATURE_HEADER,

@@ -1,20 +1,20 @@
 /** Working memory: the agent option, the built-in tool's place, the instructions section, the thread's checks. */
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import type { ToolCallOutcome } from '../../src/activities/contracts.js';
-import { describeAgent } from '../../src/activities/describe-agent.js';
+import type { ToolCallOutcome } from '../../src/protocol/activities.js';
+import { describeAgent } from '../../src/worker/activities/describe-agent.js';
 import { createTool, defineAgent } from '../../src/index.js';
-import { AgentRegistry } from '../../src/registry.js';
+import { AgentRegistry } from '../../src/worker/registry.js';
 import { MAX_WORKING_MEMORY_CHARS, workingMemoryProblem } from '../../src/schemas/working-memory.js';
-import { toolRunStep } from '../../src/workflows/tool-run.js';
-import { offeredTools } from '../../src/workflows/transcript.js';
+import { toolRunStep } from '../../src/workflows/run/tool-run.js';
+import { offeredTools } from '../../src/workflows/run/transcript.js';
 import {
   offeredOnThread,
   storedMemory,
   updateRefusal,
   withWorkingMemory,
   workingMemoryOf,
-} from '../../src/workflows/working-memory.js';
+} from '../../src/workflows/thread/working-memory.js';
 
 const base = { id: 'wm', name: 'WM', model: 'scripted' };
 const specOf = (agent: ReturnType<typeof defineAgent>) =>

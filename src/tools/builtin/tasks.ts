@@ -4,9 +4,9 @@
  * `task_update` and `task_complete`, read by `task_check`. At most one task is `in_progress`.
  */
 import { z } from 'zod';
-import { changeThreadTasks, readThreadTasks, type TaskThread } from '../../activities/thread-tasks.js';
+import { changeThreadTasks, readThreadTasks, type TaskThread } from '../../worker/activities/threads/thread-tasks.js';
 import { TaskDraftsSchema, TaskIdSchema, TaskPatchSchema, TaskSchema, type TaskChange } from '../../schemas/tasks.js';
-import { taskLines, taskReport, taskSummary } from '../../workflows/thread-tasks.js';
+import { taskLines, taskReport, taskSummary } from '../../workflows/thread/thread-tasks.js';
 import { createTool } from '../create-tool.js';
 import { builtinTool } from './builtin-names.js';
 

@@ -4,7 +4,7 @@
  * replaces the thread's working memory through an update to the thread's workflow.
  */
 import { Context } from '@temporalio/activity';
-import { writerArgs } from '../../activities/turn-writers.js';
+import { writerArgs } from '../../worker/activities/threads/turn-writers.js';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
@@ -15,7 +15,7 @@ import {
   workingMemoryProblem,
   type WorkingMemoryOptions,
 } from '../../schemas/working-memory.js';
-import { updateWorkingMemoryUpdate } from '../../workflows/thread-messages.js';
+import { updateWorkingMemoryUpdate } from '../../protocol/thread-messages.js';
 import { createTool, type AnyTool } from '../create-tool.js';
 
 export const UpdateWorkingMemoryInputSchema = z.object({

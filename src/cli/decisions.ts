@@ -1,0 +1,119 @@
+/** agentctl's decision commands: approve, decline, resume, submit, resolve. */
+import type { Command } from 'commander';
+import { RequestRefusedError } from '../errors.js';
+import type { DecisionKind } from '../schemas/decisions.js';
+import { type CommandContext, type GlobalOptions } from './common.js';
+import { resultLines } from './format.js';
+
+const VERBS: Record<DecisionKind, string> = {
+  approve: 'approved',
+  decline: 'declined',
+  resume: 'resumed',
+  result: 'submitted the result of',
+  resolve: 'resolved',
+};
+
+type Flags = Record<string, string | boolean | undefined>;
+
+/** How `resolve` resolves: exactly one of --retry, --skip, --fail. */
+function resolution(o: Flags): 'retry' | 'skip' | 'fail' {
+  const chosen = (['retry', 'skip', 'fail'] as const).filter((r) => o[r]);
+  if (chosen.length !== 1) {
+    throw new RequestRefusedError('OptionNotAllowed', 'resolve takes exactly one of --retry, --skip, --fail');
+  }
+  return chosen[0]!;
+}
+
+export function addDecisionCommands(program: Command, { connect, print }: CommandContext): void {
+  const decide = (kind: DecisionKind) => async (runId: string, o: Flags, cmd: Command) => {
+    const g = cmd.optsWithGlobals<GlobalOptions>();
+    const as = g.as ?? process.env.AGENTCTL_AS;
+    // With an identity, the client's principal (its roles too) is who decides.
+    const identified = (g.identity ?? process.env.AGENTCTL_IDENTITY) !== undefined;
+    if (!as && !identified) {
+      throw new RequestRefusedError(
+        'IdentityRequired',
+        'say who decides: --as NAME (or AGENTCTL_AS), or --identity FILE with your signing key; ' +
+          'the decision trail records it with this client identity',
+      );
+    }
+    if (o.fingerprint === undefined && !o.latest) {
+      throw new RequestRefusedError(
+        'FingerprintRequired',
+        'name the call you decide on with --fingerprint (agentctl runs show RUN lists it), ' +
+          'or pass --latest to decide the most recent pending call whatever it is',
+      );
+    }
+    const how = kind === 'resolve' ? resolution(o) : undefined;
+    const { jsonOption } = await import('./input.js');
+    const c = await connect(cmd);
+    const target = {
+      runId,
+      ...(identified ? {} : { principal: as }),
+      toolCallId: o.toolCall as string | undefined,
+      fingerprint: o.fingerprint as string | undefined,
+      by: o.note as string | undefined,
+      reason: o.reason as string | undefined,
+      ...(kind === 'resume' ? { resumeData: jsonOption(o.data as string, '--data') } : {}),
+      ...(kind === 'result' ? { result: jsonOption(o.result as string, '--result') } : {}),
+      ...(typeof o.args === 'string' ? { args: jsonOption(o.args, '--args') } : {}),
+      ...(how ? { resolution: how } : {}),
+      ...(typeof o.output === 'string' ? { result: jsonOption(o.output, '--output') } : {}),
+    };
+    // Only the flags given: the client refuses a key a decision of this kind does not take.
+    const given = Object.fromEntries(Object.entries(target).filter(([, v]) => v !== undefined)) as typeof target;
+    const sent = await c.sendDecision(kind, given);
+    const { toolName, toolCallId, fingerprint } = sent.call;
+    const line = `${VERBS[sent.kind]} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
+    if (!o.wait) {
+      print(!!o.json, { ...sent, status: 'sent' }, [line]);
+      return;
+    }
+    const next = await c.next(runId, { decisionId: sent.decisionId });
+    print(!!o.json, { ...sent, status: 'applied', result: next }, [line, ...resultLines(next)]);
+  };
+
+  /** A decision command: its own options, then those every decision takes. */
+  const decisionCommand = (name: string, description: string, what: string) =>
+    program
+      .command(name)
+      .description(description)
+      .argument('<run>', 'run id')
+      .option('--tool-call <id>', `the tool call to ${what} (default: the most recent one of its kind)`)
+      .option('--fingerprint <sha256>', 'the fingerprint of the call you decide on (required unless --latest)')
+      .option('--latest', 'decide the most recent pending call of its kind, whatever it is, without a fingerprint')
+      .option('--note <text>', 'a free-text note for the decision trail (a ticket, a reason)')
+      .option('--wait', 'wait until the run pauses again or finishes, and print that')
+      .option('--json', 'machine-readable output');
+
+  decisionCommand('approve', 'approve a tool call waiting for approval', 'approve')
+    .option(
+      '--args <json>',
+      'approve with these arguments instead (checked against the input schema; the model is told)',
+    )
+    .action(decide('approve'));
+  decisionCommand(
+    'decline',
+    'decline a tool call waiting for approval; the tool does not run and the model is told why',
+    'decline',
+  )
+    .option('--reason <text>', 'why; the model sees it')
+    .action(decide('decline'));
+  decisionCommand('resume', 'resume a suspended tool call with data for its resumeSchema', 'resume')
+    .requiredOption('--data <json>', 'the resume data, as JSON')
+    .action(decide('resume'));
+  decisionCommand('submit', 'supply the result of a client tool (a tool without execute) the run waits on', 'submit')
+    .requiredOption('--result <json>', 'the tool result, as JSON')
+    .action(decide('result'));
+  decisionCommand(
+    'resolve',
+    'resolve a call whose side effect is uncertain (its worker died while it ran): retry, skip or fail it',
+    'resolve',
+  )
+    .option('--retry', 'run the tool again (the side effect did not happen, or may happen twice)')
+    .option('--skip', 'do not run it again: the side effect happened; --output is what the model gets')
+    .option('--output <json>', 'with --skip: the tool output, as JSON (default null)')
+    .option('--fail', 'make it a tool error the model sees; --reason says why')
+    .option('--reason <text>', 'why (with --fail, the model sees it)')
+    .action(decide('resolve'));
+}

@@ -1,0 +1,86 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { Agent } from '../../agent.js';
+import { McpServerUnavailableError } from '../../errors.js';
+import type { ModelFactory } from '../models/registry.js';
+import type { AgentRegistry } from '../registry.js';
+import type { Tracing } from '../../tracing/tracing.js';
+import { callModel } from './model/call-model.js';
+import { ConversationCache } from './model/conversation-cache.js';
+import type { AgentActivities } from '../../protocol/activities.js';
+import { describeAgent, withMcpTools } from './describe-agent.js';
+import type { McpConnections, McpToolEntry } from './tools/mcp-connections.js';
+import { executeTool } from './tools/execute-tool.js';
+import { extractResumeData } from './model/extract-resume.js';
+import { beginThreadTurn, readThreadHistory, verifyThreadWriter } from './threads/thread.js';
+import { toolCallHook } from './tools/tool-call-hook.js';
+import { shapeOutput, transformPayload } from './tools/transform-payload.js';
+import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './approvals/verify-decision.js';
+import { notify, type NotificationSettings } from './approvals/notify.js';
+import { MAX_DATA_BYTES, type PayloadLimits } from '../../schemas/limits.js';
+
+/**
+ * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
+ * servers, to its approvers' keys when decisions must be signed, and to its tracing, when it traces.
+ */
+export function createActivities(
+  registry: AgentRegistry,
+  models: Record<string, ModelFactory>,
+  mcp: McpConnections,
+  decisionKeys?: DecisionKeys,
+  tracing?: Tracing,
+  notifications?: NotificationSettings,
+  conversationCacheBytes?: number,
+  /** Set when the worker has a payload store: the larger limits its runs keep to. */
+  payloadLimits?: PayloadLimits,
+): AgentActivities {
+  const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
+  const conversations = new ConversationCache(conversationCacheBytes);
+  return {
+    describeAgent: async (input) => {
+      const agent = registry.get(input.agentId);
+      const spec = describeAgent(registry, input);
+      const withMcp = withMcpTools(agent, spec, await mcpToolsAtStart(mcp, agent));
+      return {
+        ...withMcp,
+        ...(keys ? { signedDecisions: true } : {}),
+        ...(notifications ? { notifications: true } : {}),
+        ...(payloadLimits ? { payloadLimits } : {}),
+      };
+    },
+    callModel: (input) => callModel(registry, models, input, conversations, tracing),
+    toolCallHook: (input) => toolCallHook(registry, input),
+    executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
+    transformPayload: (input) => transformPayload(registry, input),
+    shapeOutput: (input) => shapeOutput(registry, input),
+    listTools: async () => registry.listTools(),
+    beginThreadTurn,
+    extractResumeData: (input) => extractResumeData(registry, models, input),
+    readThreadHistory,
+    verifyThreadWriter,
+    // A run asks only where its spec says decisions are signed, which it says only when keys are here.
+    verifyDecision: async (input) =>
+      keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
+    // A run notifies only where its spec says this worker sends notifications; a run moved to a worker
+    // without them is told so once, and goes on.
+    notify: async (input) => {
+      if (!notifications) {
+        throw ApplicationFailure.nonRetryable('this worker has no notifications configured', 'NotificationsOff');
+      }
+      await notify(notifications, input);
+    },
+  };
+}
+
+/**
+ * The tools of the agent's MCP servers as a run starts. A server that did not answer in time fails the
+ * run at once, with its own type: each retry would wait as long again, and the activity's own timeout
+ * would end it untyped.
+ */
+async function mcpToolsAtStart(mcp: McpConnections, agent: Agent): Promise<McpToolEntry[]> {
+  try {
+    return await mcp.toolsOf(agent);
+  } catch (err) {
+    if (!(err instanceof McpServerUnavailableError) || !err.timedOut) throw err;
+    throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+  }
+}

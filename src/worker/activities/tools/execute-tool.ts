@@ -1,0 +1,324 @@
+import { Context } from '@temporalio/activity';
+import type { Agent } from '../../../agent.js';
+import { errorMessage } from '../../../errors.js';
+import type { AgentRegistry } from '../../registry.js';
+import { oneLine, type JsonSchema, type JsonValue } from '../../../schemas/json.js';
+import { kib, MAX_DATA_BYTES, measureJson } from '../../../schemas/limits.js';
+import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../../../tools/create-tool.js';
+import { isProviderTool } from '../../../tools/builtin/web-search.js';
+import { RequestContext } from '../../../tools/request-context.js';
+import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../../../tools/schema.js';
+import { toJson } from './transform-payload.js';
+import type { ExecuteToolInput, ExecuteToolOutput } from '../../../protocol/activities.js';
+import { ToolWriter } from './tool-writer.js';
+import type { McpConnections } from './mcp-connections.js';
+import { modelOutputOf, ownTool } from './transform-payload.js';
+import { grantTurnWriter } from '../threads/turn-writers.js';
+
+/** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
+class ToolSuspension {
+  constructor(readonly payload: unknown) {}
+}
+
+/**
+ * Runs one tool call on the worker, by name. Input the tool's schema refuses, and output that fails
+ * its output schema, come back as tool errors for the model. A tool that throws fails the activity,
+ * so Temporal retries it by the tool's retry policy; the workflow turns the last failure into a tool
+ * error. A tool that calls `suspend()` comes back as `suspended` (with the call's own resume schema,
+ * when the tool makes one); resume data that fails its `resumeSchema`, or the call's own, comes back as
+ * `resume-rejected`, and the tool does not run. What the tool writes (`context.writer`) is in the run's
+ * stream before the activity returns, so before the call's result.
+ */
+export async function executeTool(
+  registry: AgentRegistry,
+  input: ExecuteToolInput,
+  mcp?: McpConnections,
+  /** A tool's output, bytes of JSON: more where the worker has a payload store. */
+  maxOutputBytes = MAX_DATA_BYTES,
+): Promise<ExecuteToolOutput> {
+  const writer = new ToolWriter(input);
+  let output: ExecuteToolOutput;
+  try {
+    output = await execution(registry, input, writer, maxOutputBytes, mcp);
+  } catch (err) {
+    // What the tool wrote before it threw reaches the run too, as a model's text does before it fails.
+    await writer.close();
+    throw err;
+  }
+  const progressBytes = await writer.close();
+  return progressBytes > 0 ? { ...output, progressBytes } : output;
+}
+
+async function execution(
+  registry: AgentRegistry,
+  input: ExecuteToolInput,
+  writer: ToolWriter,
+  maxOutputBytes: number,
+  mcp?: McpConnections,
+): Promise<ExecuteToolOutput> {
+  const agent = registry.get(input.agentId);
+  const tool: AnyTool | undefined = ownTool(agent, input.toolName);
+  if (!tool) {
+    if (isProviderTool(agent.tools[input.toolName])) {
+      return { type: 'error', error: `Tool "${input.toolName}" is run by the model's provider, never on the worker.` };
+    }
+    const called = mcp && (await callMcpTool(mcp, agent, input));
+    if (called) return called;
+    return { type: 'error', error: `Agent "${agent.id}" has no tool "${input.toolName}" on this worker.` };
+  }
+  const parsedInput = await checkWith(tool.inputSchema, input.args);
+  if (!parsedInput.ok) {
+    return { type: 'error', error: `Invalid arguments for tool "${input.toolName}": ${parsedInput.pretty}` };
+  }
+  let resumeData: unknown;
+  if (input.resume) {
+    const checked = await checkResume(tool, input.toolName, parsedInput.value, input.resume.data);
+    if (!checked.ok) return checked.output;
+    resumeData = checked.data;
+  }
+
+  const activity = Context.current();
+  // The first suspend() wins. It rejects, to unwind `execute`; a tool that does not await it must not
+  // leave an unhandled rejection behind (that would kill the worker process), so the rejection is
+  // marked handled here, and the suspension is taken when `execute` settles.
+  let suspension: { payload: unknown } | undefined;
+  const suspend = (payload: unknown): Promise<never> => {
+    suspension ??= { payload };
+    const unwind = Promise.reject(new ToolSuspension(payload));
+    unwind.catch(() => undefined);
+    return unwind;
+  };
+  const requestContext = new RequestContext(input.requestContext);
+  const context: ToolExecutionContext<unknown, unknown> = {
+    runId: input.runId,
+    agentId: input.agentId,
+    toolCallId: input.toolCallId,
+    toolName: input.toolName,
+    threadId: input.threadId,
+    resourceId: input.resourceId,
+    idempotencyKey: `${input.runId}:${input.toolCallId}`,
+    attempt: activity.info.attempt,
+    abortSignal: activity.cancellationSignal,
+    logger: activity.log,
+    suspend,
+    resumeData,
+    requestContext,
+    writer,
+    // Mastra's tools read these from `context.agent`.
+    agent: { toolCallId: input.toolCallId, suspend, resumeData },
+  };
+  if (input.turnKey) grantTurnWriter(context, { runId: input.runId, key: input.turnKey });
+  const execute = tool.execute as (input: unknown, context: ToolExecutionContext<unknown, unknown>) => unknown;
+
+  let output: unknown;
+  // With a heartbeat timeout, a worker that dies mid-tool is noticed that soon, not at the start-to-close timeout.
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
+  try {
+    output = await execute(parsedInput.value, context);
+  } catch (err) {
+    if (err instanceof ToolSuspension) return suspended(tool, input.toolName, parsedInput.value, err.payload);
+    throw err;
+  } finally {
+    clearInterval(heartbeats);
+  }
+  // suspend() called without await: what `execute` returned after it does not count.
+  if (suspension) return suspended(tool, input.toolName, parsedInput.value, suspension.payload);
+
+  if (tool.outputSchema) {
+    const parsedOutput = await checkWith(tool.outputSchema, output);
+    if (!parsedOutput.ok) {
+      const problem =
+        `Tool "${input.toolName}" returned output that does not match its outputSchema: ` + parsedOutput.pretty;
+      if (tool.outputValidation !== 'warn') return { type: 'error', error: problem };
+      activity.log.warn(problem, { toolCallId: input.toolCallId });
+    } else {
+      output = parsedOutput.value;
+    }
+  }
+
+  if (tool.onOutput) {
+    const onOutput = tool.onOutput as (context: ToolHookContext & { output: unknown }) => void | Promise<void>;
+    try {
+      await onOutput({
+        runId: input.runId,
+        agentId: input.agentId,
+        toolCallId: input.toolCallId,
+        toolName: input.toolName,
+        output,
+      });
+    } catch (err) {
+      activity.log.warn(`tool hook onOutput of "${input.toolName}" threw; ignored`, {
+        error: errorMessage(err),
+      });
+    }
+  }
+
+  return resultOf(agent, input, requestContext, output, maxOutputBytes);
+}
+
+/** A tool's output as the run keeps it: JSON within the bound, with what the model is shown of it. */
+async function resultOf(
+  agent: Agent,
+  input: ExecuteToolInput,
+  requestContext: RequestContext,
+  output: unknown,
+  maxBytes = MAX_DATA_BYTES,
+): Promise<ExecuteToolOutput> {
+  const json = toJson(output);
+  const tooLarge = oversize(input.toolName, 'output', json, maxBytes);
+  if (tooLarge) return { type: 'error', error: tooLarge };
+  let modelOutput;
+  try {
+    const context = {
+      runId: input.runId,
+      agentId: input.agentId,
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+      requestContext,
+    };
+    modelOutput = await modelOutputOf(agent, context, json);
+  } catch (err) {
+    return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
+  }
+  return (
+    oversizeResult(input.toolName, 'what toModelOutput shows the model', modelOutput, maxBytes) ?? {
+      type: 'result',
+      output: json,
+      modelOutput,
+      shaped: true,
+    }
+  );
+}
+
+/**
+ * A call of one of the agent's MCP tools, through the worker's connection to its server; undefined
+ * when the name is not one of them. The worker heartbeats while the server works; a server that cannot
+ * be reached fails the attempt (Temporal retries it), and what the server answers is bounded as any
+ * tool's output.
+ */
+async function callMcpTool(
+  mcp: McpConnections,
+  agent: Agent,
+  input: ExecuteToolInput,
+): Promise<ExecuteToolOutput | undefined> {
+  const activity = Context.current();
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
+  let called;
+  try {
+    called = await mcp.call(agent, input.toolName, input.args, {
+      signal: activity.cancellationSignal,
+      idempotencyKey: `${input.runId}:${input.toolCallId}`,
+    });
+  } finally {
+    clearInterval(heartbeats);
+  }
+  if (!called) return undefined;
+  if ('error' in called) return { type: 'error', error: called.error };
+  return resultOf(agent, input, new RequestContext(input.requestContext), called.output);
+}
+
+/**
+ * Why a tool's data is refused, when it is not JSON that can be checked or is over `maxBytes` (default
+ * {@link MAX_DATA_BYTES}): the run carries it in payloads that Temporal limits (more with a payload
+ * store), so it becomes a tool error the model sees.
+ */
+function oversize(toolName: string, what: string, value: unknown, maxBytes = MAX_DATA_BYTES): string | undefined {
+  const measured = measureJson(value);
+  if (!measured.ok) return `Tool "${toolName}" returned ${what} that is not JSON data: ${measured.problem}.`;
+  if (measured.bytes <= maxBytes) return undefined;
+  return (
+    `Tool "${toolName}" returned ${what} of ${kib(measured.bytes)} of JSON; at most ${kib(maxBytes)} ` +
+    'fits in a run. Return less, or keep large data outside the run and return a reference to it.'
+  );
+}
+
+function oversizeResult(
+  toolName: string,
+  what: string,
+  value: unknown,
+  maxBytes = MAX_DATA_BYTES,
+): ExecuteToolOutput | undefined {
+  const error = oversize(toolName, what, value, maxBytes);
+  return error ? { type: 'error', error } : undefined;
+}
+
+/**
+ * Resume data as the tool takes it: it must fit the tool's `resumeSchema` and, where the tool has
+ * `resumeSchemaFor`, this call's own schema; else it is refused and the tool does not run.
+ */
+async function checkResume(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+  data: JsonValue,
+): Promise<{ ok: true; data: unknown } | { ok: false; output: ExecuteToolOutput }> {
+  const parsed = tool.resumeSchema ? await checkWith(tool.resumeSchema, data) : { ok: true as const, value: data };
+  if (!parsed.ok) {
+    const problem = oneLine(parsed.issues, true);
+    const error = `resume data does not fit the resumeSchema of tool "${toolName}": ${problem}`;
+    return { ok: false, output: { type: 'resume-rejected', error } };
+  }
+  const call = callResumeSchema(tool, toolName, input);
+  if ('error' in call) return { ok: false, output: { type: 'error', error: call.error } };
+  const fits = call.schema && (await checkWith(call.schema, data));
+  if (fits && !fits.ok) {
+    const error = `resume data does not fit this call of tool "${toolName}": ${oneLine(fits.issues, true)}`;
+    return { ok: false, output: { type: 'resume-rejected', error } };
+  }
+  return { ok: true, data: parsed.value };
+}
+
+/** The resume schema of this call, where the tool makes one from the input; a function that fails is a tool error. */
+function callResumeSchema(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+): { schema?: ToolSchema } | { error: string } {
+  if (!tool.resumeSchemaFor) return {};
+  try {
+    const schema = (tool.resumeSchemaFor as (input: unknown) => unknown)(input);
+    const problem = schemaProblem(schema, true);
+    if (!problem) return { schema: schema as ToolSchema };
+    return { error: `resumeSchemaFor of tool "${toolName}" returned a value that ${problem}` };
+  } catch (err) {
+    return { error: `resumeSchemaFor of tool "${toolName}" failed: ${errorMessage(err)}` };
+  }
+}
+
+async function suspended(
+  tool: AnyTool,
+  toolName: string,
+  input: unknown,
+  payload: unknown,
+): Promise<ExecuteToolOutput> {
+  if (tool.suspendSchema) {
+    const parsed = await checkWith(tool.suspendSchema, payload);
+    if (!parsed.ok) {
+      return {
+        type: 'error',
+        error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${parsed.pretty}`,
+      };
+    }
+  }
+  const json: JsonValue = toJson(payload);
+  const tooLarge = oversizeResult(toolName, 'a suspend payload', json);
+  if (tooLarge) return tooLarge;
+  // The call's own resume schema goes with the suspended call, so that every caller can check data first.
+  const call = callResumeSchema(tool, toolName, input);
+  if ('error' in call) return { type: 'error', error: call.error };
+  if (!call.schema) return { type: 'suspended', payload: json };
+  let resumeSchema: JsonSchema;
+  try {
+    resumeSchema = jsonSchemaOf(call.schema);
+  } catch (err) {
+    const error = `the resume schema of this call of tool "${toolName}" has no JSON schema: ${errorMessage(err)}`;
+    return { type: 'error', error };
+  }
+  return (
+    oversizeResult(toolName, 'a resume schema', resumeSchema) ?? { type: 'suspended', payload: json, resumeSchema }
+  );
+}

@@ -1,0 +1,257 @@
+import { fileURLToPath } from 'node:url';
+import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from './activities/index.js';
+import { describeCodec, loadPayloadCodec } from '../codec/payload-codec.js';
+import { checkPayloadStore, describeExternalStorage, loadExternalStorage } from '../codec/external-storage.js';
+import { workerDataConverter } from '../codec/undecodable.js';
+import { STORED_PAYLOAD_LIMITS } from '../schemas/limits.js';
+import { decisionKeysFromEnv, notificationsFromEnv, resolveConnection } from '../connection/config.js';
+import { checkNotificationSettings } from './activities/approvals/notify.js';
+import { builtinModels, scriptedModel } from './models/registry.js';
+import { AgentRegistry } from './registry.js';
+import { tracingFromEnv, workflowSpanSinks } from '../tracing/config.js';
+import type { Tracing } from '../tracing/tracing.js';
+import { McpConnections } from './activities/tools/mcp-connections.js';
+import { checkWorkerOptions, type CreateWorkerOptions } from './worker-options.js';
+
+export type { CreateWorkerOptions } from './worker-options.js';
+import {
+  checkVersioning,
+  DEFAULT_VERSIONING_BEHAVIOR,
+  setCurrentVersion,
+  versioningFromEnv,
+  type VersioningSettings,
+} from './versioning.js';
+
+/** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
+export const workflowsPath = fileURLToPath(
+  new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
+
+/**
+ * The workflow interceptor modules every bundle of the run workflow must include (tracing: see
+ * src/workflows/trace-interceptors.ts). `createWorker` adds them when it bundles; give them to
+ * `bundleWorkflowCode({ workflowsPath, workflowInterceptorModules })` when you bundle yourself.
+ */
+export const workflowInterceptorModules = [
+  fileURLToPath(
+    new URL(`../workflows/trace-interceptors${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  ),
+];
+
+/**
+ * The modules every run of a bundle shares instead of instantiating its own (Temporal's
+ * `preloadModules`): the schema modules and zod, most of what a run held in the worker (see
+ * src/workflows/shared-schemas.ts). `createWorker` preloads them when it bundles.
+ */
+export const workflowPreloadModules = [
+  fileURLToPath(
+    new URL(`../workflows/shared-schemas${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  ),
+];
+
+/**
+ * What a workflow bundle of the run workflow needs beside its `workflowsPath`: give it to
+ * `bundleWorkflowCode({ workflowsPath, ...workflowBundleOptions })` when you bundle yourself.
+ */
+export const workflowBundleOptions = {
+  workflowInterceptorModules,
+  preloadModules: workflowPreloadModules,
+};
+
+/**
+ * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
+ * The SDK's default is sized by the heap (about 2,300 runs on a 4 GiB heap), so a worker with many
+ * runs waiting for a decision kept every one of them. The least recently used run goes first, which
+ * is a run that waits: when its decision arrives, the next workflow task replays its history (about
+ * 50 ms more for a short run here; see bench/README.md). Raise it for a worker that runs more than
+ * this many runs at once (each step of an evicted run would replay).
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+
+/** The SDK's default number of workflow task slots (`maxConcurrentWorkflowTaskExecutions`). */
+const SDK_WORKFLOW_TASK_SLOTS = 40;
+
+/**
+ * Workflow task slots no more than the cache holds. The sticky and normal pollers share permits capped
+ * at the cache size, but the core balances them by the slot count; with the SDK's 40 slots beside a
+ * smaller cache the balancer never engages, one poller starves, and workflow tasks wait out a 10 s
+ * schedule-to-start timeout (temporalio/sdk-rust#1534; a worker with `maxCachedWorkflows: 2` stalled a
+ * run 10 to 100 s at a time). The SDK's own cap of the slots to the cache does not reach the slot
+ * supplier it builds, so the cap is set here.
+ */
+function workflowTaskSlots(options: CreateWorkerOptions['workerOptions']): {
+  maxConcurrentWorkflowTaskExecutions?: number;
+} {
+  const cache = options?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS;
+  if (options?.tuner || options?.maxConcurrentWorkflowTaskExecutions !== undefined) return {};
+  if (!Number.isInteger(cache) || cache <= 0 || cache >= SDK_WORKFLOW_TASK_SLOTS) return {};
+  return { maxConcurrentWorkflowTaskExecutions: Math.max(cache, 2) };
+}
+
+/** A worker, and how to close the connection it opened. */
+export interface AgentWorker {
+  worker: Worker;
+  /** Every agent the worker serves, sub-agents included. */
+  agentIds: string[];
+  /** The agents and tools it serves: `registry.listTools()`, `registry.getTool(id)`. */
+  registry: AgentRegistry;
+  taskQueue: string;
+  namespace: string;
+  codec: PayloadCodec;
+  /** Where payloads over its threshold go, when the worker has a payload store. */
+  externalStorage: ExternalStorage | undefined;
+  /** The tracing the worker reports to, when it traces. */
+  tracing: Tracing | undefined;
+  /** The worker's deployment and build, when it is versioned. */
+  versioning: VersioningSettings | undefined;
+  /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
+  run(): Promise<void>;
+}
+
+/** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
+export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
+  checkWorkerOptions(options);
+  const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
+  const notificationSettings =
+    options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
+  const notifications = notificationSettings ? checkNotificationSettings(notificationSettings) : undefined;
+  const versioning =
+    options.versioning === false ? undefined : checkOptional(options.versioning ?? versioningFromEnv());
+  if (versioning && options.workerOptions?.workerDeploymentOptions)
+    throw new TypeError('createWorker: give either `versioning` or `workerOptions.workerDeploymentOptions`, not both');
+  // Before connecting: bad codec keys or tracing settings fail here without a connection to close.
+  const codec = options.codec ?? (await loadPayloadCodec());
+  const externalStorage =
+    options.externalStorage === false
+      ? undefined
+      : (options.externalStorage ??
+        options.workerOptions?.dataConverter?.externalStorage ??
+        (await loadExternalStorage()));
+  // A worker that could not store a tool's output would find out only once it ran the tool.
+  if (externalStorage) await checkPayloadStore(externalStorage, 'worker');
+  const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
+  const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
+  const connection = options.connection ?? ownConnection!;
+  const registry = new AgentRegistry(options.agents);
+  const tracing = options.tracing || ownTracing;
+  const { interceptors, sinks, bundlerOptions } = options.workerOptions ?? {};
+  const mcp = new McpConnections();
+  const worker = await Worker.create({
+    ...options.workerOptions,
+    // After the spread: `maxCachedWorkflows: undefined` means the default, not the SDK's heap-sized one.
+    maxCachedWorkflows: options.workerOptions?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    ...workflowTaskSlots(options.workerOptions),
+    // Payloads it cannot decode are refusals its runs survive, not failed workflow tasks (see undecodable.ts).
+    dataConverter: workerDataConverter(options.workerOptions?.dataConverter, codec, externalStorage),
+    connection,
+    namespace,
+    taskQueue,
+    activities: createActivities(
+      registry,
+      {
+        ...builtinModels,
+        ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
+        ...options.models,
+      },
+      mcp,
+      options.decisionKeys ?? decisionKeysFromEnv(),
+      tracing,
+      notifications,
+      options.conversationCacheBytes,
+      externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
+    ),
+    interceptors: {
+      ...interceptors,
+      // A pre-built bundle has its interceptor modules in it already (Temporal ignores these then).
+      ...(options.workflowBundle
+        ? {}
+        : { workflowModules: [...workflowInterceptorModules, ...(interceptors?.workflowModules ?? [])] }),
+      activity: [...(tracing?.workerInterceptors().activity ?? []), ...(interceptors?.activity ?? [])],
+    },
+    sinks: { ...sinks, ...workflowSpanSinks(tracing) },
+    ...(versioning
+      ? {
+          workerDeploymentOptions: {
+            version: { deploymentName: versioning.deploymentName, buildId: versioning.buildId },
+            useWorkerVersioning: true,
+            defaultVersioningBehavior: versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR,
+          },
+        }
+      : {}),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : {
+          workflowsPath,
+          bundlerOptions: {
+            ...bundlerOptions,
+            preloadModules: [...workflowPreloadModules, ...(bundlerOptions?.preloadModules ?? [])],
+          },
+        }),
+  }).catch(async (err: unknown) => {
+    await ownTracing?.shutdown();
+    throw err;
+  });
+  return {
+    worker,
+    agentIds: registry.ids(),
+    registry,
+    taskQueue,
+    namespace,
+    codec,
+    externalStorage,
+    tracing,
+    versioning,
+    async run() {
+      try {
+        const running = worker.run();
+        if (versioning?.setCurrent) {
+          // The server takes a version as current only once it has seen this worker's pollers.
+          await setCurrentVersion(connection.workflowService, namespace, versioning).catch(async (err: unknown) => {
+            worker.shutdown();
+            await running.catch(() => undefined);
+            throw err;
+          });
+        }
+        await running;
+      } finally {
+        await mcp.close();
+        await ownConnection?.close();
+        // What the last tasks traced goes out before the process ends.
+        await ownTracing?.shutdown();
+      }
+    },
+  };
+}
+
+/**
+ * The worker entry point: connects from the environment (or a Temporal config profile), runs the
+ * agents, and shuts down gracefully on SIGTERM and SIGINT: it stops polling, lets running tasks
+ * finish within the shutdown grace time, then exits.
+ */
+export async function runWorker(options: CreateWorkerOptions): Promise<void> {
+  const { worker, run, taskQueue, namespace, agentIds, codec, externalStorage, tracing, versioning } =
+    await createWorker({
+      ...options,
+      workerOptions: { shutdownGraceTime: '10 seconds', ...options.workerOptions },
+    });
+  // The SDK's own shutdown-signal handling stops the worker on SIGTERM/SIGINT (Runtime's shutdownSignals).
+  console.error(
+    `worker: serving ${agentIds.join(', ')} on task queue "${taskQueue}" in namespace "${namespace}"; ` +
+      describeCodec(codec) +
+      `; ${describeExternalStorage(externalStorage)}` +
+      (versioning
+        ? `; build "${versioning.buildId}" of deployment "${versioning.deploymentName}", ` +
+          `runs ${versioning.behavior ?? DEFAULT_VERSIONING_BEHAVIOR}` +
+          (versioning.setCurrent ? ', made current once it polls' : '')
+        : '') +
+      (tracing ? '; tracing runs started by tracing clients' : ''),
+  );
+  await run();
+  console.error(`worker: stopped (${worker.getState()})`);
+}
+
+function checkOptional(settings: VersioningSettings | undefined): VersioningSettings | undefined {
+  return settings ? checkVersioning(settings) : undefined;
+}
