@@ -9,9 +9,10 @@
 // `node build.js agentctl`, `node build.js lib` or `node build.js chat` builds one of them (the tests' global
 // setup rebuilds agentctl and the chat page before every run; the package test compiles lib/ before it packs).
 import { execFile } from 'node:child_process';
-import { cp, readdir, rm } from 'node:fs/promises';
+import { cp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 
@@ -34,10 +35,40 @@ async function buildLib() {
     console.error(err.stdout || err.message);
     process.exit(1);
   });
+  await guardEntries();
   // The inbox page's files are served as they are (no build step): tsc does not copy them.
   await cp(join(root, 'src/server/inbox'), join(root, 'lib/server/inbox'), { recursive: true });
   for (const file of ['chat.html', 'chat.css']) {
     await cp(join(root, 'src/server/chat', file), join(root, 'lib/server/chat', file));
+  }
+}
+
+/**
+ * The entries whose packages are optional peers (lib/peers.js lists them): their index.js first checks
+ * that the peers are installed, naming any that is not with the command that installs it, then loads
+ * the entry's own module (compiled as entry-api.js) with require, which Node 22 does for ES modules. A
+ * static import would fail before any check could run, with Node's "Cannot find package".
+ */
+async function guardEntries() {
+  const { SERVER_PEERS, TRACING_PEERS } = await import(pathToFileURL(join(root, 'lib/peers.js')).href);
+  const guarded = {
+    server: ['durable-agents/server', SERVER_PEERS],
+    tracing: ['durable-agents/tracing', TRACING_PEERS],
+  };
+  for (const [folder, [entry, peers]] of Object.entries(guarded)) {
+    const dir = join(root, 'lib', folder);
+    await rename(join(dir, 'index.js'), join(dir, 'entry-api.js'));
+    const names = Object.keys(await import(pathToFileURL(join(dir, 'entry-api.js')).href));
+    const code = [
+      `// The ${entry} entry: its peers checked, then its module loaded (see build.js, guardEntries).`,
+      "import { createRequire } from 'node:module';",
+      "import { requirePeers } from '../peers.js';",
+      `requirePeers(${JSON.stringify(entry)}, ${JSON.stringify(peers)});`,
+      "const api = createRequire(import.meta.url)('./entry-api.js');",
+      `export const { ${names.join(', ')} } = api;`,
+      '',
+    ];
+    await writeFile(join(dir, 'index.js'), code.join('\n'));
   }
 }
 

@@ -35,6 +35,12 @@ export default tseslint.config(
     },
   },
   {
+    // The library never calls what it keeps only for one minor version (its 0.2 names, see CHANGELOG.md):
+    // those aliases are not loaded by every entry.
+    files: ['src/**/*.ts', 'examples/**/*.ts'],
+    rules: { '@typescript-eslint/no-deprecated': 'error' },
+  },
+  {
     // Tests quote long messages whole.
     files: ['test/**/*.ts'],
     rules: {

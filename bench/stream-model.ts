@@ -1,7 +1,7 @@
 /** The stream figures' model: `bench-stream/N` streams N deltas 10 ms apart, each carrying the time it was emitted. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { ScriptedLanguageModel, type ModelFactory } from '../src/index.js';
+import { ScriptedLanguageModel, type ModelFactory } from '../src/worker/index.js';
 
 export const streamModels: Record<string, ModelFactory> = {
   'bench-stream': (id) => {

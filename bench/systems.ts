@@ -7,16 +7,9 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import {
-  AgentClient,
-  createTool,
-  createWorker,
-  defineAgent,
-  ScriptedLanguageModel,
-  type AgentWorker,
-  type ModelFactory,
-  type Script,
-} from '../src/index.js';
+import { createTool, defineAgent, type Script } from '../src/index.js';
+import { createWorker, ScriptedLanguageModel, type AgentWorker, type ModelFactory } from '../src/worker/index.js';
+import { AgentClient } from '../src/client/index.js';
 import * as activities from './activities.js';
 
 /** N steps of one no-op tool call each, then the final text. */

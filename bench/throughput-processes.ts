@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import type { Client } from '@temporalio/client';
-import { AgentClient } from '../src/index.js';
+import { AgentClient } from '../src/client/index.js';
 import { fmt, row } from './stats.js';
 import { benchScript } from './systems.js';
 import { startWorkerProcess, type Bundles, type WorkerKind, type WorkerProcess } from './worker-pool.js';

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { AgentClient, DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/index.js';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/worker/index.js';
+import { AgentClient } from '../src/client/index.js';
 import { lineChart } from './chart.js';
 import { fmt, row, summarize, type Summary } from './stats.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-pool.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { workflowBundleOptions, workflowsPath } from '../src/index.js';
+import { workflowBundleOptions, workflowsPath } from '../src/worker/index.js';
 import type { WorkerStats } from './worker-process.js';
 
 export type WorkerKind = 'agent' | 'floor';

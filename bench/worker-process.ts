@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createWorker } from '../src/index.js';
+import { createWorker } from '../src/worker/index.js';
 import * as activities from './activities.js';
 import { streamModels } from './stream-model.js';
 import { benchAgent } from './systems.js';

@@ -5,15 +5,10 @@
  * http://127.0.0.1:8888`, or the UI's codec server setting. See the README, "Payload encryption".
  */
 import { serve } from '@hono/node-server';
-import {
-  codecEndpointSettings,
-  createCodecEndpoint,
-  describeCodec,
-  EncryptionCodec,
-  errorMessage,
-  loadPayloadCodec,
-  resolveConnection,
-} from '../src/index.js';
+import { errorMessage } from '../src/index.js';
+import { resolveConnection } from '../src/worker/index.js';
+import { codecEndpointSettings, createCodecEndpoint } from '../src/server/index.js';
+import { describeCodec, EncryptionCodec, loadPayloadCodec } from '../src/codec/index.js';
 
 try {
   const settings = codecEndpointSettings();

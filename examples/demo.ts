@@ -22,17 +22,10 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import {
-  AgentClient,
-  askUserTool,
-  bearerTokens,
-  createWorker,
-  defineAgent,
-  ScriptedLanguageModel,
-  startServer,
-  type RunResult,
-  type StartOptions,
-} from '../src/index.js';
+import { askUserTool, defineAgent, type RunResult } from '../src/index.js';
+import { createWorker, ScriptedLanguageModel } from '../src/worker/index.js';
+import { AgentClient, type StartOptions } from '../src/client/index.js';
+import { bearerTokens, startServer } from '../src/server/index.js';
 import { exampleAgents } from './agents.js';
 import { deleteRecordScript } from './records-agent.js';
 import { supervisorDeleteOptions } from './supervisor-agent.js';
@@ -120,12 +113,16 @@ try {
   console.log(`  listSuspendedRuns finds it: ${waitingRuns.some((r) => r.runId === paused.runId)}`);
 
   console.log('approving as "alice" ...');
-  const done = await client.approveToolCallGenerate({
-    runId: paused.runId,
-    toolCallId: waiting.toolCallId,
-    fingerprint: waiting.fingerprint,
-    principal: 'alice',
-  });
+  const done = await client.decide(
+    {
+      kind: 'approve',
+      runId: paused.runId,
+      toolCallId: waiting.toolCallId,
+      fingerprint: waiting.fingerprint,
+      principal: 'alice',
+    },
+    { then: 'result' },
+  );
   printSteps({ ...done, steps: done.steps.slice(paused.steps.length - 1) });
   console.log(`final text: ${done.text}`);
   console.log(`finish reason: ${done.finishReason}; usage: ${done.usage.totalTokens} tokens; run id: ${done.runId}`);
@@ -143,12 +140,16 @@ try {
     throw new Error(`expected the chain to pause for approval, got ${chain.finishReason}`);
   console.log(`paused at the top: ${deep.toolName}(${JSON.stringify(deep.args)}) [${deep.toolCallId}] awaits approval`);
   console.log(`  waits in: ${deep.path.map((hop) => `${hop.agentId} (${hop.runId})`).join(' > ')}`);
-  const chainDone = await client.approveToolCallGenerate({
-    runId: chain.runId,
-    toolCallId: deep.toolCallId,
-    fingerprint: deep.fingerprint,
-    principal: 'alice',
-  });
+  const chainDone = await client.decide(
+    {
+      kind: 'approve',
+      runId: chain.runId,
+      toolCallId: deep.toolCallId,
+      fingerprint: deep.fingerprint,
+      principal: 'alice',
+    },
+    { then: 'result' },
+  );
   console.log(`approved at the top; final text: ${chainDone.text}\n`);
 
   console.log('> Give the site a new theme.   (agent support-agent; the built-in ask_user asks which colour)');

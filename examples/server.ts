@@ -9,14 +9,9 @@
  *   any, it serves loopback clients only. It says at start which tenancy it enforces.
  * - `SERVER_ALLOWED_HOSTS`, `SERVER_ALLOWED_ORIGINS`: comma-separated lists.
  */
-import {
-  AgentClient,
-  authenticatorFromEnv,
-  DEFAULT_REQUEST_OPTIONS,
-  describeTenancy,
-  errorMessage,
-  startServer,
-} from '../src/index.js';
+import { errorMessage } from '../src/index.js';
+import { AgentClient } from '../src/client/index.js';
+import { authenticatorFromEnv, DEFAULT_REQUEST_OPTIONS, describeTenancy, startServer } from '../src/server/index.js';
 import { exampleAgents } from './agents.js';
 
 const list = (value: string | undefined) => (value ? value.split(',').map((s) => s.trim()) : undefined);

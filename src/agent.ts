@@ -1,21 +1,27 @@
+/**
+ * An agent: its model, instructions and tools, with the methods of Mastra's reference pages
+ * (`agent.stream()`, `agent.generate()`, `agent.approveToolCall()`, ...). Define it where the worker and
+ * the application both import it: the worker runs it (`createWorker({ agents })`), the application calls
+ * its methods through the process's bound client (see `bindClient` in `durable-agents/client`), which
+ * is loaded only when a method is first called.
+ */
 import type { LanguageModel } from 'ai';
-import { z } from 'zod';
-import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
-import { AccessPolicySchema, type AccessPolicy } from './schemas/access.js';
-import { approvalDeadlineSpec, type ApprovalDeadline } from './schemas/deadline.js';
-import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
-import { oneLine } from './schemas/json.js';
-import { clip } from './schemas/limits.js';
-import { RunOptionsSchema, type RunOptions } from './schemas/run-options.js';
-import { MemoryOptionsSchema, SUB_AGENT_CONTEXTS, type MemoryOptions, type SubAgentContext } from './schemas/thread.js';
-import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
-import { isBuiltinWorkingMemoryTool, workingMemoryTool } from './tools/builtin/update-working-memory.js';
-import { WORKING_MEMORY_TOOL } from './schemas/working-memory.js';
+import type { z } from 'zod';
+import { checkAgent } from './agent-checks.js';
+import { AgentHandle, type AgentMethodsClient } from './client/agent-handle.js';
+import type { AccessPolicy } from './schemas/access.js';
+import type { ApprovalDeadline } from './schemas/deadline.js';
+import type { RunOptions } from './schemas/run-options.js';
+import type { MemoryOptions } from './schemas/thread.js';
+import type { ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
-import { toolNameOf } from './tools/builtin/builtin-names.js';
 import type { AgentHooks } from './tools/hooks.js';
-import { checkTransforms, type ToolTransforms } from './tools/transforms.js';
-import { checkMcpServers, type McpServer, type McpServerConfig } from './tools/mcp.js';
+import type { McpServer, McpServerConfig } from './tools/mcp.js';
+import type { ToolTransforms } from './tools/transforms.js';
+import type { WorkflowTool } from './tools/workflow-tool.js';
+
+export { defineWorkflowTool } from './tools/workflow-tool.js';
+export type { WorkflowTool } from './tools/workflow-tool.js';
 
 /** The options of {@link defineAgent}. */
 export interface AgentConfig {
@@ -92,276 +98,54 @@ export interface AgentConfig {
 /** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */
 export type AgentTool = AnyTool | ProviderTool;
 
-/** An agent, as {@link defineAgent} returns it; register it on a worker. */
-export interface Agent extends AgentConfig {
-  readonly kind: 'agent';
+/** The bound client, loaded with `durable-agents/client` when an agent's method is first called. */
+async function bound(): Promise<AgentMethodsClient> {
+  const { boundClient } = await import('./client/bound-client.js');
+  return boundClient();
+}
+
+/**
+ * An agent, as {@link defineAgent} (or `new Agent(config)`, Mastra's form) makes it: its definition
+ * (register it on a worker), and its runs' methods: `stream`, `generate`, `approveToolCall`,
+ * `declineToolCall`, `resumeStream`, `listSuspendedRuns`, ... (see `AgentHandle`).
+ */
+export class Agent extends AgentHandle implements AgentConfig {
+  readonly kind = 'agent' as const;
+  declare readonly id: string;
+  name!: string;
+  description?: string;
   instructions: string;
+  model!: string | LanguageModel;
   tools: Record<string, AgentTool>;
   agents: Record<string, Agent>;
   workflows: Record<string, WorkflowTool>;
   mcpServers: Record<string, McpServer>;
+  defaultOptions?: RunOptions;
+  access?: AccessPolicy;
+  approvalDeadline?: ApprovalDeadline;
+  overridable?: Array<'model' | 'instructions'>;
+  hooks?: AgentHooks;
+  transform?: ToolTransforms;
+  requestContextSchema?: z.ZodType;
+  memory?: MemoryOptions;
+
+  constructor(config: AgentConfig) {
+    const { tools, mcpServers } = checkAgent(config);
+    super(bound, config.id);
+    const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
+    Object.assign(this, options);
+    this.instructions = config.instructions ?? '';
+    this.tools = tools;
+    this.agents = config.agents ?? {};
+    this.workflows = config.workflows ?? {};
+    this.mcpServers = mcpServers;
+  }
 }
-
-/** A Temporal workflow an agent can call as a tool; see {@link defineWorkflowTool}. */
-export interface WorkflowTool {
-  readonly kind: 'workflow-tool';
-  /** The workflow type to start (registered on some worker). */
-  workflowType: string;
-  description: string;
-  /** The workflow's single argument. */
-  inputSchema: z.ZodType;
-  /** Checked against the workflow's result; a mismatch is a tool error. */
-  outputSchema?: z.ZodType;
-  /** Where the workflow runs (default: the run's own task queue). */
-  taskQueue?: string;
-}
-
-/**
- * Makes a Temporal workflow available to agents as a tool (`workflows: { research: ... }` gives the
- * tool `workflow-research`). Each call starts it as a child workflow with the call's input.
- */
-export function defineWorkflowTool(config: Omit<WorkflowTool, 'kind'>): WorkflowTool {
-  if (!config.workflowType) throw new TypeError('defineWorkflowTool: `workflowType` is required');
-  rejectUnknownKeys(`defineWorkflowTool("${config.workflowType}")`, config, WORKFLOW_TOOL_OPTIONS);
-  return { ...config, kind: 'workflow-tool' };
-}
-
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-
-/** Every option {@link defineAgent} takes; any other is refused, naming the nearest. */
-const AGENT_OPTIONS = [
-  'id',
-  'name',
-  'description',
-  'instructions',
-  'model',
-  'tools',
-  'agents',
-  'workflows',
-  'mcpServers',
-  'defaultOptions',
-  'access',
-  'approvalDeadline',
-  'overridable',
-  'hooks',
-  'transform',
-  'requestContextSchema',
-  'memory',
-] as const satisfies ReadonlyArray<keyof AgentConfig>;
-// Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
-const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
-void everyAgentOption;
-
-const PROVIDER_TOOL_KEYS = ['kind', 'type', 'id', 'description', 'options'] as const satisfies ReadonlyArray<
-  keyof ProviderTool
->;
-
-const WORKFLOW_TOOL_OPTIONS = ['workflowType', 'description', 'inputSchema', 'outputSchema', 'taskQueue'] as const;
 
 /**
  * Defines an agent. Agents live on the worker; a run's workflow sees only their serialisable
  * description (names, schemas, flags), so a restarted worker re-resolves everything by name.
  */
 export function defineAgent(config: AgentConfig): Agent {
-  if (!config.id) throw new TypeError('defineAgent: `id` is required');
-  // `kind` and the rest come along when an agent is defined from another (`{ ...agent, model }`).
-  const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
-  rejectUnknownKeys(`defineAgent("${config.id}")`, options, AGENT_OPTIONS);
-  const tools: Record<string, AgentTool> = {};
-  for (const [key, tool] of Object.entries(config.tools ?? {})) {
-    if (!TOOL_NAME.test(key)) {
-      throw new TypeError(
-        `defineAgent("${config.id}"): tool key "${key}" is not a valid tool name; ` +
-          'use 1-64 letters, digits, "_" or "-"',
-      );
-    }
-    if (tool?.kind !== 'tool' && !isProviderTool(tool)) {
-      throw new TypeError(`defineAgent("${config.id}"): tools.${key} is not a tool; create it with createTool()`);
-    }
-    const name = toolNameOf(key, tool);
-    if (Object.hasOwn(tools, name)) {
-      throw new TypeError(
-        `defineAgent("${config.id}"): tools.${key} is offered as "${name}", which another tool already is; ` +
-          'list a built-in tool once (it keeps its id as its name)',
-      );
-    }
-    tools[name] = tool;
-  }
-  checkProviderTools(config, tools);
-  for (const [key, sub] of Object.entries(config.agents ?? {})) {
-    if (!TOOL_NAME.test(`agent-${key}`))
-      throw new TypeError(
-        `defineAgent("${config.id}"): agents key "${key}" does not make a valid tool name "agent-${key}"`,
-      );
-    if (sub?.kind !== 'agent')
-      throw new TypeError(`defineAgent("${config.id}"): agents.${key} is not an agent; create it with defineAgent()`);
-  }
-  for (const [key, wf] of Object.entries(config.workflows ?? {})) {
-    if (!TOOL_NAME.test(`workflow-${key}`))
-      throw new TypeError(
-        `defineAgent("${config.id}"): workflows key "${key}" does not make a valid tool name "workflow-${key}"`,
-      );
-    if (wf?.kind !== 'workflow-tool')
-      throw new TypeError(
-        `defineAgent("${config.id}"): workflows.${key} is not a workflow tool; create it with defineWorkflowTool()`,
-      );
-  }
-  const mcpServers = checkMcpServers(`defineAgent("${config.id}")`, config.mcpServers);
-  if (config.memory !== undefined) {
-    checkSubAgentContext(config);
-    const parsed = MemoryOptionsSchema.safeParse(config.memory);
-    if (!parsed.success) {
-      throw new TypeError(`defineAgent("${config.id}"): invalid memory: ${oneLine(parsed.error.issues)}`);
-    }
-  }
-  addWorkingMemoryTool(config, tools);
-  if (config.defaultOptions) {
-    const parsed = RunOptionsSchema.safeParse(config.defaultOptions);
-    if (!parsed.success) {
-      throw new TypeError(`defineAgent("${config.id}"): invalid defaultOptions: ${parsed.error.message}`);
-    }
-    if (config.defaultOptions.clientTools) {
-      throw new TypeError(
-        `defineAgent("${config.id}"): defaultOptions.clientTools is a run option; ` +
-          'give the agent the tool itself (tools: { name: createTool({ ... }) } without execute)',
-      );
-    }
-  }
-  if (config.access) {
-    const parsed = AccessPolicySchema.safeParse(config.access);
-    if (!parsed.success)
-      throw new TypeError(`defineAgent("${config.id}"): invalid access: ${z.prettifyError(parsed.error)}`);
-    const unknown = Object.keys(config.access.tools ?? {}).filter((name) => !Object.hasOwn(tools, name));
-    if (unknown.length > 0) {
-      throw new TypeError(
-        `defineAgent("${config.id}"): access.tools names ${unknown.join(', ')}, which the agent does not have`,
-      );
-    }
-  }
-  if (config.approvalDeadline !== undefined)
-    approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
-  for (const [name, hook] of Object.entries(config.hooks ?? {})) {
-    if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
-      throw new TypeError(
-        `defineAgent("${config.id}"): hooks: ${unknownKeyMessage(name, ['beforeToolCall', 'afterToolCall'])}`,
-      );
-    }
-    if (typeof hook !== 'function')
-      throw new TypeError(`defineAgent("${config.id}"): hooks.${name} must be a function`);
-  }
-  checkTransforms(`defineAgent("${config.id}")`, config.transform);
-  const badOverride = (config.overridable ?? []).find((o) => o !== 'model' && o !== 'instructions');
-  if (badOverride) {
-    throw new TypeError(
-      `defineAgent("${config.id}"): overridable takes "model" and "instructions", not "${badOverride}"`,
-    );
-  }
-  return {
-    ...config,
-    instructions: config.instructions ?? '',
-    tools,
-    agents: config.agents ?? {},
-    workflows: config.workflows ?? {},
-    mcpServers,
-    kind: 'agent',
-  };
-}
-
-/**
- * `memory.subAgentContext` names a context each sub-agent may be given, for all of them or by their
- * key in `agents`: a value we do not know, or a key the agent does not delegate to, is refused rather
- * than a sub-agent silently shown less (or more) than was meant.
- */
-function checkSubAgentContext(config: AgentConfig): void {
-  const context: unknown = (config.memory as { subAgentContext?: unknown } | null)?.subAgentContext;
-  if (context === undefined) return;
-  const where = `defineAgent("${config.id}"): memory.subAgentContext`;
-  const known = SUB_AGENT_CONTEXTS.map((c) => `"${c}"`).join(' or ');
-  const shown = (value: unknown) => clip(JSON.stringify(value) ?? String(value), 100);
-  const checkValue = (value: unknown, at: string): void => {
-    if (!SUB_AGENT_CONTEXTS.includes(value as SubAgentContext)) {
-      throw new TypeError(`${at} takes ${known}, not ${shown(value)}`);
-    }
-  };
-  if (typeof context !== 'object' || context === null || Array.isArray(context)) {
-    return checkValue(context, `${where} (for every sub-agent, or an object by sub-agent key)`);
-  }
-  const keys = Object.keys(config.agents ?? {});
-  for (const [key, value] of Object.entries(context)) {
-    if (!keys.includes(key)) {
-      const has = keys.length > 0 ? `its agents are ${keys.join(', ')}` : 'it has no agents';
-      throw new TypeError(`${where} names "${key}", which the agent does not delegate to (${has})`);
-    }
-    checkValue(value, `${where}.${key}`);
-  }
-}
-
-/**
- * An agent with a working memory offers the built-in `updateWorkingMemory` tool, made for its bound. An
- * agent defined from another gets it anew from its own options (or not at all); a tool of the agent's
- * own by that name is refused rather than shadowed.
- */
-function addWorkingMemoryTool(config: AgentConfig, tools: Record<string, AgentTool>): void {
-  for (const [name, tool] of Object.entries(tools)) if (isBuiltinWorkingMemoryTool(tool)) delete tools[name];
-  const options = config.memory?.workingMemory;
-  if (!options?.enabled) return;
-  if (Object.hasOwn(tools, WORKING_MEMORY_TOOL)) {
-    throw new TypeError(
-      `defineAgent("${config.id}"): tools.${WORKING_MEMORY_TOOL} is a tool of its own, but memory.workingMemory ` +
-        'gives the agent the built-in tool of that name; rename your tool',
-    );
-  }
-  tools[WORKING_MEMORY_TOOL] = workingMemoryTool(options);
-}
-
-/**
- * A tool the provider runs inside the model call cannot wait for an approval, be skipped by a hook, or
- * have its record in the transcript changed: the provider has run it before the run hears of it, and
- * keeps its own record, which the model reads. An agent that asks for any of these of such a tool is
- * refused here, rather than the ask being ignored. (A run that requires approval of every call is
- * refused at its start, see `effectiveRunOptions`.)
- */
-function checkProviderTools(config: AgentConfig, tools: Record<string, AgentTool>): void {
-  const names = Object.keys(tools).filter((name) => isProviderTool(tools[name]));
-  if (names.length === 0) return;
-  const where = `defineAgent("${config.id}")`;
-  for (const name of names) {
-    const tool = tools[name] as ProviderTool;
-    // `{ ...webSearchTool, requireApproval: true }` would ask for what cannot be done: say so.
-    rejectUnknownKeys(`${where}: tools.${name} (webSearchTool)`, tool, PROVIDER_TOOL_KEYS);
-    const options = WebSearchOptionsSchema.safeParse(tool.options);
-    if (!options.success) throw new TypeError(`${where}: tools.${name}.options: ${oneLine(options.error.issues)}`);
-  }
-  const first = names[0]!;
-  const what = `tools.${first} is webSearchTool, which the model's provider runs inside the model call`;
-  if (names.length > 1) {
-    throw new TypeError(`${where}: tools ${names.join(', ')} are each webSearchTool; an agent has one web search`);
-  }
-  const offered = config.defaultOptions?.activeTools?.includes(first) ?? true;
-  if (config.defaultOptions?.requireToolApproval === true && offered) {
-    throw new TypeError(
-      `${where}: defaultOptions.requireToolApproval asks to approve every tool call, but ${what}, ` +
-        'where no approval can stop it. Leave it out of defaultOptions.activeTools, or set requireApproval on ' +
-        'the tools that need it instead.',
-    );
-  }
-  if (config.hooks?.beforeToolCall) {
-    throw new TypeError(
-      `${where}: hooks.beforeToolCall may skip any call, but ${what}, before any hook could run. ` +
-        'Remove the web search, or check its calls in afterToolCall, which sees each one after the model step.',
-    );
-  }
-  const transcript = Object.keys(config.transform?.transcript ?? {});
-  if (transcript.length > 0) {
-    throw new TypeError(
-      `${where}: transform.transcript (${transcript.join(', ')}) applies to every call of the agent, but ${what} ` +
-        'and keeps its own record of it, which the model reads. ' +
-        'Put the transcript transform on the tools that need it.',
-    );
-  }
-  if (config.access?.tools && Object.hasOwn(config.access.tools, first)) {
-    throw new TypeError(
-      `${where}: access.tools.${first} says who decides its calls, but ${what}: nobody decides them. Remove the entry.`,
-    );
-  }
+  return new Agent(config);
 }

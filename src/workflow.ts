@@ -3,14 +3,16 @@
  * Temporal's deterministic sandbox, with no Node APIs; the main entry (`durable-agents`) loads the worker,
  * the client and Node modules, and a workflow file that imports it fails to bundle.
  *
- * - The run's workflows, to serve them from a bundle of your own beside your workflows: re-export them
- *   from your `workflowsPath` file, bundle it with `workflowBundleOptions` (from `durable-agents`)
- *   and pass the bundle to `createWorker({ workflowBundle })`.
+ * - `executeAgent` and `startAgent`: an agent run as a child of your workflow (docs/guides/existing-temporal-app.md).
+ * - The run's workflows, to serve them from a bundle of your own beside your workflows: prefer the
+ *   `DurableAgentsPlugin` (from `durable-agents/worker`), which adds them to your worker's.
  * - A run's signals, queries and updates, for a workflow of yours that decides or watches an agent run
  *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see the README's
  *   "Signals and updates, for other clients" for each one's argument).
  */
 export { agentRun, agentThread, listAgentTools } from './workflows/index.js';
+export { executeAgent, startAgent } from './workflows/agent-child.js';
+export type { AgentChildOptions } from './workflows/agent-child.js';
 export {
   approveToolCallSignal,
   autoResumeUpdate,

@@ -8,17 +8,10 @@ import type { DecisionKeys } from '../src/worker/activities/approvals/verify-dec
 import type { NotificationSettings } from '../src/worker/activities/approvals/notify.js';
 import type { Tracing } from '../src/tracing/tracing.js';
 import type { AddressInfo } from 'node:net';
-import {
-  AgentClient,
-  bearerTokens,
-  createWorker,
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
-  type Agent,
-  type ModelFactory,
-  type Principal,
-  type RunStreamChunk,
-} from '../src/index.js';
+import { type Agent, type Principal, type RunStreamChunk } from '../src/index.js';
+import { createWorker, type ModelFactory } from '../src/worker/index.js';
+import { AgentClient } from '../src/client/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/server/index.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
 Runtime.install({ logger: new DefaultLogger('WARN') });

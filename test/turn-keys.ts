@@ -3,7 +3,7 @@
  * Tests that drive a thread past its bounds write as a run that waits on the thread: its key is read
  * from the run's history, as anyone who can read (and decode) that history could.
  */
-import type { AgentClient } from '../src/index.js';
+import type { AgentClient } from '../src/client/index.js';
 import type { TurnWriter } from '../src/schemas/thread.js';
 import { threadWorkflowId } from '../src/schemas/thread.js';
 import { recordTurnSignal } from '../src/protocol/thread-messages.js';

@@ -4,6 +4,7 @@ import { RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
 import { type CommandContext, type GlobalOptions } from './common.js';
 import { resultLines } from './format.js';
+import type { DecisionRequest } from '../client/decisions/decide.js';
 
 const VERBS: Record<DecisionKind, string> = {
   approve: 'approved',
@@ -47,7 +48,9 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
     const how = kind === 'resolve' ? resolution(o) : undefined;
     const { jsonOption } = await import('./input.js');
     const c = await connect(cmd);
-    const target = {
+    // Only the flags given (commander keeps each command's flags to its kind); the client refuses any other.
+    const request = {
+      kind,
       runId,
       ...(identified ? {} : { principal: as }),
       toolCallId: o.toolCall as string | undefined,
@@ -57,12 +60,10 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
       ...(kind === 'resume' ? { resumeData: jsonOption(o.data as string, '--data') } : {}),
       ...(kind === 'result' ? { result: jsonOption(o.result as string, '--result') } : {}),
       ...(typeof o.args === 'string' ? { args: jsonOption(o.args, '--args') } : {}),
-      ...(how ? { resolution: how } : {}),
-      ...(typeof o.output === 'string' ? { result: jsonOption(o.output, '--output') } : {}),
-    };
-    // Only the flags given: the client refuses a key a decision of this kind does not take.
-    const given = Object.fromEntries(Object.entries(target).filter(([, v]) => v !== undefined)) as typeof target;
-    const sent = await c.sendDecision(kind, given);
+      ...(how ? { action: how } : {}),
+      ...(typeof o.output === 'string' ? { output: jsonOption(o.output, '--output') } : {}),
+    } as DecisionRequest;
+    const sent = await c.decide(request, { then: 'sent' });
     const { toolName, toolCallId, fingerprint } = sent.call;
     const line = `${VERBS[sent.kind]} ${toolName} ${toolCallId} (fingerprint ${fingerprint}) on run ${runId}`;
     if (!o.wait) {

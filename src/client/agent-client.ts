@@ -17,15 +17,8 @@ import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { ClientContext } from './context.js';
 import { principalOf, type PrincipalInput } from './identity.js';
 import { signingKeyFromEnv, type SigningKey } from './decisions/signing.js';
-import {
-  readableRun,
-  resolvingDecision,
-  sendDecision,
-  type Decision,
-  type DecisionTarget,
-  type Resolving,
-  type SentDecision,
-} from './decisions/decisions.js';
+import { readableRun, sendDecision, type Decision, type SentDecision } from './decisions/decisions.js';
+import { decisionOf, type DecideThen, type DecisionRequest, type ThreadCall } from './decisions/decide.js';
 import { autoResumeOnThread, type AutoResumed } from './decisions/auto-resume.js';
 import { startRun, startRunWaiting } from './runs/start-run.js';
 import {
@@ -39,7 +32,7 @@ import {
 import { readChunks, RunStream, streamOffset, subscribe, subscribeBatches } from './stream/run-stream.js';
 import { confirmStart } from './runs/started.js';
 import { StreamFeeds } from './stream/stream-feed.js';
-import { pickThreadCall, THREAD_APPROVAL_KEYS, type ThreadToolApproval } from './decisions/thread-decisions.js';
+import { pickThreadCall } from './decisions/thread-decisions.js';
 import { decisionRefused } from '../errors.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { AgentHandle } from './agent-handle.js';
@@ -267,132 +260,56 @@ export class AgentClient {
   }
 
   /**
-   * Approves a pending tool call (with `args`, changed arguments that fit its input schema: the model is
-   * told); returns the run's stream from there to the next pause or the end.
+   * Decides a call a run waits on: `{ kind, runId, ... }` with `kind` one of `approve` (with changed
+   * `args`, which must fit the tool's input schema), `decline` (with a `reason` the model reads),
+   * `resume` (`resumeData` for the tool's `resumeSchema`), `result` (a client tool's `result`) or
+   * `resolve` (an uncertain call: `action` retry, skip with an `output`, or fail). Approvals and
+   * declines may name a `threadId` instead, to decide the call a run of the thread waits on. It is
+   * checked against the run as Temporal shows it and against the agent's policy (a refusal throws a
+   * `DecisionRefusedError` subclass and sends nothing), then sent as a signal, which the workflow
+   * checks again. Returns the run's stream from there (`then: 'stream'`, the default), its next result
+   * (`'result'`: final, or the next pause), or the decision as sent (`'sent'`).
    */
-  async approveToolCall(target: DecisionTarget & { args?: JsonValue }): Promise<RunStream> {
-    return this.decideAndStream('approve', target);
-  }
-
-  /** Approves a pending tool call and returns the run's next result: final, or the next pause. */
-  async approveToolCallGenerate(target: DecisionTarget & { args?: JsonValue }): Promise<RunResult> {
-    return this.decideAndWait('approve', target);
-  }
-
-  /** Declines a pending tool call (it does not run; the model is told why); returns the stream from there. */
-  async declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunStream> {
-    return this.decideAndStream('decline', target);
-  }
-
-  /** Declines a pending tool call (it does not run; the model is told why) and returns the next result. */
-  async declineToolCallGenerate(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
-    return this.decideAndWait('decline', target);
-  }
-
-  /** Resumes a suspended tool call with data for its `resumeSchema`; returns the stream from there. */
-  async resumeStream(resumeData: JsonValue, target: DecisionTarget): Promise<RunStream> {
-    return this.decideAndStream('resume', { ...target, resumeData });
-  }
-
-  /** Resumes a suspended tool call with data for its `resumeSchema`; returns the next result. */
-  async resumeGenerate(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
-    return this.decideAndWait('resume', { ...target, resumeData });
-  }
-
-  /** Supplies a client tool's result (a tool without `execute`, at any depth); returns the stream from there. */
-  async submitToolResult(target: DecisionTarget & { result: JsonValue }): Promise<RunStream> {
-    return this.decideAndStream('result', target);
-  }
-
-  /** Supplies a client tool's result; returns the next result: final, or the next pause. */
-  async submitToolResultGenerate(target: DecisionTarget & { result: JsonValue }): Promise<RunResult> {
-    return this.decideAndWait('result', target);
-  }
-
-  /**
-   * Approves or declines the call a run of a thread waits on (Mastra's `sendToolApproval`): the run is
-   * found through visibility, by `threadId` (and `resourceId`), then decided with the checks of
-   * {@link approveToolCall}; where several calls wait, `toolCallId` or `fingerprint` names one (else
-   * `UnknownToolCallError` lists them). Returns the run's stream from there.
-   */
-  async sendToolApproval(approval: ThreadToolApproval & { agentId?: string }): Promise<RunStream> {
-    const { kind, decision } = await this.threadDecision(approval);
-    return this.decideAndStream(kind, decision);
-  }
-
-  /** {@link sendToolApproval}, returning the run's next result. */
-  async sendToolApprovalGenerate(approval: ThreadToolApproval & { agentId?: string }): Promise<RunResult> {
-    const { kind, decision } = await this.threadDecision(approval);
-    return this.decideAndWait(kind, decision);
-  }
-
-  private async threadDecision(
-    approval: ThreadToolApproval & { agentId?: string },
-  ): Promise<{ kind: 'approve' | 'decline'; decision: Decision }> {
-    rejectUnknownKeys('sendToolApproval', approval, THREAD_APPROVAL_KEYS);
-    const { threadId, resourceId, agentId, toolCallId, fingerprint, approved, reason, principal, by } = approval;
-    const runs = await this.listSuspendedRuns({ threadId, resourceId, agentId });
-    const picked = pickThreadCall(threadId, runs, { toolCallId, fingerprint });
-    if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
-    const decision: Decision = {
-      runId: picked.runId,
-      toolCallId: picked.call.toolCallId,
-      ...(fingerprint !== undefined ? { fingerprint } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-      ...(principal !== undefined ? { principal } : {}),
-      ...(by !== undefined ? { by } : {}),
-    };
-    return { kind: approved ? 'approve' : 'decline', decision };
-  }
-
-  /**
-   * Resolves a call whose side effect is uncertain (an approved tool that may run only once was cut
-   * off: its worker died, or it timed out): `retry` runs it again, `skip` takes `output` as what it
-   * returned (the side effect happened), `fail` makes it a tool error with `reason`. Returns the stream
-   * from there.
-   */
-  async resolveToolCall(target: DecisionTarget & Resolving): Promise<RunStream> {
-    return this.decideAndStream('resolve', resolvingDecision(target));
-  }
-
-  /** Resolves a call whose side effect is uncertain (see {@link resolveToolCall}); returns the next result. */
-  async resolveToolCallGenerate(target: DecisionTarget & Resolving): Promise<RunResult> {
-    return this.decideAndWait('resolve', resolvingDecision(target));
-  }
-
-  /**
-   * Checks a decision against the run as Temporal shows it (memo; no worker needed) and sends it as
-   * a signal, without waiting for the run to go on. A refusal throws a `DecisionRefusedError`
-   * subclass; it is still signalled (so the history records it), except resume data that fails the
-   * tool's resumeSchema, which is refused before signalling. The workflow checks again and records
-   * its verdict in the run's decision trail.
-   */
-  async sendDecision(kind: DecisionKind, decision: Decision): Promise<SentDecision> {
-    const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
-    return sendDecision(this.ctx, kind, { ...decision, principal }, this.signingKey);
-  }
-
-  /**
-   * Sends a decision and returns the run's next result: its verdict first (a refusal throws), then
-   * the next pause or the end.
-   */
-  async decideAndWait(kind: DecisionKind, decision: Decision): Promise<RunResult> {
-    const sent = await this.sendDecision(kind, decision);
-    return this.next(decision.runId, { decisionId: sent.decisionId });
-  }
-
-  /** Sends a decision and returns the stream from the offset the run had reached before it. */
-  async decideAndStream(kind: DecisionKind, decision: Decision): Promise<RunStream> {
-    // A missing run (or another tenant's) is RunNotFoundError, not a failed query; nothing is read of a
-    // run the caller may not read.
+  decide(request: DecisionRequest, options?: { then?: 'stream' }): Promise<RunStream>;
+  decide(request: DecisionRequest, options: { then: 'result' }): Promise<RunResult>;
+  decide(request: DecisionRequest, options: { then: 'sent' }): Promise<SentDecision>;
+  async decide(
+    request: DecisionRequest,
+    options: { then?: DecideThen } = {},
+  ): Promise<RunStream | RunResult | SentDecision> {
+    rejectUnknownKeys('decide options', options, ['then']);
+    const { then = 'stream' } = options;
+    const { kind, decision: given, thread } = decisionOf(request);
+    const decision = thread ? await this.onThread(given, thread) : given;
+    if (then === 'sent') return this.send(kind, decision);
+    if (then === 'result') {
+      const sent = await this.send(kind, decision);
+      return this.next(decision.runId, { decisionId: sent.decisionId });
+    }
+    // A missing run (or another tenant's) is RunNotFoundError; nothing is read of one the caller may not read.
     const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
     await readableRun(this.ctx, decision.runId, principal);
     const offset = await streamOffset(this.ctx, decision.runId);
     // The run may finish right after this decision: it stays readable for the stream's grace period.
-    const sent = await this.sendDecision(kind, { ...decision, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
+    const sent = await this.send(kind, { ...decision, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
     // A decider who lost a race hears so (AlreadyDecided), not the winner's stream.
     await decisionTaken(this.ctx, decision.runId, sent.decisionId);
     return new RunStream(this.ctx, decision.runId, offset);
+  }
+
+  /** Checks a decision and sends it, in the name of its principal (else the client's). */
+  private async send(kind: DecisionKind, decision: Decision): Promise<SentDecision> {
+    const principal = principalOf(decision.principal ?? this.principal, this.temporal.options.identity);
+    return sendDecision(this.ctx, kind, { ...decision, principal }, this.signingKey);
+  }
+
+  /** The call a thread's runs wait on for approval, found through visibility, as a decision on its run. */
+  private async onThread(decision: Decision, thread: ThreadCall): Promise<Decision> {
+    const { threadId, resourceId, agentId, toolCallId, fingerprint } = thread;
+    const runs = await this.listSuspendedRuns({ threadId, resourceId, agentId });
+    const picked = pickThreadCall(threadId, runs, { toolCallId, fingerprint });
+    if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
+    return { ...decision, runId: picked.runId, toolCallId: picked.call.toolCallId };
   }
 
   /**

@@ -1,17 +1,19 @@
 /**
- * One agent, seen from the client: Mastra's `agent.stream()`, `agent.approveToolCall()`,
- * `agent.listSuspendedRuns()` and the rest, so that code written against Mastra's agent runs with
- * `client.getAgent(id)` in place of `mastra.getAgent(id)`.
+ * One agent's methods, with the names of Mastra's reference pages: `agent.stream()`,
+ * `agent.approveToolCall()`, `agent.resumeStream()`, `agent.listSuspendedRuns()` and the rest. They are
+ * thin aliases of the client's `stream`, `generate`, `decide` and `listSuspendedRuns`; the agent that
+ * `defineAgent` (or `new Agent`) returns has them, through the process's bound client, and so does
+ * `client.getAgent(id)`.
  */
-import type { JsonValue } from '../schemas/json.js';
 import type { PendingToolCall } from '../schemas/decisions.js';
+import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
-import type { AgentClient } from './agent-client.js';
+import type { DecisionRequest } from './decisions/decide.js';
 import type { DecisionTarget } from './decisions/decisions.js';
-import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
-import type { RunStream } from './stream/run-stream.js';
-import type { RunFilter } from './runs/runs.js';
 import type { ThreadToolApproval } from './decisions/thread-decisions.js';
+import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
+import type { RunFilter, SuspendedRun } from './runs/runs.js';
+import type { RunStream } from './stream/run-stream.js';
 
 /** A waiting run as Mastra's `listSuspendedRuns` gives it: its calls are `toolCalls`. */
 export interface AgentSuspendedRun {
@@ -26,53 +28,90 @@ export interface AgentSuspendedRun {
   unreadable?: string;
 }
 
+/** What an agent's methods need of a client; `AgentClient` has it all. */
+export interface AgentMethodsClient {
+  stream(agentId: string, prompt: RunPrompt, options?: StreamOptions): Promise<RunStream>;
+  generate(agentId: string, prompt: RunPrompt, options?: StartOptions): Promise<RunResult>;
+  decide(request: DecisionRequest, options?: { then?: 'stream' }): Promise<RunStream>;
+  decide(request: DecisionRequest, options: { then: 'result' }): Promise<RunResult>;
+  listSuspendedRuns(filter?: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'>): Promise<SuspendedRun[]>;
+}
+
+const RESULT = { then: 'result' } as const;
+
 /**
- * The client's view of one agent. Runs start with this agent's id; decisions act on the run they name,
- * exactly as the client's own methods do (the same checks, the same signals).
+ * One agent's runs and decisions. Runs start with this agent's id; decisions act on the run they name,
+ * with the checks of the client's `decide`.
  */
 export class AgentHandle {
+  /**
+   * @param client the client, or how to get it when a method is first called (an agent of `defineAgent`
+   *   gets the process's bound client then)
+   */
+  // Private to the class (not a property): an agent defined from another (`{ ...agent }`) does not copy it.
+  readonly #client: AgentMethodsClient | (() => Promise<AgentMethodsClient>);
+
   constructor(
-    private readonly client: AgentClient,
+    client: AgentMethodsClient | (() => Promise<AgentMethodsClient>),
     readonly id: string,
-  ) {}
-
-  /** Starts a run that streams (see {@link AgentClient.stream}). */
-  stream(prompt: RunPrompt, options?: StreamOptions): Promise<RunStream> {
-    return this.client.stream(this.id, prompt, options);
+  ) {
+    this.#client = client;
   }
 
-  /** Starts a run and waits until it finishes or pauses (see {@link AgentClient.generate}). */
-  generate(prompt: RunPrompt, options?: StartOptions): Promise<RunResult> {
-    return this.client.generate(this.id, prompt, options);
+  private async use(): Promise<AgentMethodsClient> {
+    return typeof this.#client === 'function' ? this.#client() : this.#client;
   }
 
-  approveToolCall(target: DecisionTarget & { args?: JsonValue }): Promise<RunStream> {
-    return this.client.approveToolCall(target);
+  /** Starts a run that streams: `runId`, `fullStream`, `textStream`, ... up to the first pause or the end. */
+  async stream(prompt: RunPrompt, options?: StreamOptions): Promise<RunStream> {
+    return (await this.use()).stream(this.id, prompt, options);
   }
 
-  approveToolCallGenerate(target: DecisionTarget & { args?: JsonValue }): Promise<RunResult> {
-    return this.client.approveToolCallGenerate(target);
+  /** Starts a run and waits until it finishes or pauses (`finishReason: 'suspended'`). */
+  async generate(prompt: RunPrompt, options?: StartOptions): Promise<RunResult> {
+    return (await this.use()).generate(this.id, prompt, options);
   }
 
-  declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunStream> {
-    return this.client.declineToolCall(target);
+  /** Approves the run's call (its latest waiting one unless `toolCallId` names one); streams from there. */
+  async approveToolCall(target: DecisionTarget & { args?: JsonValue }): Promise<RunStream> {
+    return (await this.use()).decide({ ...target, kind: 'approve' });
   }
 
-  declineToolCallGenerate(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
-    return this.client.declineToolCallGenerate(target);
+  /** Approves the run's call and returns its next result. */
+  async approveToolCallGenerate(target: DecisionTarget & { args?: JsonValue }): Promise<RunResult> {
+    return (await this.use()).decide({ ...target, kind: 'approve' }, RESULT);
   }
 
-  resumeStream(resumeData: JsonValue, target: DecisionTarget): Promise<RunStream> {
-    return this.client.resumeStream(resumeData, target);
+  /** Declines the run's call (it does not run; the model is told why); streams from there. */
+  async declineToolCall(target: DecisionTarget & { reason?: string }): Promise<RunStream> {
+    return (await this.use()).decide({ ...target, kind: 'decline' });
   }
 
-  resumeGenerate(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
-    return this.client.resumeGenerate(resumeData, target);
+  /** Declines the run's call and returns its next result. */
+  async declineToolCallGenerate(target: DecisionTarget & { reason?: string }): Promise<RunResult> {
+    return (await this.use()).decide({ ...target, kind: 'decline' }, RESULT);
   }
 
-  /** Approves or declines the call this agent's run on a thread waits on (see {@link AgentClient.sendToolApproval}). */
-  sendToolApproval(approval: ThreadToolApproval): Promise<RunStream> {
-    return this.client.sendToolApproval({ ...approval, agentId: this.id });
+  /** Resumes a suspended call with data for its `resumeSchema` (`{ approved }` decides an approval); streams. */
+  async resumeStream(resumeData: JsonValue, target: DecisionTarget): Promise<RunStream> {
+    return (await this.use()).decide({ ...target, kind: 'resume', resumeData });
+  }
+
+  /** Resumes a suspended call and returns the run's next result. */
+  async resumeGenerate(resumeData: JsonValue, target: DecisionTarget): Promise<RunResult> {
+    return (await this.use()).decide({ ...target, kind: 'resume', resumeData }, RESULT);
+  }
+
+  /** Approves or declines the call this agent's run on a thread waits on; streams from there. */
+  async sendToolApproval({ approved, ...approval }: ThreadToolApproval): Promise<RunStream> {
+    const request = { ...approval, agentId: this.id, kind: approved ? 'approve' : 'decline' } as DecisionRequest;
+    return (await this.use()).decide(request);
+  }
+
+  /** {@link sendToolApproval}, returning the run's next result. */
+  async sendToolApprovalGenerate({ approved, ...approval }: ThreadToolApproval): Promise<RunResult> {
+    const request = { ...approval, agentId: this.id, kind: approved ? 'approve' : 'decline' } as DecisionRequest;
+    return (await this.use()).decide(request, RESULT);
   }
 
   /**
@@ -82,7 +121,7 @@ export class AgentHandle {
   async listSuspendedRuns(
     filter: Pick<RunFilter, 'threadId' | 'resourceId'> = {},
   ): Promise<{ runs: AgentSuspendedRun[] }> {
-    const found = await this.client.listSuspendedRuns({ ...filter, agentId: this.id });
+    const found = await (await this.use()).listSuspendedRuns({ ...filter, agentId: this.id });
     return { runs: found.map(({ pendingToolCalls, ...run }) => ({ ...run, toolCalls: pendingToolCalls })) };
   }
 }

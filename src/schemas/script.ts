@@ -24,7 +24,7 @@ export const ScriptStepSchema = z
   })
   .strict()
   .refine((s) => s.text !== undefined || (s.toolCalls?.length ?? 0) > 0, {
-    message: 'a script step needs text or at least one tool call',
+    error: 'a script step needs text or at least one tool call',
   });
 
 /** The script the offline `scripted` model plays, one entry per model call. */

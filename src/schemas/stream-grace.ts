@@ -10,6 +10,9 @@ import { z } from 'zod';
  */
 export const MAX_STREAM_GRACE_MS = 10 * 60_000;
 
+/** How long a run that a caller streams from a decision stays readable after it finishes, by default. */
+export const DEFAULT_STREAM_GRACE_MS = 10_000;
+
 /** A grace period in milliseconds: a whole number from 0 to {@link MAX_STREAM_GRACE_MS}. */
 export const StreamGraceMsSchema = z
   .number()

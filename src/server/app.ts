@@ -30,6 +30,7 @@ import {
 import { rejectUnknownKeys } from '../options.js';
 import type { AccessPolicy, Principal } from '../schemas/access.js';
 import type { DecisionKind } from '../schemas/decisions.js';
+import type { DecisionRequest } from '../client/decisions/decide.js';
 import { IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues, RunOptions } from '../schemas/run-options.js';
 import type { Authenticator } from './auth/auth.js';
@@ -346,16 +347,17 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       return c.json(errorBody('InvalidRequest', 'resolve needs "resolution": retry, skip or fail'), 400);
     }
     const principal = c.get('principal');
-    const decision = {
+    const request = {
+      kind,
       runId: c.req.param('runId')!,
       ...target,
       ...(principal ? { principal } : {}),
       ...(kind === 'resume' ? { resumeData } : {}),
       ...(kind === 'result' ? { result } : {}),
       ...(kind === 'approve' && args !== undefined ? { args } : {}),
-      ...(kind === 'resolve' ? { resolution, ...(resolution === 'skip' ? { result: output ?? null } : {}) } : {}),
-    };
-    const stream = await client.decideAndStream(kind, decision);
+      ...(kind === 'resolve' ? { action: resolution, ...(output !== undefined ? { output } : {}) } : {}),
+    } as DecisionRequest;
+    const stream = await client.decide(request);
     return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
   };
   app.post('/threads/:threadId/tool-approval', async (c) => {
@@ -371,15 +373,15 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
       .map(suspendedRun);
     const picked = pickThreadCall(threadId, visible, { toolCallId: body.toolCallId, fingerprint: body.fingerprint });
     if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
-    const decision = {
+    const stream = await client.decide({
+      kind: body.approved ? 'approve' : 'decline',
       runId: picked.runId,
       toolCallId: picked.call.toolCallId,
       fingerprint: body.fingerprint,
       ...(body.reason !== undefined ? { reason: body.reason } : {}),
       ...(body.by !== undefined ? { by: body.by } : {}),
       ...(principal ? { principal } : {}),
-    };
-    const stream = await client.decideAndStream(body.approved ? 'approve' : 'decline', decision);
+    } as DecisionRequest);
     return streamFrom(stream.runId, { offset: stream.fromOffset, skip: 0 });
   });
   app.post('/runs/:runId/approve', decide('approve'));

@@ -29,7 +29,7 @@ export const StartBodySchema = z
   })
   .loose()
   .refine((b) => (b.prompt === undefined) !== (b.messages === undefined), {
-    message: 'send either "prompt" or "messages"',
+    error: 'send either "prompt" or "messages"',
   });
 
 /** What the decision routes take. Who decides is the authenticated principal; `by` is a free-text note. */

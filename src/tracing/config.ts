@@ -5,6 +5,7 @@
  */
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import type { InjectedSinks } from '@temporalio/worker';
+import { requirePeers, TRACING_PEERS } from '../peers.js';
 import type { OtlpProtocol, Tracing } from './tracing.js';
 
 /** Tracing settings in the environment that this package cannot honour. */
@@ -56,6 +57,7 @@ export function otlpFromEnv(env: NodeJS.ProcessEnv = process.env): OtlpProtocol 
 export async function tracingFromEnv(serviceName: string): Promise<Tracing | undefined> {
   const protocol = otlpFromEnv(process.env);
   if (!protocol) return undefined;
+  requirePeers('tracing (OTEL_* in the environment)', TRACING_PEERS);
   const { otlpTracing } = await import('./tracing.js');
   return otlpTracing(protocol, process.env.OTEL_SERVICE_NAME?.trim() || serviceName);
 }

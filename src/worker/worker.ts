@@ -1,18 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from './activities/index.js';
 import { describeCodec, loadPayloadCodec } from '../codec/payload-codec.js';
 import { checkPayloadStore, describeExternalStorage, loadExternalStorage } from '../codec/external-storage.js';
-import { workerDataConverter } from '../codec/undecodable.js';
-import { STORED_PAYLOAD_LIMITS } from '../schemas/limits.js';
-import { decisionKeysFromEnv, notificationsFromEnv, resolveConnection } from '../connection/config.js';
+import { notificationsFromEnv, resolveConnection } from '../connection/config.js';
 import { checkNotificationSettings } from './activities/approvals/notify.js';
-import { builtinModels, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
-import { tracingFromEnv, workflowSpanSinks } from '../tracing/config.js';
+import { tracingFromEnv } from '../tracing/config.js';
 import type { Tracing } from '../tracing/tracing.js';
-import { McpConnections } from './activities/tools/mcp-connections.js';
 import { checkWorkerOptions, type CreateWorkerOptions } from './worker-options.js';
 
 export type { CreateWorkerOptions } from './worker-options.js';
@@ -23,52 +17,16 @@ import {
   versioningFromEnv,
   type VersioningSettings,
 } from './versioning.js';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from './bundle.js';
+import { DurableAgentsPlugin } from './plugin.js';
 
-/** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
-export const workflowsPath = fileURLToPath(
-  new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-);
-
-/**
- * The workflow interceptor modules every bundle of the run workflow must include (tracing: see
- * src/workflows/trace-interceptors.ts). `createWorker` adds them when it bundles; give them to
- * `bundleWorkflowCode({ workflowsPath, workflowInterceptorModules })` when you bundle yourself.
- */
-export const workflowInterceptorModules = [
-  fileURLToPath(
-    new URL(`../workflows/trace-interceptors${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-  ),
-];
-
-/**
- * The modules every run of a bundle shares instead of instantiating its own (Temporal's
- * `preloadModules`): the schema modules and zod, most of what a run held in the worker (see
- * src/workflows/shared-schemas.ts). `createWorker` preloads them when it bundles.
- */
-export const workflowPreloadModules = [
-  fileURLToPath(
-    new URL(`../workflows/shared-schemas${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-  ),
-];
-
-/**
- * What a workflow bundle of the run workflow needs beside its `workflowsPath`: give it to
- * `bundleWorkflowCode({ workflowsPath, ...workflowBundleOptions })` when you bundle yourself.
- */
-export const workflowBundleOptions = {
+export {
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  workflowBundleOptions,
   workflowInterceptorModules,
-  preloadModules: workflowPreloadModules,
-};
-
-/**
- * How many runs a worker keeps in its workflow cache by default (`workerOptions.maxCachedWorkflows`).
- * The SDK's default is sized by the heap (about 2,300 runs on a 4 GiB heap), so a worker with many
- * runs waiting for a decision kept every one of them. The least recently used run goes first, which
- * is a run that waits: when its decision arrives, the next workflow task replays its history (about
- * 50 ms more for a short run here; see bench/README.md). Raise it for a worker that runs more than
- * this many runs at once (each step of an evicted run would replay).
- */
-export const DEFAULT_MAX_CACHED_WORKFLOWS = 100;
+  workflowPreloadModules,
+  workflowsPath,
+} from './bundle.js';
 
 /** The SDK's default number of workflow task slots (`maxConcurrentWorkflowTaskExecutions`). */
 const SDK_WORKFLOW_TASK_SLOTS = 40;
@@ -134,43 +92,29 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
-  const registry = new AgentRegistry(options.agents);
   const tracing = options.tracing || ownTracing;
-  const { interceptors, sinks, bundlerOptions } = options.workerOptions ?? {};
-  const mcp = new McpConnections();
+  const plugin = new DurableAgentsPlugin({
+    agents: options.agents,
+    ...(options.models ? { models: options.models } : {}),
+    ...(options.enableScriptedModel ? { enableScriptedModel: true } : {}),
+    ...(options.conversationCacheBytes !== undefined ? { conversationCacheBytes: options.conversationCacheBytes } : {}),
+    ...(options.decisionKeys ? { decisionKeys: options.decisionKeys } : {}),
+    notifications: notifications ?? false,
+    codec,
+    ...(externalStorage ? { externalStorage } : {}),
+    ...(tracing ? { tracing } : {}),
+  });
+  const registry = plugin.registry;
   const worker = await Worker.create({
     ...options.workerOptions,
     // After the spread: `maxCachedWorkflows: undefined` means the default, not the SDK's heap-sized one.
     maxCachedWorkflows: options.workerOptions?.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
     ...workflowTaskSlots(options.workerOptions),
-    // Payloads it cannot decode are refusals its runs survive, not failed workflow tasks (see undecodable.ts).
-    dataConverter: workerDataConverter(options.workerOptions?.dataConverter, codec, externalStorage),
     connection,
     namespace,
     taskQueue,
-    activities: createActivities(
-      registry,
-      {
-        ...builtinModels,
-        ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}),
-        ...options.models,
-      },
-      mcp,
-      options.decisionKeys ?? decisionKeysFromEnv(),
-      tracing,
-      notifications,
-      options.conversationCacheBytes,
-      externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
-    ),
-    interceptors: {
-      ...interceptors,
-      // A pre-built bundle has its interceptor modules in it already (Temporal ignores these then).
-      ...(options.workflowBundle
-        ? {}
-        : { workflowModules: [...workflowInterceptorModules, ...(interceptors?.workflowModules ?? [])] }),
-      activity: [...(tracing?.workerInterceptors().activity ?? []), ...(interceptors?.activity ?? [])],
-    },
-    sinks: { ...sinks, ...workflowSpanSinks(tracing) },
+    // The plugin adds the run workflows, their activities, the codec and tracing (see plugin.ts).
+    plugins: [plugin, ...(options.workerOptions?.plugins ?? [])],
     ...(versioning
       ? {
           workerDeploymentOptions: {
@@ -180,15 +124,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
           },
         }
       : {}),
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : {
-          workflowsPath,
-          bundlerOptions: {
-            ...bundlerOptions,
-            preloadModules: [...workflowPreloadModules, ...(bundlerOptions?.preloadModules ?? [])],
-          },
-        }),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
   }).catch(async (err: unknown) => {
     await ownTracing?.shutdown();
     throw err;
@@ -216,7 +152,6 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
         }
         await running;
       } finally {
-        await mcp.close();
         await ownConnection?.close();
         // What the last tasks traced goes out before the process ends.
         await ownTracing?.shutdown();

@@ -1,5 +1,5 @@
 // The user's application: starts a run, waits for its result, prints what the test checks.
-import { AgentClient } from 'durable-agents';
+import { AgentClient } from 'durable-agents/client';
 import { greetScript } from './agent.ts';
 
 const client = await AgentClient.connect();

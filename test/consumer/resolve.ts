@@ -1,8 +1,5 @@
 // Where this project's imports of the package resolve (the test asserts: its own node_modules).
+const entries = ['', '/worker', '/client', '/server', '/codec', '/testing', '/workflow', '/tracing'];
 console.log(
-  JSON.stringify({
-    main: import.meta.resolve('durable-agents'),
-    workflow: import.meta.resolve('durable-agents/workflow'),
-    tracing: import.meta.resolve('durable-agents/tracing'),
-  }),
+  JSON.stringify(Object.fromEntries(entries.map((e) => [e || '.', import.meta.resolve(`durable-agents${e}`)]))),
 );

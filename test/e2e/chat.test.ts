@@ -19,15 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  askUserTool,
-  bearerTokens,
-  createTool,
-  defineAgent,
-  ScriptedLanguageModel,
-  startServer,
-  type Script,
-} from '../../src/index.js';
+import { askUserTool, createTool, defineAgent, type Script } from '../../src/index.js';
+import { ScriptedLanguageModel } from '../../src/worker/index.js';
+import { bearerTokens, startServer } from '../../src/server/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 import { chromiumPath } from './chromium.js';
 

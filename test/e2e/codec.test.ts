@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
-import { createPayloadCodec, type RunResult } from '../../src/index.js';
+import { type RunResult } from '../../src/index.js';
+import { createPayloadCodec } from '../../src/codec/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
 import { agentctl, devServer, spawnWorker, type WorkerProcess } from '../processes.js';
 

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallModelInput } from '../../src/protocol/activities.js';
-import { AgentClient, type RunResult, type Script } from '../../src/index.js';
+import { type RunResult, type Script } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
 import { temporalAddress } from '../helpers.js';
 import { killHard, spawnWorker, type WorkerProcess } from '../processes.js';
 

@@ -13,17 +13,8 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  askUserTool,
-  bearerTokens,
-  createTool,
-  DEFAULT_REQUEST_OPTIONS,
-  defineAgent,
-  startServer,
-  type JsonValue,
-  type RunResult,
-  type Script,
-} from '../../src/index.js';
+import { askUserTool, createTool, defineAgent, type JsonValue, type RunResult, type Script } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 import { chromiumPath } from './chromium.js';
 

@@ -12,14 +12,9 @@ import type { ExternalStorage } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createExternalStorage,
-  createTool,
-  defineAgent,
-  ScriptedLanguageModel,
-  type ModelFactory,
-  type RunResult,
-} from '../../src/index.js';
+import { createTool, defineAgent, type RunResult } from '../../src/index.js';
+import { ScriptedLanguageModel, type ModelFactory } from '../../src/worker/index.js';
+import { createExternalStorage } from '../../src/codec/index.js';
 import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
 import { startS3Server, type S3Server } from '../s3-server.js';

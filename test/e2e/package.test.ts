@@ -79,7 +79,9 @@ beforeAll(async () => {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  const beside = ['zod', '@temporalio/worker', '@temporalio/workflow'].map((p) => `${p}@${own.dependencies[p]}`);
+  const beside = ['zod', '@temporalio/worker', '@temporalio/workflow'].map(
+    (p) => `${p}@${own.dependencies[p] ?? own.devDependencies[p]}`,
+  );
   await inConsumer('npm', [
     'install',
     join(workDir, packed.filename),
@@ -127,7 +129,16 @@ describe('the package installed from its tarball', () => {
   it("resolves every entry into the consumer's node_modules, not this repository", async () => {
     const where = JSON.parse(await inConsumer(process.execPath, ['resolve.ts'])) as Record<string, string>;
     const installed = join(consumer, 'node_modules', 'durable-agents', 'lib') + sep;
-    expect(Object.keys(where)).toEqual(['main', 'workflow', 'tracing']);
+    expect(Object.keys(where)).toEqual([
+      '.',
+      '/worker',
+      '/client',
+      '/server',
+      '/codec',
+      '/testing',
+      '/workflow',
+      '/tracing',
+    ]);
     for (const url of Object.values(where)) expect(fileURLToPath(url).startsWith(installed)).toBe(true);
   });
 
@@ -139,8 +150,57 @@ describe('the package installed from its tarball', () => {
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'index.d.ts'));
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'workflow.d.ts'));
     expect(read.filter((f) => !relative(consumer, f).startsWith('node_modules'))).toEqual(
-      ['agent.ts', 'bundle.ts', 'client.ts', 'resolve.ts', 'worker.ts', 'workflows.ts'].map((f) => join(consumer, f)),
+      [
+        'agent.ts',
+        'bundle.ts',
+        'client.ts',
+        'deprecated.ts',
+        'loads.ts',
+        'resolve.ts',
+        'worker.ts',
+        'workflows.ts',
+      ].map((f) => join(consumer, f)),
     );
+  });
+
+  it('loads, for each entry, only what its process needs: the root neither the worker nor the client', async () => {
+    const loads: Record<string, { packages: string[]; ms: number }> = {};
+    for (const entry of [
+      'durable-agents',
+      'durable-agents/client',
+      'durable-agents/workflow',
+      'durable-agents/worker',
+    ]) {
+      loads[entry] = JSON.parse(await inConsumer(process.execPath, ['loads.ts', entry])) as (typeof loads)[string];
+    }
+    // Figures for the closing note and bench/: each is one cold import in a fresh process.
+    console.log(
+      `cold import ms: ${Object.entries(loads)
+        .map(([e, l]) => `${e} ${l.ms}`)
+        .join(', ')}`,
+    );
+    const heavy = [
+      '@temporalio/worker',
+      '@temporalio/client',
+      'hono',
+      'jose',
+      '@opentelemetry/sdk-trace-base',
+      'react',
+    ];
+    expect(loads['durable-agents']!.packages.filter((p) => heavy.includes(p))).toEqual([]);
+    expect(loads['durable-agents/client']!.packages).toContain('@temporalio/client');
+    expect(loads['durable-agents/client']!.packages).not.toContain('@temporalio/worker');
+    expect(loads['durable-agents/workflow']!.packages).not.toContain('@temporalio/worker');
+    expect(loads['durable-agents/worker']!.packages).toContain('@temporalio/worker');
+  });
+
+  it('still runs code written for 0.2 that imports every name from the root', async () => {
+    expect(JSON.parse(await inConsumer(process.execPath, ['deprecated.ts']))).toEqual({
+      connect: 'function',
+      createWorker: 'function',
+      createServerApp: 'function',
+      codec: 'EncryptionCodec',
+    });
   });
 
   it('bundles a workflow file of the user that imports durable-agents/workflow', async () => {

@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkTasksScript, planTasksScript } from '../../examples/support-agent.js';
-import { AgentClient, bearerTokens, startServer, type RunResult, type ThreadTasks } from '../../src/index.js';
+import { type RunResult } from '../../src/index.js';
+import { AgentClient, type ThreadTasks } from '../../src/client/index.js';
+import { bearerTokens, startServer } from '../../src/server/index.js';
 import { temporalAddress } from '../helpers.js';
 import { agentctl, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
 

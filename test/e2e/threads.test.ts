@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
-import { AgentClient, type RunResult, type ThreadInfo, type ThreadMessages } from '../../src/index.js';
+import { type RunResult } from '../../src/index.js';
+import { AgentClient, type ThreadInfo, type ThreadMessages } from '../../src/client/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
 import { agentctl, devServer, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { weatherDemoScript } from '../../examples/weather-agent.js';
-import { AgentClient } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
 import { temporalAddress } from '../helpers.js';
 import { spawnWorker } from '../processes.js';
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AgentClient,
   AlreadyDecidedError,
   ApprovalMismatchError,
   InvalidResumeDataError,
@@ -13,6 +12,7 @@ import {
   type RunResult,
   type Script,
 } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
 import { approveToolCallSignal, resumeToolCallSignal } from '../../src/protocol/run-messages.js';
 import { AgentPendingToolCallsKey, AgentStatusKey } from '../../src/protocol/search-attributes.js';
 import { guardedRuns, toolboxAgent } from '../fixtures/agents.js';

@@ -16,18 +16,15 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  bearerTokens,
   createTool,
-  DEFAULT_REQUEST_OPTIONS,
   defineAgent,
   InvalidInputError,
   InvalidRunOptionsError,
-  jwtAuth,
   RunAlreadyExistsError,
-  startServer,
   type RunResult,
   type Script,
 } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, jwtAuth, startServer } from '../../src/server/index.js';
 import { verdictIn } from '../../src/client/runs/runs.js';
 import { submitToolResultSignal } from '../../src/protocol/run-messages.js';
 import { askTool, guardedTool, pickTool } from '../fixtures/agents.js';

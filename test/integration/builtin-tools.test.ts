@@ -10,15 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseColourScript, planScript, supportAgent } from '../../examples/support-agent.js';
 import {
-  bearerTokens,
-  DEFAULT_REQUEST_OPTIONS,
   InvalidResumeDataError,
-  startServer,
   type JsonValue,
   type RunStreamChunk,
   type RunResult,
   type Script,
 } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { resumeToolCallSignal } from '../../src/protocol/run-messages.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 import { verdictIn } from '../../src/client/runs/runs.js';

@@ -5,17 +5,10 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AgentClient,
-  createPayloadCodec,
-  createTool,
-  defineAgent,
-  PayloadDecryptError,
-  UnkeyedCodec,
-  UnknownCodecKeyError,
-  type Script,
-} from '../../src/index.js';
-import { createWorker } from '../../src/index.js';
+import { createTool, defineAgent, type Script } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
+import { createPayloadCodec, PayloadDecryptError, UnkeyedCodec, UnknownCodecKeyError } from '../../src/codec/index.js';
+import { createWorker } from '../../src/worker/index.js';
 import { collect, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 
 const keyA = { id: 'key-a', key: randomBytes(32) };

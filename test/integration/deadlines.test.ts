@@ -3,16 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AgentClient,
-  createTool,
-  defineAgent,
-  NotAllowedError,
-  verifyWebhook,
-  WebhookVerificationError,
-  type Script,
-  type WebhookPayload,
-} from '../../src/index.js';
+import { createTool, defineAgent, NotAllowedError, type Script, type WebhookPayload } from '../../src/index.js';
+import { AgentClient, verifyWebhook, WebhookVerificationError } from '../../src/client/index.js';
 import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 
 /** Executions of the tools below: a call that expired must never be among them. */

@@ -8,7 +8,8 @@ import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
-import { bearerTokens, createTool, DEFAULT_REQUEST_OPTIONS, defineAgent, startServer } from '../../src/index.js';
+import { createTool, defineAgent } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import type { RunResult, Script } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 

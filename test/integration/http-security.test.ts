@@ -7,15 +7,8 @@ import type { ServerType } from '@hono/node-server';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ALL_TENANTS,
-  bearerTokens,
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
-  type Authenticator,
-  type Principal,
-  type RunResult,
-} from '../../src/index.js';
+import { ALL_TENANTS, type Principal, type RunResult } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type Authenticator } from '../../src/server/index.js';
 import { bankAgent, leakyAgent, people, transfers, transferScript } from '../fixtures/bank.js';
 import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
 
@@ -426,7 +419,7 @@ describe('JWT authentication against a JWKS over HTTP', () => {
     });
     await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
     const jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
-    const { jwtAuth } = await import('../../src/index.js');
+    const { jwtAuth } = await import('../../src/server/index.js');
     const app = await startServer(w.client, {
       port: 0,
       authenticate: jwtAuth({

@@ -13,7 +13,8 @@ import {
 } from 'ai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer, type RunResult, type Script } from '../../src/index.js';
+import { type RunResult, type Script } from '../../src/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { startWorker, type TestWorker } from '../helpers.js';

@@ -9,16 +9,9 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createServerApp,
-  bearerTokens,
-  defineAgent,
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
-  type RunResult,
-  type ScriptStep,
-  type ThreadInfo,
-} from '../../src/index.js';
+import { defineAgent, type RunResult, type ScriptStep } from '../../src/index.js';
+import { type ThreadInfo } from '../../src/client/index.js';
+import { createServerApp, bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { autoResumeUpdate } from '../../src/protocol/run-messages.js';
 import { askTool } from '../fixtures/agents.js';
 import { bankAgent, people as bankPeople, transferScript } from '../fixtures/bank.js';

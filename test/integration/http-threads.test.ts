@@ -5,15 +5,9 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  AgentClient,
-  bearerTokens,
-  defineAgent,
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
-  type ThreadInfo,
-  type ThreadMessages,
-} from '../../src/index.js';
+import { defineAgent } from '../../src/index.js';
+import { AgentClient, type ThreadInfo, type ThreadMessages } from '../../src/client/index.js';
+import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { bankAgent, people, transferScript } from '../fixtures/bank.js';
 import { startWorker, temporalAddress, waitFor } from '../helpers.js';
 

@@ -7,7 +7,8 @@
  * which Mastra's `Memory` picks and which is named here (`threadId`, `resourceId`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AgentHandle, JsonValue, RunStream } from '../../src/index.js';
+import type { JsonValue } from '../../src/index.js';
+import type { AgentHandle, RunStream } from '../../src/client/index.js';
 import {
   actionFingerprint,
   approvalBoundAgent,
@@ -91,7 +92,7 @@ describe("Mastra's approval page, block by block", () => {
 
   it('3: a function as requireToolApproval cannot be stored with a run: every call waits, and the client says so', async () => {
     const warnings: string[] = [];
-    const { AgentClient } = await import('../../src/index.js');
+    const { AgentClient } = await import('../../src/client/index.js');
     const client = await AgentClient.connect({
       address: (await import('../helpers.js')).temporalAddress(),
       taskQueue: w.taskQueue,

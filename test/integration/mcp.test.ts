@@ -8,17 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  AgentClient,
   createTool,
-  DEFAULT_REQUEST_OPTIONS,
   defineAgent,
   InvalidRunOptionsError,
   RunFailedError,
-  startServer,
   type Agent,
   type RunOptions,
   type ToolCallHookContext,
 } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
+import { DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 import { startHttpNotesServer, type HttpNotesServer } from '../fixtures/mcp/notes-server.js';
 import { stdioNotesServer } from '../fixtures/mcp/servers.js';

@@ -14,17 +14,10 @@ import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  AgentClient,
-  createExternalStorage,
-  createTool,
-  createWorker,
-  defineAgent,
-  UnkeyedCodec,
-  type RunInfo,
-  type RunOptions,
-  type Script,
-} from '../../src/index.js';
+import { createTool, defineAgent, type RunOptions, type Script } from '../../src/index.js';
+import { createWorker } from '../../src/worker/index.js';
+import { AgentClient, type RunInfo } from '../../src/client/index.js';
+import { createExternalStorage, UnkeyedCodec } from '../../src/codec/index.js';
 import { topAgent } from '../fixtures/supervisors.js';
 import { collect, startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';

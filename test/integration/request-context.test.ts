@@ -6,7 +6,8 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { bearerTokens, RunFailedError, startServer, type RunResult, type Script } from '../../src/index.js';
+import { RunFailedError, type RunResult, type Script } from '../../src/index.js';
+import { bearerTokens, startServer } from '../../src/server/index.js';
 import { contextAgent, looseContextAgent, plainAgent, seen } from '../fixtures/context-agents.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 

@@ -6,7 +6,8 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, NothingPendingError, startServer, UnknownToolCallError } from '../../src/index.js';
+import { defineAgent, NothingPendingError, UnknownToolCallError } from '../../src/index.js';
+import { startServer } from '../../src/server/index.js';
 import { bankAgent, transferScript } from '../fixtures/bank.js';
 
 // Their own tenant: other files read the threads of theirs, on the same dev server.

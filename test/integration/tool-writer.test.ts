@@ -13,14 +13,8 @@ import {
 } from 'ai';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_REQUEST_OPTIONS,
-  startServer,
-  type AgentProgress,
-  type RunOptions,
-  type RunStreamChunk,
-  type Script,
-} from '../../src/index.js';
+import { type AgentProgress, type RunOptions, type RunStreamChunk, type Script } from '../../src/index.js';
+import { DEFAULT_REQUEST_OPTIONS, startServer } from '../../src/server/index.js';
 import { MAX_PROGRESS_BYTES, MAX_PROGRESS_SLICE_BYTES } from '../../src/schemas/limits.js';
 import { writerAgent, writerSupervisor } from '../fixtures/writer-agents.js';
 import { collect, startWorker, type TestWorker } from '../helpers.js';

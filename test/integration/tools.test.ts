@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AgentClient,
   defineAgent,
   InvalidInputError,
   NoWorkerError,
@@ -16,6 +15,7 @@ import {
   SelfApprovalError,
   UnknownToolError,
 } from '../../src/index.js';
+import { AgentClient } from '../../src/client/index.js';
 import type { RunInput } from '../../src/schemas/run-input.js';
 import {
   addTool,

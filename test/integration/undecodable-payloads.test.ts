@@ -14,14 +14,9 @@ import { Connection } from '@temporalio/client';
 import { workflowStreamPollUpdate, workflowStreamPublishSignal } from '@temporalio/workflow-streams/workflow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createExternalStorage,
-  createPayloadCodec,
-  createTool,
-  defineAgent,
-  type RunInfo,
-  type Script,
-} from '../../src/index.js';
+import { createTool, defineAgent, type Script } from '../../src/index.js';
+import { type RunInfo } from '../../src/client/index.js';
+import { createExternalStorage, createPayloadCodec } from '../../src/codec/index.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { cliSend, grpcSignal, REFERENCE_META, takenSignals, type RawPayload } from '../raw-payloads.js';

@@ -15,10 +15,10 @@ import {
   createWebSearchTool,
   defineAgent,
   RunFailedError,
-  UiChunkMapper,
   type RunStreamChunk,
   type Script,
 } from '../../src/index.js';
+import { UiChunkMapper } from '../../src/server/index.js';
 import { collect, historyEventTypes, startWorker, type TestWorker } from '../helpers.js';
 
 interface InputItem {

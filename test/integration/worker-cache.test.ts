@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { AgentClient, createWorker, DEFAULT_MAX_CACHED_WORKFLOWS, type Script } from '../../src/index.js';
+import { type Script } from '../../src/index.js';
+import { createWorker, DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/worker/index.js';
+import { AgentClient } from '../../src/client/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { historyEventTypes, temporalAddress } from '../helpers.js';
 

@@ -5,16 +5,14 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tenantCheck } from '../../src/approvals/access.js';
+import { ALL_TENANTS, UnauthenticatedError, type Principal } from '../../src/index.js';
 import {
-  ALL_TENANTS,
   authenticatorFromEnv,
   bearerTokens,
   describeTenancy,
   jwtAuth,
-  UnauthenticatedError,
   type Authenticator,
-  type Principal,
-} from '../../src/index.js';
+} from '../../src/server/index.js';
 
 /** Any six characters in a row of the secret that the text quotes. */
 function quotes(text: string, secret: string): string | undefined {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { describeAgent } from '../../src/worker/activities/describe-agent.js';
-import { createTool, createWorker, defineAgent, defineWorkflowTool } from '../../src/index.js';
+import { createTool, defineAgent, defineWorkflowTool } from '../../src/index.js';
+import { createWorker } from '../../src/worker/index.js';
 import { AgentRegistry } from '../../src/worker/registry.js';
 import { subAgentContextOf } from '../../src/schemas/thread.js';
 
@@ -203,7 +204,7 @@ describe('loud configuration', () => {
         typeof createWorker
       >[0]),
     ).rejects.toThrow('createWorker: conversationCacheBytes must be a whole number of bytes >= 0, not -1');
-    const { createServerApp } = await import('../../src/index.js');
+    const { createServerApp } = await import('../../src/server/index.js');
     const client = {} as Parameters<typeof createServerApp>[0];
     expect(() => createServerApp(client, { allowedHost: ['x'] } as Parameters<typeof createServerApp>[1])).toThrow(
       'createServerApp: unknown option "allowedHost" (did you mean "allowedHosts"?)',

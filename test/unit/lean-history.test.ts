@@ -3,7 +3,8 @@
  * continuation carries only the stream's open segment (readers behind it move on to what it has).
  */
 import { describe, expect, it } from 'vitest';
-import { ScriptExhaustedError, ScriptedLanguageModel, type Script } from '../../src/index.js';
+import { ScriptExhaustedError, type Script } from '../../src/index.js';
+import { ScriptedLanguageModel } from '../../src/worker/index.js';
 import { StreamFeed } from '../../src/client/stream/stream-feed.js';
 import { scriptForCall, scriptOfCall } from '../../src/schemas/script.js';
 import type { RunChunk } from '../../src/schemas/stream-chunks.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinModels, resolveModel, ScriptedLanguageModel, UnknownModelError } from '../../src/index.js';
+import { UnknownModelError } from '../../src/index.js';
+import { builtinModels, resolveModel, ScriptedLanguageModel } from '../../src/worker/index.js';
 import { scriptedModel } from '../../src/worker/models/registry.js';
 
 const withScripted = { ...builtinModels, scripted: scriptedModel };

@@ -14,7 +14,7 @@ import {
   FileStorageDriver,
   loadExternalStorage,
   payloadStoreFromEnv,
-} from '../../src/index.js';
+} from '../../src/codec/index.js';
 import { OneBucketDriver } from '../../src/codec/external-storage.js';
 import { PayloadReferenceError } from '../../src/codec/errors.js';
 import { failureOf } from '../../src/client/failures.js';

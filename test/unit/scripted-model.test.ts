@@ -1,6 +1,7 @@
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ScriptExhaustedError, ScriptedLanguageModel, type Script } from '../../src/index.js';
+import { ScriptExhaustedError, type Script } from '../../src/index.js';
+import { ScriptedLanguageModel } from '../../src/worker/index.js';
 
 const script: Script = [
   { text: 'Let me check.', toolCalls: [{ toolName: 'weather', args: { city: 'Paris' } }] },

@@ -4,7 +4,6 @@ import { toolCallFingerprint } from '../../src/approvals/fingerprint.js';
 import { toolRunLines, toolsTable } from '../../src/cli/format.js';
 import { checkToolInput, toolRunOutcome } from '../../src/client/tools.js';
 import {
-  AgentRegistry,
   createTool,
   defineAgent,
   InvalidInputError,
@@ -12,6 +11,7 @@ import {
   UnknownToolError,
   type RunResult,
 } from '../../src/index.js';
+import { AgentRegistry } from '../../src/worker/index.js';
 import { describeAgent } from '../../src/worker/activities/describe-agent.js';
 import { findTool, toolOwner } from '../../src/schemas/tool-info.js';
 import { TOOL_RUN_CALL_ID, toolRunStep } from '../../src/workflows/run/tool-run.js';

@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { UndecodablePayloadError, UnknownCodecKeyError } from '../../src/codec/errors.js';
 import { FileStorageDriver } from '../../src/codec/file-store.js';
 import { workerDataConverter } from '../../src/codec/undecodable.js';
-import { createPayloadCodec, UnkeyedCodec } from '../../src/index.js';
+import { createPayloadCodec, UnkeyedCodec } from '../../src/codec/index.js';
 import { safeParse } from '../../src/schemas/json.js';
 
 const workflow = (workflowId: string): SerializationContext => ({ type: 'workflow', namespace: 'default', workflowId });

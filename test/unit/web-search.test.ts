@@ -13,12 +13,12 @@ import {
   createTool,
   createWebSearchTool,
   defineAgent,
-  ScriptedLanguageModel,
-  UiChunkMapper,
   WebSearchUnavailableError,
   webSearchTool,
   type AgentConfig,
 } from '../../src/index.js';
+import { ScriptedLanguageModel } from '../../src/worker/index.js';
+import { UiChunkMapper } from '../../src/server/index.js';
 import { nativeProviderTool } from '../../src/worker/models/provider-tools.js';
 import { AgentRegistry } from '../../src/worker/registry.js';
 import { MAX_DATA_BYTES } from '../../src/schemas/limits.js';

@@ -9,7 +9,7 @@ import {
   webhookDeliveryLog,
   WebhookReplayError,
   WebhookVerificationError,
-} from '../../src/index.js';
+} from '../../src/client/index.js';
 import { signedHeaders } from '../../src/notifications/webhook.js';
 
 const SECRET = 'a-secret-of-enough-length';

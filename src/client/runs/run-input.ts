@@ -12,6 +12,9 @@ import type { RunInput } from '../../schemas/run-input.js';
 import type { PrincipalInput } from '../identity.js';
 import { RunOptionsSchema, type RunOptions } from '../../schemas/run-options.js';
 import { StreamGraceMsSchema } from '../../schemas/stream-grace.js';
+import { DEFAULT_STREAM_GRACE_MS } from '../../schemas/stream-grace.js';
+
+export { DEFAULT_STREAM_GRACE_MS } from '../../schemas/stream-grace.js';
 
 /** A prompt, or the conversation so far as AI SDK `ModelMessage`s. */
 export type RunPrompt = string | Message[];
@@ -74,9 +77,6 @@ export const PER_CALL_HOOKS_REFUSAL =
   'hooks: functions cannot be stored with a durable run, so per-call hooks are not supported. Put them on the ' +
   'agent (defineAgent({ hooks })), where they run on the worker around every call; to pause every call for ' +
   'approval instead, pass requireToolApproval: true';
-
-/** The default of {@link StreamOptions.streamGraceMs}. */
-export const DEFAULT_STREAM_GRACE_MS = 10_000;
 
 /** A stream's grace period, checked; throws {@link InvalidRunOptionsError} for one past the bound. */
 export function streamGrace(ms: number = DEFAULT_STREAM_GRACE_MS): number {

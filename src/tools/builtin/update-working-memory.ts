@@ -5,7 +5,8 @@
  */
 import { Context } from '@temporalio/activity';
 import { writerArgs } from '../../worker/activities/threads/turn-writers.js';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
 import { errorMessage } from '../../errors.js';
 import { threadWorkflowId } from '../../schemas/thread.js';
@@ -75,6 +76,8 @@ export function workingMemoryTool(options: WorkingMemoryOptions): AnyTool {
         });
         return { success: true as const, workingMemory: stored.content };
       } catch (err) {
+        // Loaded here, in the worker that runs the tool: defining an agent must not load the client.
+        const { WorkflowUpdateFailedError } = await import('@temporalio/client');
         if (err instanceof WorkflowUpdateFailedError) return refusal(rejection(err));
         if (err instanceof WorkflowNotFoundError) {
           return refusal(`thread "${threadId}" is gone (its workflow was ended by hand); nothing was stored`);

@@ -183,12 +183,12 @@ async function answer(
       content: result.content,
       finishReason: result.finishReason,
       usage: result.usage,
-      responseMessages: result.response.messages,
+      responseMessages: result.finalStep.response.messages,
     });
   }
   const at = { stepNumber: input.stepNumber, attempt: Context.current().info.attempt };
   const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input));
-  const response = await result.response;
+  const response = (await result.finalStep).response;
   const stepOutput = await output(agent, input, {
     text: await result.text,
     content: await result.content,
@@ -277,7 +277,7 @@ async function streamed(
   const result = streamText(request);
   const flush = () => Promise.all([publisher?.flush(), progress?.flush()]);
   try {
-    for await (const part of result.fullStream) {
+    for await (const part of result.stream) {
       if (part.type === 'text-delta') {
         publisher?.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
         progress?.text(at.stepNumber, part.text);

@@ -1,0 +1,109 @@
+/**
+ * `durable-agents/testing`: test your agents as this project tests its own, against a real Temporal
+ * dev server (never a mock): a worker for your agents on a task queue of its own, with the offline
+ * `scripted` model on, and a client for it.
+ *
+ * ```ts
+ * const kit = await startTestKit({ agents: [myAgent] });
+ * const result = await kit.client.generate('my-agent', 'hi', { model: 'scripted', script: [{ text: 'hello' }] });
+ * await kit.stop();
+ * ```
+ */
+import { randomUUID } from 'node:crypto';
+import type { PayloadCodec } from '@temporalio/common';
+import type { WorkerOptions } from '@temporalio/worker';
+import type { Agent } from '../agent.js';
+import { AgentClient } from '../client/index.js';
+import type { PendingToolCall } from '../schemas/decisions.js';
+import { rejectUnknownKeys } from '../options.js';
+import { createWorker } from '../worker/worker.js';
+import type { ModelFactory } from '../worker/models/registry.js';
+import { startDevServer, type DevServer } from './dev-server.js';
+
+export { RUN_SEARCH_ATTRIBUTES, startDevServer } from './dev-server.js';
+export type { DevServer, DevServerOptions } from './dev-server.js';
+
+/** What the kit runs. */
+export interface TestKitOptions {
+  /** The agents under test. */
+  agents: Agent[];
+  /**
+   * A Temporal server to use (its namespace `default` must have the run search attributes:
+   * {@link RUN_SEARCH_ATTRIBUTES}). Default: a dev server the kit starts with the Temporal CLI and stops.
+   */
+  address?: string;
+  /** The Temporal CLI, when the kit starts the server. Default: `TEMPORAL_CLI`, else `temporal` on the PATH. */
+  cli?: string;
+  /** Model providers beside the built-in ones and `scripted` (a fake of your own, say). */
+  models?: Record<string, ModelFactory>;
+  /** The payload codec of the worker and the client. Default: payloads in clear. */
+  codec?: PayloadCodec;
+  /** A pre-built workflow bundle, to skip bundling (about 10 s) in every test file. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/** A worker and a client on a task queue of their own. */
+export interface TestKit {
+  client: AgentClient;
+  address: string;
+  taskQueue: string;
+  /** Waits until the run waits on a call (an approval, a suspension, a client tool) and returns the calls. */
+  waitForPendingCalls(runId: string, timeoutMs?: number): Promise<PendingToolCall[]>;
+  /** Stops the worker, the client and the server the kit started. */
+  stop(): Promise<void>;
+}
+
+const KIT_OPTIONS = ['agents', 'address', 'cli', 'models', 'codec', 'workflowBundle'];
+
+/** Starts a worker for the agents and a client, on a dev server of its own unless given an address. */
+export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
+  rejectUnknownKeys('startTestKit', options, KIT_OPTIONS);
+  const server: DevServer | undefined = options.address
+    ? undefined
+    : await startDevServer(options.cli ? { cli: options.cli } : {});
+  const address = options.address ?? server!.address;
+  const taskQueue = `test-${randomUUID()}`;
+  const common = { address, namespace: 'default', taskQueue, externalStorage: false as const, tracing: false as const };
+  try {
+    const { worker, run } = await createWorker({
+      ...common,
+      agents: options.agents,
+      enableScriptedModel: true,
+      notifications: false,
+      ...(options.models ? { models: options.models } : {}),
+      ...(options.codec ? { codec: options.codec } : {}),
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    });
+    const running = run();
+    const client = await AgentClient.connect({ ...common, ...(options.codec ? { codec: options.codec } : {}) });
+    return {
+      client,
+      address,
+      taskQueue,
+      waitForPendingCalls: (runId, timeoutMs = 20_000) => pendingCalls(client, runId, timeoutMs),
+      async stop() {
+        worker.shutdown();
+        await running;
+        await client.close();
+        await server?.stop();
+      },
+    };
+  } catch (err) {
+    await server?.stop();
+    throw err;
+  }
+}
+
+async function pendingCalls(client: AgentClient, runId: string, timeoutMs: number): Promise<PendingToolCall[]> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const run = await client.getRun(runId);
+    if (run.pendingToolCalls.length > 0) return run.pendingToolCalls;
+    if (run.status !== 'running' && run.status !== 'suspended') {
+      throw new Error(`waitForPendingCalls: run ${runId} ended (${run.status}) without waiting on a call`);
+    }
+    if (Date.now() > until)
+      throw new Error(`waitForPendingCalls: run ${runId} waited on no call within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
