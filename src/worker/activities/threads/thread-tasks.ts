@@ -3,8 +3,8 @@
  * to read it, from inside the tool's activity (with the worker's Temporal client).
  */
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import type { Task, TaskChange, TaskList } from '../../../schemas/tasks.js';
 import { threadWorkflowId, type TurnWriter } from '../../../schemas/thread.js';
 import { changeTasksUpdate, threadTasksQuery } from '../../../protocol/thread-messages.js';
@@ -37,6 +37,8 @@ export async function changeThreadTasks(
       const { tasks } = await handle.executeUpdate(changeTasksUpdate, { args, updateId });
       return { ok: true, value: tasks };
     } catch (err) {
+      // Loaded here, in the worker that runs the tool: defining an agent (the task tools) must not load the client.
+      const { WorkflowUpdateFailedError } = await import('@temporalio/client');
       const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
       if (cause instanceof ApplicationFailure) return { ok: false, reason: cause.message };
       throw err;
