@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporalAddress } from '../helpers.js';
@@ -149,7 +149,7 @@ describe('the package installed from its tarball', () => {
     const read = files.filter((f) => !f.includes('/node_modules/typescript/lib/'));
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'index.d.ts'));
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'workflow.d.ts'));
-    expect(read.filter((f) => !relative(consumer, f).startsWith('node_modules'))).toEqual(
+    expect(read.filter((f) => !/^(node_modules|quickstart)/.test(relative(consumer, f)))).toEqual(
       [
         'agent.ts',
         'bundle.ts',
@@ -230,6 +230,43 @@ describe('the package installed from its tarball', () => {
       expect(shown).toContain('result: I said hello to Ada. (stop, 2 steps,');
       const bin = (await inConsumer('npx', ['--no-install', 'which', 'agentctl'])).trim();
       expect(bin).toBe(join(consumer, 'node_modules', '.bin', 'agentctl'));
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
+  });
+
+  it("runs the README's quick start as it is written: the run waits, agentctl approves it", async () => {
+    // The blocks marked file=NAME, written as the user copies them (tsx runs them, as the README says).
+    const readme = await readFile(join(repo, 'README.md'), 'utf8');
+    const dir = join(consumer, 'quickstart');
+    await mkdir(dir, { recursive: true });
+    const files = [...readme.matchAll(/```ts file=(\S+)\n([\s\S]*?)```/g)].map(([, name]) => name!);
+    for (const [, name, code] of readme.matchAll(/```ts file=(\S+)\n([\s\S]*?)```/g)) {
+      await writeFile(join(dir, name!), code!);
+    }
+    expect(files).toEqual(['agent.ts', 'worker.ts', 'start.ts']);
+    const tsx = ['--import', pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')).href];
+    const worker = await spawnWorker(
+      { PATH: env.PATH!, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE! },
+      'worker.ts',
+      { cwd: dir, nodeArgs: tsx },
+    );
+    try {
+      const started = await run(process.execPath, [...tsx, 'start.ts'], { cwd: dir, env });
+      const [reason, runId] = started.stdout.trim().split(' ');
+      expect(reason).toBe('suspended');
+      const approved = await inConsumer('npx', [
+        '--no-install',
+        'agentctl',
+        '--as',
+        'ann',
+        'approve',
+        runId!,
+        '--latest',
+        '--wait',
+      ]);
+      expect(approved).toContain(`run ${runId}: finished (stop)`);
     } finally {
       worker.child.kill('SIGTERM');
       await worker.exited;
