@@ -22,7 +22,17 @@ const sandboxMessage =
   'Workflow code runs in the deterministic sandbox: no Node APIs, no I/O. Do it in an activity (src/worker/).';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'lib/**', 'test/consumer/**', '.temporal/**', 'bench/results/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      'lib/**',
+      'test/consumer/**',
+      '.temporal/**',
+      'bench/results/**',
+      'docs/api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
