@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { lineChart } from './chart.js';
+import { entriesSection } from './entries.js';
 import { startDevServer } from './dev-server.js';
 import { streamModels } from './stream-model.js';
 import { fmt, summarize, type Summary } from './stats.js';
@@ -464,6 +465,9 @@ try {
   }
   if (section('agentctl')) await agentctlStartToExit(address, s);
   if (section('readers')) await streamReaderHistory(s);
+  if (section('entries')) {
+    results.entries = await entriesSection(say, { reps: full ? 10 : 5, compare: process.env.BENCH_COMPARE });
+  }
   say(`Total time: ${fmt((performance.now() - started) / 1000, 0)} s`);
 } finally {
   await (await built)?.remove();

@@ -22,3 +22,14 @@ export const greetScript: Script = [
   { toolCalls: [{ toolName: 'greet', args: { name: 'Ada' } }] },
   { text: 'I said hello to Ada.' },
 ];
+
+/** An agent whose tool waits for a person, run from a team's own workflow (team-workflows.ts). */
+export const gatekeeper = defineAgent({
+  id: 'gatekeeper',
+  name: 'Gatekeeper',
+  instructions: 'Greet people, once someone approves.',
+  model: 'scripted',
+  tools: {
+    greet: createTool({ ...greetTool, id: 'guarded-greet', requireApproval: true }),
+  },
+});

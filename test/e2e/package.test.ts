@@ -12,7 +12,7 @@ import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { temporalAddress } from '../helpers.js';
+import { temporalAddress, waitFor } from '../helpers.js';
 import { spawnWorker } from '../processes.js';
 
 const run = promisify(execFile);
@@ -149,7 +149,7 @@ describe('the package installed from its tarball', () => {
     const read = files.filter((f) => !f.includes('/node_modules/typescript/lib/'));
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'index.d.ts'));
     expect(read).toContain(join(consumer, 'node_modules', 'durable-agents', 'lib', 'workflow.d.ts'));
-    expect(read.filter((f) => !/^(node_modules|quickstart)/.test(relative(consumer, f)))).toEqual(
+    expect(read.filter((f) => !/^(node_modules|quickstart)/.test(relative(consumer, f))).sort()).toEqual(
       [
         'agent.ts',
         'bundle.ts',
@@ -230,6 +230,40 @@ describe('the package installed from its tarball', () => {
       expect(shown).toContain('result: I said hello to Ada. (stop, 2 steps,');
       const bin = (await inConsumer('npx', ['--no-install', 'which', 'agentctl'])).trim();
       expect(bin).toBe(join(consumer, 'node_modules', '.bin', 'agentctl'));
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
+  });
+
+  it("hosts agent runs on a team's own worker: its workflow runs an agent, agentctl approves, its activity runs", async () => {
+    const team: NodeJS.ProcessEnv = { ...env, TEMPORAL_TASK_QUEUE: `${env.TEMPORAL_TASK_QUEUE}-team` };
+    const worker = await spawnWorker(
+      { PATH: env.PATH!, TEMPORAL_ADDRESS: team.TEMPORAL_ADDRESS!, TEMPORAL_TASK_QUEUE: team.TEMPORAL_TASK_QUEUE! },
+      'team-worker.ts',
+      { cwd: consumer, nodeArgs: [] },
+    );
+    const inTeam = async (command: string, args: string[]) =>
+      (await run(command, args, { cwd: consumer, env: team })).stdout;
+    try {
+      expect((await inTeam(process.execPath, ['team-client.ts', 'start', 'Ada'])).trim()).toBe('team-Ada');
+      // The agent's run, a child of the team's workflow, waits for a person like any run.
+      await waitFor('the agent run to wait', async () => {
+        const shown = await inTeam('npx', ['--no-install', 'agentctl', 'runs', 'show', 'greet-Ada']).catch(() => '');
+        return shown.includes('status:    suspended') ? shown : undefined;
+      });
+      const approved = await inTeam('npx', [
+        '--no-install',
+        'agentctl',
+        '--as',
+        'ann',
+        'approve',
+        'greet-Ada',
+        '--latest',
+        '--wait',
+      ]);
+      expect(approved).toContain('run greet-Ada: finished (stop)');
+      expect((await inTeam(process.execPath, ['team-client.ts', 'result', 'Ada'])).trim()).toBe('I GREETED ADA.');
     } finally {
       worker.child.kill('SIGTERM');
       await worker.exited;
