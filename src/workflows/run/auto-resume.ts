@@ -8,7 +8,8 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../../protocol/activities.js';
 import { canDecide } from '../../approvals/access.js';
 import { autoResumeVerdict } from '../../approvals/auto-resume.js';
-import type { AutoResumeOutcome, AutoResumeRequest } from '../../schemas/auto-resume.js';
+import type { AutoResumeOutcome, AutoResumeRequest, AutoResumeSettings } from '../../schemas/auto-resume.js';
+import type { RunAccess } from '../../approvals/rules.js';
 import type { DecisionKind, DecisionSignal, RefusalType } from '../../schemas/decisions.js';
 import { clip, MAX_TEXT } from '../../schemas/limits.js';
 import type { RunState } from './run-state.js';
@@ -22,6 +23,13 @@ const { extractResumeData } = proxyActivities<AgentActivities>({
 });
 
 const NOTE = 'auto-resume: a message on the thread';
+
+/** What a new message on a run's thread may decide, and the model that reads it; who sends one decides as by hand. */
+export interface AutoResumeSetup {
+  settings: AutoResumeSettings;
+  model: string | undefined;
+  run: RunAccess;
+}
 
 /**
  * The update's validator: a message may decide only a call its sender could decide by hand (the call's
@@ -56,7 +64,7 @@ export async function autoResume(state: RunState, request: AutoResumeRequest): P
   }
   const verdict = autoResumeVerdict(call, state.autoResume.settings, request.enabled);
   if (!verdict.ok) return refuse(verdict.type, verdict.message);
-  if (state.signedDecisions) {
+  if (state.setup.signedDecisions) {
     return refuse(
       'NotAllowed',
       `decisions on run ${state.runId} must carry an approver's signature, which a chat message cannot: ` +
@@ -98,7 +106,7 @@ export async function autoResume(state: RunState, request: AutoResumeRequest): P
   }
   const decided = decisionOf(verdict.kind, extracted.data);
   state.decide(decided.kind, { ...base, ...decided.fields });
-  const record = state.verdict(decisionId);
+  const record = state.ledger.verdict(decisionId);
   if (record && !record.accepted && record.refusal) return refuse(record.refusal.type, record.refusal.message);
   return { resumed: true, decisionId, toolCallId, kind: decided.kind };
 }

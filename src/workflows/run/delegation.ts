@@ -45,16 +45,16 @@ export async function runSubAgent(
   };
   // The thread a sub-agent reads is this run's own: not one of another resource named in `subAgentOptions`.
   if (readsThread && !resourceId) delete childOptions.resourceId;
-  const progress = state.progress?.forChild(call.toolCallId);
+  const progress = state.stream.progress?.forChild(call.toolCallId);
   const input: RunInput = {
     agentId: sub.id,
     messages: [{ role: 'user', content: args.context ? `${args.prompt}\n\nContext: ${args.context}` : args.prompt }],
     options: childOptions,
-    ...(state.startedBy ? { startedBy: state.startedBy } : {}),
+    ...(state.setup.access.startedBy ? { startedBy: state.setup.access.startedBy } : {}),
     parent: { runId: state.runId, toolCallId: call.toolCallId, ...(readsThread ? { threadContext: true } : {}) },
     ...(progress ? { progress } : {}),
   };
-  state.childStarted(call.toolCallId);
+  state.ledger.childStarted(call.toolCallId);
   let trail: StoredRunResult['decisions'] = [];
   try {
     const result = await executeChild<AgentRunWorkflow>('agentRun', {
@@ -78,7 +78,7 @@ export async function runSubAgent(
     if (runCancelled()) throw err;
     return { type: 'error', error: `Sub-agent "${sub.key}" failed: ${childFailureMessage(err)}` };
   } finally {
-    state.progress?.childEnded(progress);
+    state.stream.progress?.childEnded(progress);
     state.childFinished(call.toolCallId, trail);
   }
 }

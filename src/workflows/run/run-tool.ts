@@ -88,7 +88,7 @@ export async function runTool(
     ...(await waitingDisplay(tool, ref, { kind: 'approval', args: call.args })),
     ...deadlineFields(askedAt, deadlineOf(tool, spec)),
   };
-  const { kind, record, decision } = await state.waitForDecision(call, waiting);
+  const { kind, record, decision } = await state.waits.forDecision(call, waiting);
   if (kind === 'decline') {
     return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
   }
@@ -210,7 +210,7 @@ async function clientResult(
     kind: 'client',
     args: call.args,
   });
-  const { decision } = await state.waitForDecision(call, { kind: 'client', askedAt: now(), ...display });
+  const { decision } = await state.waits.forDecision(call, { kind: 'client', askedAt: now(), ...display });
   return operatorOutput(decision.result ?? null);
 }
 
@@ -236,7 +236,7 @@ async function executeOnWorker(
   let resumeSchema = tool.resumeSchema;
   for (;;) {
     let output;
-    const progress = state.progress?.slice();
+    const progress = state.stream.progress?.slice();
     try {
       output = await executeTool({
         runId: state.runId,
@@ -248,13 +248,13 @@ async function executeOnWorker(
         resourceId: options.resourceId,
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
         ...(resumed ? { resume: { data: resumed.decision.resumeData ?? null } } : {}),
-        ...(state.publishToken ? { publishToken: state.publishToken } : {}),
+        ...(state.stream.publishToken ? { publishToken: state.stream.publishToken } : {}),
         ...(progress ? { progress } : {}),
         // The built-in thread tools (working memory, tasks) write the run's thread with its key.
         ...(state.threadKey ? { turnKey: state.threadKey } : {}),
       });
     } catch (err) {
-      state.progress?.settle(progress, undefined);
+      state.stream.progress?.settle(progress, undefined);
       if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
       if (resumed && !resumeRecorded) state.recordResume(resumed, undefined);
@@ -265,7 +265,7 @@ async function executeOnWorker(
       const uncertainty = `${activityFailureMessage(err)}: its worker died or it hung after it started`;
       const display = await waitingDisplay(tool, ref, { kind: 'uncertain', args: call.args });
       const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: now(), ...display };
-      const { decision, record } = await state.waitForDecision(call, waiting);
+      const { decision, record } = await state.waits.forDecision(call, waiting);
       if (decision.resolution === 'retry') continue;
       if (decision.resolution === 'skip') return operatorOutput(decision.result ?? null);
       const why = record.reason ? `: ${record.reason}` : '';
@@ -274,7 +274,7 @@ async function executeOnWorker(
         error: `The call of tool "${call.toolName}" was marked failed by ${decidedBy(record)}${why}`,
       };
     }
-    state.progress?.settle(progress, output.progressBytes);
+    state.stream.progress?.settle(progress, output.progressBytes);
     if (resumed && !resumeRecorded) {
       state.recordResume(resumed, output.type === 'resume-rejected' ? output.error : undefined);
     }
@@ -288,7 +288,7 @@ async function executeOnWorker(
       resumeSchema = output.resumeSchema ?? tool.resumeSchema;
     }
     const display = await waitingDisplay(tool, ref, { kind: 'suspend', args: call.args, suspendPayload });
-    resumed = await state.waitForDecision(call, {
+    resumed = await state.waits.forDecision(call, {
       kind: 'suspend',
       suspendPayload,
       resumeSchema,
@@ -296,7 +296,12 @@ async function executeOnWorker(
       ...display,
     });
     const resumeData = await displayed(tool, ref, 'resume', resumed.decision.resumeData ?? null);
-    state.publish({ type: 'tool-call-resumed', toolCallId: call.toolCallId, toolName: call.toolName, resumeData });
+    state.stream.publish({
+      type: 'tool-call-resumed',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      resumeData,
+    });
   }
 }
 
