@@ -2,44 +2,19 @@
  * The real `@ai-sdk/openai` provider over real HTTP, against a small OpenAI-compatible server that
  * the test runs on localhost: a tool call, then text.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { CallModelInput } from '../../src/protocol/activities.js';
 import { weatherAgent } from '../../examples/weather-agent.js';
 import { defineAgent } from '../../src/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
-
-interface ChatRequest {
-  model: string;
-  messages: Array<{ role: string; content?: string | null; tool_call_id?: string; tool_calls?: unknown[] }>;
-  tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
-}
+import { startFakeOpenAI, type FakeOpenAI } from '../openai-server.js';
 
 /** The example weather agent, on an OpenAI model (the agent owns its model). */
 const openaiWeatherAgent = defineAgent({ ...weatherAgent, model: 'openai/gpt-test' });
 
-const requests: Array<{ path: string; auth: string | undefined; body: ChatRequest }> = [];
-let server: Server;
+let server: FakeOpenAI;
 let w: TestWorker;
-
-async function body(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text;
-}
-
-function completion(message: Record<string, unknown>, finishReason: string) {
-  return {
-    id: `chatcmpl-${requests.length}`,
-    object: 'chat.completion',
-    created: 1_700_000_000,
-    model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finishReason }],
-    usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-  };
-}
 
 /** The model-call inputs of a run, as its history records them. */
 async function modelCallInputs(runId: string): Promise<CallModelInput[]> {
@@ -52,32 +27,19 @@ async function modelCallInputs(runId: string): Promise<CallModelInput[]> {
 }
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const parsed = JSON.parse(await body(req)) as ChatRequest;
-    requests.push({ path: req.url ?? '', auth: req.headers.authorization, body: parsed });
-    const toolMessage = parsed.messages.find((m) => m.role === 'tool');
-    const answer = toolMessage
-      ? completion({ content: `The tool said: ${toolMessage.content}` }, 'stop')
-      : completion(
-          {
-            content: null,
-            tool_calls: [
-              { id: 'call_abc', type: 'function', function: { name: 'weather', arguments: '{"city":"Lyon"}' } },
-            ],
-          },
-          'tool_calls',
-        );
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+  server = await startFakeOpenAI((request) => {
+    const toolMessage = request.messages.find((m) => m.role === 'tool');
+    return toolMessage
+      ? { text: `The tool said: ${String(toolMessage.content)}` }
+      : { toolCalls: [{ id: 'call_abc', name: 'weather', args: { city: 'Lyon' } }] };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  process.env.OPENAI_BASE_URL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  process.env.OPENAI_API_KEY = 'sk-test-key';
+  server.useInThisProcess();
   w = await startWorker([openaiWeatherAgent]);
 });
 
 afterAll(async () => {
   await w?.stop();
-  server?.close();
+  await server?.close();
 });
 
 it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool call, then text', async () => {
@@ -89,8 +51,8 @@ it('runs an agent on openai/<model> through @ai-sdk/openai over HTTP: a tool cal
   expect(result.text).toMatch(/^The tool said: \{"city":"Lyon","temperatureC":\d+,"conditions":"[a-z ]+"\}$/);
   expect(result.usage).toEqual({ inputTokens: 24, outputTokens: 10, totalTokens: 34 });
 
-  expect(requests).toHaveLength(2);
-  const [first, second] = requests;
+  expect(server.requests).toHaveLength(2);
+  const [first, second] = server.requests;
   expect(first!.path).toBe('/v1/chat/completions');
   expect(first!.auth).toBe('Bearer sk-test-key');
   expect(first!.body.model).toBe('gpt-test');
