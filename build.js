@@ -50,9 +50,11 @@ async function buildLib() {
  * static import would fail before any check could run, with Node's "Cannot find package".
  */
 async function guardEntries() {
-  const { SERVER_PEERS, TRACING_PEERS } = await import(pathToFileURL(join(root, 'lib/peers.js')).href);
+  const { SERVER_PEERS, TRACING_PEERS, WORKER_PEERS } = await import(pathToFileURL(join(root, 'lib/peers.js')).href);
   const guarded = {
     server: ['durable-agents/server', SERVER_PEERS],
+    worker: ['durable-agents/worker', WORKER_PEERS],
+    testing: ['durable-agents/testing', WORKER_PEERS],
     tracing: ['durable-agents/tracing', TRACING_PEERS],
   };
   for (const [folder, [entry, peers]] of Object.entries(guarded)) {

@@ -61,12 +61,12 @@ export async function clientOnlyInstall(checkout = repo): Promise<{ bytes: numbe
     const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
       cwd: checkout,
     });
-    const [{ filename }] = JSON.parse(stdout) as { filename: string }[];
+    const { filename } = (JSON.parse(stdout) as { filename: string }[])[0]!;
     const app = join(dir, 'app');
     await mkdir(app);
     await writeFile(join(app, 'package.json'), '{"name":"app","private":true,"type":"module"}');
     // npm installs required peers (zod, ai) itself; optional peers (the server's, tracing's) are left out.
-    await run('npm', ['install', join(dir, filename!), '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app });
+    await run('npm', ['install', join(dir, filename), '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app });
     const { stdout: tree } = await run('npm', ['ls', '--all', '--parseable'], { cwd: app });
     const packages = new Set(tree.trim().split('\n').slice(1)).size;
     return { bytes: await folderBytes(join(app, 'node_modules')), packages };

@@ -3,6 +3,12 @@
  * the entry loads them, so that a missing one is named with the command that installs it.
  */
 
+/**
+ * What `durable-agents/worker` and `/testing` need: the Temporal worker (its native core and bundler, about
+ * 100 MB), which an application that only starts and decides runs never installs.
+ */
+export const WORKER_PEERS = ['@temporalio/worker'];
+
 /** What `durable-agents/server` needs besides the package's own dependencies. */
 export const SERVER_PEERS = ['hono', '@hono/node-server', 'jose'];
 

@@ -48,6 +48,7 @@ import {
 import { shownResult, shownThreadMessages } from './shown-result.js';
 import { threadAccess, threadPrivacyOption, type ThreadPrivacy } from './auth/thread-access.js';
 import { sse, streamPosition, type SsePosition } from './sse.js';
+import { openApiDocument } from './openapi.js';
 
 /** The run options a request may set unless the server says otherwise: none that loosen an agent's policy. */
 export const DEFAULT_REQUEST_OPTIONS: ReadonlyArray<keyof RunOptions> = [
@@ -140,6 +141,9 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   serveInboxPage(app);
   serveChatPage(app);
   app.use(authGuard(options.authenticate));
+
+  // The API as OpenAPI 3.1, behind the same guards as every route (see openapi.ts).
+  app.get('/openapi.json', (c) => c.json(openApiDocument()));
 
   // Who the pages are signed in as (null: a server with no authentication, loopback only).
   app.get('/session', (c) => {

@@ -124,6 +124,9 @@ describe('the package installed from its tarball', () => {
     expect(manifest.license).toBe('MIT');
     expect(manifest.version).toMatch(/^0\.\d+\.\d+$/);
     expect(manifest.dependencies).not.toHaveProperty('tsx');
+    // An application that only starts and decides runs does not install the Temporal worker.
+    expect(manifest.dependencies).not.toHaveProperty('@temporalio/worker');
+    expect(manifest.dependencies).not.toHaveProperty('react');
   });
 
   it("resolves every entry into the consumer's node_modules, not this repository", async () => {
@@ -157,6 +160,9 @@ describe('the package installed from its tarball', () => {
         'deprecated.ts',
         'loads.ts',
         'resolve.ts',
+        'team-client.ts',
+        'team-worker.ts',
+        'team-workflows.ts',
         'worker.ts',
         'workflows.ts',
       ].map((f) => join(consumer, f)),

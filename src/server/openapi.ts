@@ -1,0 +1,172 @@
+/**
+ * The HTTP API as an OpenAPI 3.1 document, served at `GET /openapi.json`: the request bodies are the
+ * routes' own zod schemas (the ones `jsonBody` checks requests against) turned into JSON Schema by zod,
+ * so the document cannot describe a body the server would refuse. A test checks that every route the
+ * app serves is in {@link API_ROUTES} and the other way round.
+ */
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { DecisionBodySchema, StartBodySchema, ThreadApprovalBodySchema } from './requests.js';
+
+/** One route of the API, as the document lists it. */
+export interface ApiRoute {
+  method: 'get' | 'post';
+  /** Hono's form (`/runs/:runId`). */
+  path: string;
+  summary: string;
+  /** The body it takes, checked by the route with this schema. */
+  body?: z.ZodType;
+  /** Query parameters by name: what each means. */
+  query?: Record<string, string>;
+  /** What a success answers. */
+  answers: 'json' | 'sse' | 'html' | 'asset';
+}
+
+const decision = (kind: string, what: string): ApiRoute => ({
+  method: 'post',
+  path: `/runs/:runId/${kind}`,
+  summary: `${what}; answers with the run's stream from there (SSE). 409 AlreadyDecided when another decision won.`,
+  body: DecisionBodySchema,
+  answers: 'sse',
+});
+
+/** Every route `createServerApp` serves (the codec endpoint, a separate app, has its own). */
+export const API_ROUTES: ApiRoute[] = [
+  { method: 'get', path: '/session', summary: 'Who the request authenticates as.', answers: 'json' },
+  { method: 'get', path: '/openapi.json', summary: 'This document.', answers: 'json' },
+  {
+    method: 'post',
+    path: '/agents/:agentId/stream',
+    summary: 'Start a run and stream it as a UI message stream (the run id is in the x-run-id header).',
+    body: StartBodySchema,
+    answers: 'sse',
+  },
+  {
+    method: 'post',
+    path: '/agents/:agentId/generate',
+    summary: 'Start a run and answer with its result at its first pause or end, as the stream shows it.',
+    body: StartBodySchema,
+    answers: 'json',
+  },
+  {
+    method: 'get',
+    path: '/runs/:runId/stream',
+    summary: "A run's stream from an offset (or Last-Event-ID) to its next pause or end.",
+    query: { offset: 'the stream offset to read from (default 0)' },
+    answers: 'sse',
+  },
+  {
+    method: 'get',
+    path: '/agents/:agentId/suspended-runs',
+    summary: "The agent's runs waiting on a decision that the caller may see.",
+    answers: 'json',
+  },
+  {
+    method: 'get',
+    path: '/inbox/calls',
+    summary: 'Every waiting call the caller may decide, for the inbox.',
+    query: { agentId: 'only this agent' },
+    answers: 'json',
+  },
+  {
+    method: 'get',
+    path: '/runs/:runId',
+    summary: "A run's state, as its display transforms show it.",
+    answers: 'json',
+  },
+  {
+    method: 'get',
+    path: '/threads',
+    summary: "A resource's threads.",
+    query: { resourceId: 'default: the caller’s tenant' },
+    answers: 'json',
+  },
+  { method: 'get', path: '/threads/:threadId/messages', summary: "A thread's recent messages.", answers: 'json' },
+  { method: 'get', path: '/threads/:threadId/working-memory', summary: "A thread's working memory.", answers: 'json' },
+  { method: 'get', path: '/threads/:threadId/tasks', summary: "A thread's task list.", answers: 'json' },
+  {
+    method: 'post',
+    path: '/threads/:threadId/tool-approval',
+    summary: "Approve or decline the call a run of the thread waits on (Mastra's sendToolApproval).",
+    body: ThreadApprovalBodySchema,
+    answers: 'sse',
+  },
+  decision('approve', 'Approve a waiting call (named by its fingerprint)'),
+  decision('decline', 'Decline a waiting call'),
+  decision('resume', 'Resume a suspended call with resume data'),
+  decision('tool-result', "Submit a client tool's result"),
+  decision('resolve', 'Resolve a call whose side effect is uncertain: retry, skip or fail'),
+  { method: 'get', path: '/inbox', summary: 'The approval inbox page.', answers: 'html' },
+  { method: 'get', path: '/inbox/inbox.js', summary: "The inbox page's script.", answers: 'asset' },
+  { method: 'get', path: '/inbox/inbox.css', summary: "The inbox page's styles.", answers: 'asset' },
+  { method: 'get', path: '/chat', summary: 'The chat page.', answers: 'html' },
+  { method: 'get', path: '/chat/chat.css', summary: "The chat page's styles.", answers: 'asset' },
+  { method: 'get', path: '/chat/chat.js', summary: "The chat page's script.", answers: 'asset' },
+];
+
+const ErrorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: { type: { type: 'string' }, message: { type: 'string' } },
+      required: ['type', 'message'],
+    },
+  },
+  required: ['error'],
+};
+
+const CONTENT: Record<ApiRoute['answers'], string> = {
+  json: 'application/json',
+  sse: 'text/event-stream',
+  html: 'text/html',
+  asset: 'text/plain',
+};
+
+/** The OpenAPI 3.1 document of the routes. */
+export function openApiDocument(): Record<string, unknown> {
+  // src/server and lib/server alike sit two folders below the package's manifest.
+  const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of API_ROUTES) {
+    const params = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name!);
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      summary: route.summary,
+      parameters: [
+        ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        ...Object.entries(route.query ?? {}).map(([name, description]) => ({
+          name,
+          in: 'query',
+          description,
+          schema: { type: 'string' },
+        })),
+      ],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: z.toJSONSchema(route.body, { io: 'input', unrepresentable: 'any' }) },
+              },
+            },
+          }
+        : {}),
+      responses: {
+        200: { description: 'Success', content: { [CONTENT[route.answers]]: {} } },
+        default: {
+          description: 'A refusal: its type and a one-line reason (docs/reference/errors.md)',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'durable-agents HTTP API', version },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}
