@@ -59,7 +59,7 @@ export interface AgentConfig {
    * the step limit (`maxSteps`, default 10) are bounds a run may only tighten.
    */
   defaultOptions?: RunOptions;
-  /** Who may start runs of this agent, read them, and decide their tool calls (see the README's security model). */
+  /** Who may start runs of this agent, read them, and decide their tool calls (see docs/guides/security.md). */
   access?: AccessPolicy;
   /**
    * How long any call of the agent may wait for approval, for tools that set no `approvalDeadline` of
@@ -75,7 +75,7 @@ export interface AgentConfig {
   hooks?: AgentHooks;
   /**
    * Transforms for every call of the agent, whatever its tool (own tools, sub-agents, workflows, client
-   * tools): they apply after the tool's own transform of the same stage. See the README's "Transforms".
+   * tools): they apply after the tool's own transform of the same stage. See docs/guides/tools.md, "Transforms".
    */
   transform?: ToolTransforms;
   /**
@@ -90,7 +90,7 @@ export interface AgentConfig {
    * the thread and replaces with the built-in tool `updateWorkingMemory`. A supervisor's
    * `subAgentContext` says what its sub-agents see of its thread: `'prompt'` (the default: only the task
    * it passes them) or `'thread'` (the thread's last messages too, read-only), for all of them or by key
-   * in `agents` (`{ researcher: 'thread' }`). See the README's "Threads and memory".
+   * in `agents` (`{ researcher: 'thread' }`). See docs/guides/threads-and-memory.md.
    */
   memory?: MemoryOptions;
 }

@@ -7,8 +7,8 @@
  * - The run's workflows, to serve them from a bundle of your own beside your workflows: prefer the
  *   `DurableAgentsPlugin` (from `durable-agents/worker`), which adds them to your worker's.
  * - A run's signals, queries and updates, for a workflow of yours that decides or watches an agent run
- *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see the README's
- *   "Signals and updates, for other clients" for each one's argument).
+ *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see
+ *   docs/guides/approvals.md, "Signals and updates, for other clients", for each one's argument).
  */
 export { agentRun, agentThread, listAgentTools } from './workflows/index.js';
 export { executeAgent, startAgent } from './workflows/agent-child.js';

@@ -71,7 +71,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .addHelpText(
       'after',
       '\nTracing: with OTEL_EXPORTER_OTLP_ENDPOINT set, each run started here is an OpenTelemetry\n' +
-        'trace, and each decision sent from here a span (see the README, "Tracing").\n' +
+        'trace, and each decision sent from here a span (see docs/guides/cluster.md, "Tracing").\n' +
         '\nLarge payloads: with DURABLE_AGENTS_PAYLOAD_STORE set as for the workers (a directory or s3://<bucket>),\n' +
         'results and histories that hold references to the payload store are read from it (docs/large-payloads.md).',
     )

@@ -39,8 +39,8 @@ export type AgentClientOptions = ConnectionSettings &
     /**
      * OpenTelemetry tracing (see `createTracing`): each run this client starts is a trace, which the
      * workflow, its activities and model calls continue; decisions this client sends are spans too.
-     * Default: on when the environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, see the
-     * README), then flushed by `close()`; `false` turns it off whatever the environment says.
+     * Default: on when the environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`, see
+     * docs/guides/cluster.md), then flushed by `close()`; `false` turns it off whatever the environment says.
      */
     tracing?: Tracing | false;
   };

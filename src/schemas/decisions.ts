@@ -91,7 +91,7 @@ export type RefusalType = z.infer<typeof RefusalTypeSchema>;
 export const MAX_STREAM_GRACE_MS = 60 * 60 * 1000;
 
 /**
- * What an approve, decline, resume or result signal carries; README "Signals and updates" documents
+ * What an approve, decline, resume or result signal carries; docs/guides/approvals.md, "Signals and updates" documents
  * it for other clients. Every field is bounded, so that no decision can make the trail or the memo
  * outgrow a payload.
  */

@@ -1,5 +1,5 @@
 /**
- * What a worker's webhook is sent about a run's waiting calls (README "Notifications"). Small on
+ * What a worker's webhook is sent about a run's waiting calls (docs/guides/http-server.md, "Notifications"). Small on
  * purpose: no arguments, payloads or conversation, which may be sensitive; the receiver follows
  * `link` to the inbox (or reads the run) for those. Sandbox-safe.
  */

@@ -75,7 +75,7 @@ export const RunOptionsSchema = z
     instructions: z.string().optional(),
     /**
      * The run joins this thread (within `resourceId`): its model sees the thread's earlier messages and
-     * its turn is recorded there (see the README's "Threads and memory"). Search attributes carry them
+     * its turn is recorded there (see docs/guides/threads-and-memory.md). Search attributes carry them
      * (`AgentThreadId`, `AgentResourceId`): ids of at most 256 characters.
      */
     threadId: IdSchema.optional(),

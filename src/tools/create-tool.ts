@@ -167,7 +167,7 @@ export interface ToolConfig<
   /**
    * What the run's stream shows of this tool's calls (`display`) and what the stored transcript keeps
    * (`transcript`), stage by stage; the run's result keeps the raw values. A transform that throws
-   * hides the payload. See the README's "Transforms".
+   * hides the payload. See docs/guides/tools.md, "Transforms".
    */
   transform?: ToolTransforms;
   /** Temporal activity settings for this tool's executions. */

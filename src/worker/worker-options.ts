@@ -31,14 +31,14 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * Approvers' Ed25519 public keys, by key id: PEM, or `{ publicKey, principal }` for a key bound to who
    * holds it, which then signs only as that principal, with its roles (docs/operator-identity.md). With
    * them, every decision on runs this worker starts must be signed with one of the private keys (see the
-   * README's security model); without, a decision is as good as the signal rights of whoever sends it.
+   * docs/guides/security.md); without, a decision is as good as the signal rights of whoever sends it.
    * Default: `DECISION_PUBLIC_KEYS`.
    */
   decisionKeys?: DecisionKeys;
   /**
    * A webhook told when a call of a run this worker starts begins to wait, is decided, escalates or
    * expires: `{ url, secret, inboxUrl? }`, signed with HMAC-SHA256 (see `verifyWebhook` and the
-   * README's "Notifications"). Default: `NOTIFICATIONS_WEBHOOK_URL`, `NOTIFICATIONS_WEBHOOK_SECRET`,
+   * docs/guides/http-server.md, "Notifications"). Default: `NOTIFICATIONS_WEBHOOK_URL`, `NOTIFICATIONS_WEBHOOK_SECRET`,
    * `NOTIFICATIONS_INBOX_URL`; `false` sends none whatever the environment says.
    */
   notifications?: NotificationSettings | false;
@@ -69,7 +69,8 @@ export interface CreateWorkerOptions extends ConnectionSettings {
   /**
    * OpenTelemetry tracing (see `createTracing`): spans of the runs started by a tracing client, their
    * activities and model calls. Default: on when the environment names an OTLP endpoint
-   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, see the README); `false` turns it off whatever the environment says.
+   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, see docs/guides/cluster.md, "Tracing"); `false` turns it off
+   * whatever the environment says.
    */
   tracing?: Tracing | false;
   /**

@@ -1,6 +1,6 @@
 /**
  * The `notify` activity: posts a run's notification to the worker's webhook, signed. The URL and the
- * secret are the operator's configuration, never a caller's input (see README "Notifications").
+ * secret are the operator's configuration, never a caller's input (see docs/guides/http-server.md, "Notifications").
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
