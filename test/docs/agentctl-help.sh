@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the "Every command's --help" part of docs/reference/agentctl.md from agentctl itself
 # (`bash test/docs/agentctl-help.sh`, after `npm run build`): everything after the marker line is replaced.
+# With --check it changes nothing and fails, showing the difference, when the page is not what agentctl says.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 doc=docs/reference/agentctl.md
@@ -10,15 +11,20 @@ commands=("" runs "runs list" "runs show" builds approve decline resume submit r
 {
   awk -v marker="$marker" '$0 == marker { exit } { print }' "$doc"
   echo "$marker"
-  echo
   for command in "${commands[@]}"; do
+    echo
     echo "### agentctl${command:+ $command}"
     echo
     echo '```text'
     # shellcheck disable=SC2086
     COLUMNS=100 node bin/agentctl.js $command --help
     echo '```'
-    echo
   done
 } >"$doc.tmp"
+if [ "${1:-}" = --check ]; then
+  diff -u "$doc" "$doc.tmp" && status=0 || status=$?
+  rm -f "$doc.tmp"
+  [ "$status" = 0 ] || echo "agentctl-help.sh: $doc is not what agentctl --help says: run bash test/docs/agentctl-help.sh" >&2
+  exit "$status"
+fi
 mv "$doc.tmp" "$doc"

@@ -1,11 +1,14 @@
 /**
  * The docs cannot drift from the code: every ```ts block of README.md, CONTRIBUTING.md and docs/ type-checks
  * against src/, the README stays under 15 KB, and every relative link of the docs points to a file (and a
- * heading) that exists. The checks are in test/docs/check-docs.ts (`npx tsx test/docs/check-docs.ts` runs
+ * heading) that exists, and the agentctl reference is what agentctl's --help says (the global setup has
+ * just built it). The checks are in test/docs/check-docs.ts (`npx tsx test/docs/check-docs.ts` runs
  * them alone).
  */
+import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { brokenLinks, checkCode, root } from '../docs/check-docs.js';
 
@@ -25,5 +28,14 @@ describe('the docs', () => {
     // A fragment is the exception: a complete block is one a reader can copy.
     expect(fragments).toBeLessThanOrEqual(Math.ceil(blocks / 10));
     expect(errors.length, `${errors.length} errors in the docs' code:\n${errors.join('\n')}`).toBe(0);
+  });
+
+  it("give agentctl's reference as agentctl --help gives it", { timeout: 60_000 }, async () => {
+    const PATH = [path.dirname(process.execPath), process.env.PATH].join(path.delimiter);
+    const checked = await promisify(execFile)('bash', ['test/docs/agentctl-help.sh', '--check'], {
+      cwd: root,
+      env: { ...process.env, PATH },
+    }).catch((err: { stdout: string; stderr: string }) => err);
+    expect('stderr' in checked ? checked.stderr : '').toBe('');
   });
 });
