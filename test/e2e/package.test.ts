@@ -158,6 +158,7 @@ describe('the package installed from its tarball', () => {
         'bundle.ts',
         'client.ts',
         'deprecated.ts',
+        'kit.ts',
         'loads.ts',
         'resolve.ts',
         'team-client.ts',
@@ -274,6 +275,13 @@ describe('the package installed from its tarball', () => {
       worker.child.kill('SIGTERM');
       await worker.exited;
     }
+  });
+
+  it("tests a user's agent with the test kit, as a user would", async () => {
+    expect(JSON.parse(await inConsumer(process.execPath, ['kit.ts']))).toEqual({
+      waitedOn: 'greet',
+      text: 'I greeted Bo.',
+    });
   });
 
   it("runs the README's quick start as it is written: the run waits, agentctl approves it", async () => {
