@@ -332,7 +332,9 @@ describe("Mastra's approval page, block by block", () => {
 
   it('16: listSuspendedRuns finds a waiting run from any process, and the right decision continues it', async () => {
     const agent = w.client.getAgent('page-weather-agent');
-    const thread = { threadId: 'thread-123', resourceId: 'user-456' };
+    // Not the page's thread-123: mastra-samples.test.ts runs that block verbatim on it, and a thread's
+    // workflow lives on the task queue of the worker that first served it (here, this file's).
+    const thread = { threadId: 'thread-16', resourceId: 'user-16' };
     const texts: string[] = [];
     for (const script of [calls('deleteTool', { id: 'r-16' }, 'Deleted.'), calls('nameTool', {}, 'Named.')]) {
       const paused = await agent.generate('go', { ...thread, script });
@@ -342,8 +344,8 @@ describe("Mastra's approval page, block by block", () => {
       );
       // In the request handler that receives the user's decision (another process would do the same)
       const { runs } = await agent.listSuspendedRuns({
-        threadId: 'thread-123',
-        resourceId: 'user-456',
+        threadId: 'thread-16',
+        resourceId: 'user-16',
       });
 
       const run = runs[0];
