@@ -5,7 +5,7 @@
  * the payload codec to its data converter, and the tracing interceptors and sinks. `createWorker` is
  * this plugin on a worker of its own.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -230,23 +230,26 @@ function withoutClash(existing: object | undefined, ours: object): object {
 
 /**
  * One workflows module for the bundler: the team's and the run workflows. Written once per pair of paths
- * (named by their hash) to the temporary folder, since a worker bundles from a file.
+ * (named by their hash), since a worker bundles from a file, into a folder of this process's own that
+ * only its user can write (mkdtemp, mode 0700): the worker runs what the file says, and a shared folder
+ * in /tmp would let another local user put code there first.
  */
 function ownWorkflowsPath(existing: string | undefined): string {
   if (!existing) return workflowsPath;
   // The worker configures, then its bundler configures again with what the worker was given.
   if (existing === workflowsPath || combinedFrom.has(existing)) return existing;
-  const dir = join(tmpdir(), 'durable-agents-workflows');
+  combinedDir ??= mkdtempSync(join(tmpdir(), 'durable-agents-workflows-'));
   const source =
     `// The team's workflows and durable-agents' run workflows, bundled together by the worker.\n` +
     `export * from ${JSON.stringify(existing)};\n` +
     `export { ${RUN_WORKFLOWS.join(', ')} } from ${JSON.stringify(workflowsPath)};\n`;
-  const file = join(dir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.js`);
-  mkdirSync(dir, { recursive: true });
+  const file = join(combinedDir, `${createHash('sha256').update(source).digest('hex').slice(0, 16)}.js`);
   writeFileSync(file, source);
   combinedFrom.set(file, existing);
   return file;
 }
+
+let combinedDir: string | undefined;
 
 /** The team's workflows file of each combined file. */
 const combinedFrom = new Map<string, string>();

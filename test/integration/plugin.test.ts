@@ -4,6 +4,8 @@
  * like any other, is found and approved from a client, and the team's workflow goes on with its result.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -73,6 +75,15 @@ describe('DurableAgentsPlugin on a team’s own worker', () => {
       .catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(WorkflowFailedError);
     expect((failed as WorkflowFailedError).cause?.message).toBe('executeAgent: options: Unrecognized key: "maxStep"');
+  });
+
+  it('writes the combined workflows module where only this user can write: the worker runs what it says', () => {
+    const plugin = new DurableAgentsPlugin({ agents: [refundAgent], notifications: false });
+    const team = fileURLToPath(new URL('../fixtures/team/workflows.ts', import.meta.url));
+    const combined = plugin.configureWorker({ taskQueue, workflowsPath: team }).workflowsPath!;
+    expect(combined).not.toBe(team);
+    expect(readFileSync(combined, 'utf8')).toContain(JSON.stringify(team));
+    expect(statSync(dirname(combined)).mode & 0o777).toBe(0o700);
   });
 
   it('refuses an activity of the team’s that has the name of one of the runs’, and an option it does not know', () => {
