@@ -1,7 +1,7 @@
 import type { Agent } from '../agent.js';
 import { UnknownAgentError } from '../errors.js';
 import { findTool, type ToolInfo } from '../schemas/tool-info.js';
-import { toolCatalog } from '../tools/catalog.js';
+import { toolCatalog } from './tool-catalog.js';
 
 /** The agents a worker serves, by id. */
 export class AgentRegistry {

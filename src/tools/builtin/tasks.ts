@@ -4,7 +4,7 @@
  * `task_update` and `task_complete`, read by `task_check`. At most one task is `in_progress`.
  */
 import { z } from 'zod';
-import { changeThreadTasks, readThreadTasks, type TaskThread } from '../../worker/activities/threads/thread-tasks.js';
+import { changeThreadTasks, readThreadTasks, type TaskThread } from './thread-task-list.js';
 import { TaskDraftsSchema, TaskIdSchema, TaskPatchSchema, TaskSchema, type TaskChange } from '../../schemas/tasks.js';
 import { taskLines, taskReport, taskSummary } from '../../workflows/thread/thread-tasks.js';
 import { createTool } from '../create-tool.js';

@@ -4,7 +4,6 @@
  * replaces the thread's working memory through an update to the thread's workflow.
  */
 import { Context } from '@temporalio/activity';
-import { writerArgs } from '../../worker/activities/threads/turn-writers.js';
 import type { WorkflowUpdateFailedError } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { z } from 'zod';
@@ -18,6 +17,7 @@ import {
 } from '../../schemas/working-memory.js';
 import { updateWorkingMemoryUpdate } from '../../protocol/thread-messages.js';
 import { createTool, type AnyTool } from '../create-tool.js';
+import { writerArgs } from './turn-writers.js';
 
 export const UpdateWorkingMemoryInputSchema = z.object({
   memory: z.string().describe('The whole new working memory (Markdown). It replaces the old one.'),

@@ -8,8 +8,7 @@ import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../../protocol/activities.js';
 import { canDecide } from '../../approvals/access.js';
 import { autoResumeVerdict } from '../../approvals/auto-resume.js';
-import type { AutoResumeOutcome, AutoResumeRequest, AutoResumeSettings } from '../../schemas/auto-resume.js';
-import type { RunAccess } from '../../approvals/rules.js';
+import type { AutoResumeOutcome, AutoResumeRequest } from '../../schemas/auto-resume.js';
 import type { DecisionKind, DecisionSignal, RefusalType } from '../../schemas/decisions.js';
 import { clip, MAX_TEXT } from '../../schemas/limits.js';
 import type { RunState } from './run-state.js';
@@ -23,13 +22,6 @@ const { extractResumeData } = proxyActivities<AgentActivities>({
 });
 
 const NOTE = 'auto-resume: a message on the thread';
-
-/** What a new message on a run's thread may decide, and the model that reads it; who sends one decides as by hand. */
-export interface AutoResumeSetup {
-  settings: AutoResumeSettings;
-  model: string | undefined;
-  run: RunAccess;
-}
 
 /**
  * The update's validator: a message may decide only a call its sender could decide by hand (the call's

@@ -4,7 +4,7 @@
 import { allHandlersFinished, condition, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
 import type { RunInput } from '../../schemas/run-input.js';
-import type { agentRun } from './agent-run.js';
+import type { StoredRunResult } from '../../schemas/run-result.js';
 import { MEMO_DECISIONS } from './run-mirror.js';
 import type { HandOver, RunState } from './run-state.js';
 
@@ -20,7 +20,7 @@ export async function continueRun(state: RunState, input: RunInput, spec: AgentS
   // The continuation starts with the memo and search attributes as they stand.
   state.writes.flush();
   const info = workflowInfo();
-  const continueAsNewWithAttributes = makeContinueAsNewFunc<typeof agentRun>({
+  const continueAsNewWithAttributes = makeContinueAsNewFunc<(input: RunInput) => Promise<StoredRunResult>>({
     memo: info.memo,
     typedSearchAttributes: info.typedSearchAttributes,
   });

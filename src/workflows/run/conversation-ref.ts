@@ -17,9 +17,6 @@ import type { Message } from '../../schemas/message.js';
 /** The digest of no messages. */
 export const EMPTY_DIGEST = '';
 
-/** The patch under which model calls carry the conversation by reference; runs from before send it whole. */
-export const CONVERSATION_BY_REFERENCE_PATCH = 'conversation-by-reference';
-
 /**
  * The digest of the messages so far followed by one more, given as its JSON: SHA-256 cut to 128 bits
  * (32 hex digits, sent with every call), which tells a stale cache entry from the run's messages.

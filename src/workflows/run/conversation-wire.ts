@@ -26,7 +26,7 @@ export class ConversationWire {
   sentSetup: SentSetup | undefined;
 
   constructor(
-    /** Whether its model calls carry the conversation by reference (`CONVERSATION_BY_REFERENCE_PATCH`). */
+    /** Whether its model calls carry the conversation by reference (patch `conversationByReference`). */
     readonly byReference: boolean,
     /** What the last model call held with its answer. */
     public sent: ConversationRef | undefined,

@@ -2,7 +2,7 @@
  * A run's link to its thread, made when the run starts: the turn it begins there, the thread's earlier
  * messages it is shown, and the key it writes the thread with.
  */
-import { patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { proxyActivities, setHandler } from '@temporalio/workflow';
 import type { AgentActivities } from '../../protocol/activities.js';
 import { turnKeyQuery } from '../../protocol/thread-messages.js';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
@@ -14,6 +14,7 @@ import { taskListMessage } from '../thread/thread-tasks.js';
 import { turnKeyOf, turnKeyProof } from '../thread/thread-writers.js';
 import { workingMemoryOf } from '../thread/working-memory.js';
 import type { RunState } from './run-state.js';
+import { takes } from '../patches.js';
 
 /**
  * The thread's workflow starts on the run's task queue if need be, and answers with the earlier
@@ -71,7 +72,7 @@ export async function joinThread(
   // Runs on a thread started before threads kept their conversation replay without it.
   // A lean run was started by code newer than the thread memory: it asks no patch here, after the
   // local description (a run on its agent's default thread gets here without having asked one first).
-  if (!(threadMemory ?? (state.lean || patched('thread-memory')))) return;
+  if (!(threadMemory ?? (state.lean || takes('threadMemory')))) return;
   const keepsMemory = workingMemoryOf(spec) !== undefined;
   const { history, workingMemory, tasks } = await beginThreadTurn({
     threadId,

@@ -22,7 +22,7 @@ export class MirrorWrites {
   constructor(
     private readonly mirror: RunMirror,
     private readonly source: MirrorSource,
-    /** Whether the writes wait for the end of the workflow task (`LEAN_HISTORY_PATCH`). */
+    /** Whether the writes wait for the end of the workflow task (patch `leanHistory`). */
     private readonly coalesced: boolean,
   ) {
     // Not cancelled with the run: its last writes (cancelled) still go out.

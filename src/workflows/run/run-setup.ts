@@ -1,21 +1,21 @@
 /**
- * What a run decides once: the patches its history takes, and what its agent's spec makes of it when
- * the spec is known (before any call waits). Read-only from then on.
+ * What a run decides once: what its agent's spec makes of it when the spec is known (before any call
+ * waits). Read-only from then on.
  */
 import { readers } from '../../approvals/access.js';
 import { escalationDeciders } from '../../approvals/deadline.js';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
 import type { Principal } from '../../schemas/access.js';
 import type { RunMemo } from '../../schemas/run-result.js';
+import type { RunAccess } from '../../approvals/rules.js';
+import type { AutoResumeSettings } from '../../schemas/auto-resume.js';
 
-/** The patch of the lean history's commands; runs from before replay without it. */
-export const LEAN_HISTORY_PATCH = 'lean-history';
-
-/**
- * The patch under which a decision that arrives after a call's deadline passed is refused as late (the
- * call expires first), however the timer and the decision were batched; runs from before took it.
- */
-export const DEADLINES_FIRST_PATCH = 'deadlines-before-decisions';
+/** What a new message on a run's thread may decide, and the model that reads it; who sends one decides as by hand. */
+export interface AutoResumeSetup {
+  settings: AutoResumeSettings;
+  model: string | undefined;
+  run: RunAccess;
+}
 
 export interface RunSetup {
   /** The names of the tools whose display transform changes what the stream shows of their calls. */

@@ -2,7 +2,7 @@
  * What a run decides before it announces anything: its agent's spec (described once, recorded in the
  * history), whether the caller may start it, its checked options, and a tool run's one call.
  */
-import { ApplicationFailure, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities, CallModelOutput } from '../../protocol/activities.js';
 import { canStart } from '../../approvals/access.js';
 import { effectiveRunOptions } from '../../approvals/policy.js';
@@ -13,6 +13,7 @@ import { beginsThreadTurn } from './join-thread.js';
 import { refOf, transcribedInput } from './payload-views.js';
 import type { RunState } from './run-state.js';
 import { toolRunStep } from './tool-run.js';
+import { takes } from '../patches.js';
 
 /** Error types that no retry can fix; the activities throw them as non-retryable failures. */
 export const NON_RETRYABLE_ERROR_TYPES = ['UnknownAgentError', 'UnknownModelError', 'ScriptExhaustedError'];
@@ -27,9 +28,6 @@ const { describeAgent: describeAgentHere } = proxyLocalActivities<AgentActivitie
   startToCloseTimeout: '30 seconds',
   retry: describeRetry,
 });
-
-/** The patch under which a request context key the agent's schema does not name is refused . */
-export const NAMED_CONTEXT_KEYS_PATCH = 'named-request-context-keys';
 
 /** What every part of a run works within: its state, its agent's spec and its checked options. */
 export interface RunScope {
@@ -54,14 +52,14 @@ export async function startRun(input: RunInput, state: RunState): Promise<Starte
   // in a lean run: when it ran, the code after it may have run in the next workflow task; on replay its
   // result comes back in the task that recorded it, where a patch recorded in the next one reads as
   // absent (and the run would fail with a non-determinism error).
-  const threadMemory = state.lean && beginsThreadTurn(input) ? patched('thread-memory') : undefined;
+  const threadMemory = state.lean && beginsThreadTurn(input) ? takes('threadMemory') : undefined;
   const agentSpec = withToolKinds(input.carry?.spec ?? (await describeOnce(state, input.agentId)));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
   const checked = effectiveRunOptions(agentSpec, input.options, {
     fromParent: input.parent !== undefined,
-    namedContextKeys: () => patched(NAMED_CONTEXT_KEYS_PATCH),
+    namedContextKeys: () => takes('namedContextKeys'),
   });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');

@@ -3,7 +3,7 @@
  * ledger decides: the conversation, the ledger of waiting calls and decisions, the stream and its
  * segments, and the mirror (memo, search attributes, reports to a parent run).
  */
-import { getExternalWorkflowHandle, patched } from '@temporalio/workflow';
+import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { LedgerEffect, Resolution } from '../../approvals/ledger-effects.js';
 import { ApprovalLedger } from '../../approvals/ledger.js';
 import type { Principal } from '../../schemas/access.js';
@@ -15,14 +15,12 @@ import type {
   PendingToolCall,
   RefusalType,
 } from '../../schemas/decisions.js';
-import type { AutoResumeSetup } from './auto-resume.js';
 import type { Message } from '../../schemas/message.js';
 import type { RunCarry } from '../../schemas/run-input.js';
 import type { RunMemo, RunStatus } from '../../schemas/run-result.js';
 import { finishChunk } from '../../schemas/stream-chunks.js';
 import type { TurnStatus } from '../../schemas/thread.js';
 import { DecisionWaits } from './decision-waits.js';
-import { CONVERSATION_BY_REFERENCE_PATCH } from './conversation-ref.js';
 import { ConversationWire } from './conversation-wire.js';
 import { Conversation } from './conversation.js';
 import { decisionSignals, type RunSnapshot } from '../../protocol/run-messages.js';
@@ -30,11 +28,12 @@ import { MirrorWrites } from './mirror-writes.js';
 import { fitResult } from './payload-bounds.js';
 import { MEMO_DECISIONS, RunMirror } from './run-mirror.js';
 import { RunNotices } from './run-notices.js';
-import { DEADLINES_FIRST_PATCH, LEAN_HISTORY_PATCH, NO_SETUP, runSetup, type RunSetup } from './run-setup.js';
+import { NO_SETUP, runSetup, type AutoResumeSetup, type RunSetup } from './run-setup.js';
 import { RunStream } from './run-stream.js';
 import { shownCalls } from '../thread/shown-calls.js';
 import type { ThreadLink } from '../thread/thread-link.js';
 import { runResult } from './transcript.js';
+import { takes } from '../patches.js';
 
 /** What a continuation of a run needs besides the conversation and the agent spec. */
 export type HandOver = Omit<RunCarry, 'spec'>;
@@ -49,7 +48,7 @@ export class RunState {
   /** What the spec decided, once it is known (`govern`). */
   setup: RunSetup = NO_SETUP;
   /**
-   * Whether the run takes the lean history's commands (`LEAN_HISTORY_PATCH`): its memo and search
+   * Whether the run takes the lean history's commands (patch `leanHistory`): its memo and search
    * attributes once per workflow task, the agent's description as a local activity. One patch for both:
    * each patch adds a marker and a search attribute upsert to every run's history.
    */
@@ -81,7 +80,7 @@ export class RunState {
     this.conversation = new Conversation(messages, carry?.steps);
     this.stream = new RunStream(carry?.stream);
     this.ledger = new ApprovalLedger(runId, { trail: carry?.decisions, refusals: carry?.refusals }, () =>
-      patched(DEADLINES_FIRST_PATCH),
+      takes('deadlinesFirst'),
     );
     this.mirror = new RunMirror(runId, agentId, parent);
     this.notices = new RunNotices(runId, agentId);
@@ -91,8 +90,8 @@ export class RunState {
       () => this.callFinished(),
     );
     if (carry) this.version = carry.version;
-    this.lean = patched(LEAN_HISTORY_PATCH);
-    this.wire = new ConversationWire(patched(CONVERSATION_BY_REFERENCE_PATCH), carry?.sent);
+    this.lean = takes('leanHistory');
+    this.wire = new ConversationWire(takes('conversationByReference'), carry?.sent);
     this.writes = new MirrorWrites(this.mirror, this, this.lean);
   }
 

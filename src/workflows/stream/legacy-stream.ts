@@ -8,7 +8,7 @@
  * `patched` is false there; anywhere else it is true, and the marker it records makes it true on
  * every later replay too.
  */
-import { ApplicationFailure, condition, defaultPayloadConverter, log, patched } from '@temporalio/workflow';
+import { ApplicationFailure, condition, defaultPayloadConverter, log } from '@temporalio/workflow';
 import {
   decodePayloadWire,
   encodePayloadWire,
@@ -18,13 +18,12 @@ import {
 import { z } from 'zod';
 import { safeParse } from '../../schemas/json.js';
 import { MAX_STREAM_GRACE_MS } from '../../schemas/stream-grace.js';
+import { takes } from '../patches.js';
 import type { ChunkLog } from './chunk-log.js';
-
-const GUARDED_STREAM_PATCH = 'guarded-stream';
 
 /** Whether the run is at a point of a run from before the guarded stream (only while replaying one). */
 export function fromBefore(): boolean {
-  return !patched(GUARDED_STREAM_PATCH);
+  return !takes('guardedStream');
 }
 
 /** The library's topic that carried the chunks. */

@@ -8,17 +8,15 @@
  * thread's workflow cannot make a run vouch for their key; whoever can start runs starts a run on the
  * thread, which is a writer like any other.
  *
- * Histories from before the keys hold writes without one, which replay as they ran (`THREAD_WRITERS_PATCH`).
+ * Histories from before the keys hold writes without one, which replay as they ran (patch `threadWriters`).
  */
-import { ApplicationFailure, log, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../../protocol/activities.js';
 import { sha256Hex } from '../../approvals/fingerprint.js';
 import { safeParse } from '../../schemas/json.js';
 import { clip } from '../../schemas/limits.js';
 import { TurnWriterSchema, type TurnKeyProof, type TurnWriter } from '../../schemas/thread.js';
-
-/** The patch past which a thread refuses writes without a turn key; histories from before replay them. */
-export const THREAD_WRITERS_PATCH = 'thread-writers';
+import { takes } from '../patches.js';
 
 /** Open turns whose keys a thread keeps: past it, the oldest (a run that never ended) loses its key. */
 export const MAX_THREAD_WRITERS = 500;
@@ -55,7 +53,7 @@ export function turnKeyProof(threadWorkflowId: string, key: string): TurnKeyProo
  * history: it is applied as it was. Anywhere else a write without a key is refused.
  */
 export function replayedKeyless(writer: unknown): boolean {
-  return writer === undefined && !patched(THREAD_WRITERS_PATCH);
+  return writer === undefined && !takes('threadWriters');
 }
 
 /** A refusal of an update for its key (the validator's, or the handler's for a run that did not vouch). */

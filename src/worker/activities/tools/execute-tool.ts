@@ -13,7 +13,7 @@ import type { ExecuteToolInput, ExecuteToolOutput } from '../../../protocol/acti
 import { ToolWriter } from './tool-writer.js';
 import type { McpConnections } from './mcp-connections.js';
 import { modelOutputOf, ownTool } from './transform-payload.js';
-import { grantTurnWriter } from '../threads/turn-writers.js';
+import { grantTurnWriter } from '../../../tools/builtin/turn-writers.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {

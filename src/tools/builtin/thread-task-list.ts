@@ -5,9 +5,9 @@
 import { Context } from '@temporalio/activity';
 import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import type { Task, TaskChange, TaskList } from '../../../schemas/tasks.js';
-import { threadWorkflowId, type TurnWriter } from '../../../schemas/thread.js';
-import { changeTasksUpdate, threadTasksQuery } from '../../../protocol/thread-messages.js';
+import type { Task, TaskChange, TaskList } from '../../schemas/tasks.js';
+import { threadWorkflowId, type TurnWriter } from '../../schemas/thread.js';
+import { changeTasksUpdate, threadTasksQuery } from '../../protocol/thread-messages.js';
 import { writerArgs } from './turn-writers.js';
 
 /** The thread of the run whose tool asks, from the tool's context. */

@@ -3,7 +3,7 @@
  * (working memory, tasks). Kept beside the call's context, never on it: a tool's own code has no use
  * for it, and the context is handed to hooks and logged.
  */
-import type { TurnWriter } from '../../../schemas/thread.js';
+import type { TurnWriter } from '../../schemas/thread.js';
 
 const writers = new WeakMap<object, TurnWriter>();
 

@@ -5,9 +5,9 @@
 import type { Agent } from '../agent.js';
 import { callAccess } from '../approvals/access.js';
 import type { ToolInfo, ToolOwner } from '../schemas/tool-info.js';
-import type { AnyTool } from './create-tool.js';
-import { jsonSchemaOf, schemaProblem, type ToolSchema } from './schema.js';
-import { isProviderTool } from './builtin/web-search.js';
+import type { AnyTool } from '../tools/create-tool.js';
+import { jsonSchemaOf, schemaProblem, type ToolSchema } from '../tools/schema.js';
+import { isProviderTool } from '../tools/builtin/web-search.js';
 
 /** What the agent's policy makes of calls of one of its tools. */
 function owner(agent: Agent, toolName: string, tool: AnyTool): ToolOwner {

@@ -1,0 +1,71 @@
+/**
+ * Every patch the workflows take, listed once with the release that added it. Where the code of a
+ * release parts from the code before it, it asks `takes(name)`: false only while a history recorded
+ * before the patch replays, true everywhere else (and the marker it records keeps it true on every
+ * later replay). A patch is never removed while a release whose runs may still be open took it; see
+ * docs/guides/upgrading.md, "Changing workflow code".
+ */
+import { patched } from '@temporalio/workflow';
+
+/** One patch: its marker id (never renamed), the release that added it, and what it changed. */
+export interface Patch {
+  readonly id: string;
+  readonly release: `${number}.${number}.${number}`;
+  readonly change: string;
+}
+
+export const PATCHES = {
+  guardedStream: {
+    id: 'guarded-stream',
+    release: '0.1.0',
+    change:
+      'the stream is guarded: runs from before took the streams library publish signal from anyone, ' +
+      'served its long-poll update and took any grace period (src/workflows/stream/legacy-stream.ts)',
+  },
+  graceEndsOnCancel: {
+    id: 'grace-ends-on-cancel',
+    release: '0.1.0',
+    change: "a cancel request ends a finished run's grace period; runs from before slept it out",
+  },
+  threadMemory: {
+    id: 'thread-memory',
+    release: '0.1.0',
+    change: 'a thread keeps its conversation; runs on a thread from before replay without it',
+  },
+  leanHistory: {
+    id: 'lean-history',
+    release: '0.2.0',
+    change:
+      'memo and search-attribute writes wait for the end of the workflow task, and the agent is ' +
+      'described by a local activity',
+  },
+  conversationByReference: {
+    id: 'conversation-by-reference',
+    release: '0.2.0',
+    change: 'model calls carry the conversation by reference; runs from before send it whole',
+  },
+  namedContextKeys: {
+    id: 'named-request-context-keys',
+    release: '0.3.0',
+    change: "a request context key the agent's schema does not name is refused",
+  },
+  deadlinesFirst: {
+    id: 'deadlines-before-decisions',
+    release: '0.3.0',
+    change:
+      "a decision that arrives after its call's deadline fired is refused as late, however the " +
+      'timer and the decision were batched',
+  },
+  threadWriters: {
+    id: 'thread-writers',
+    release: '0.3.0',
+    change: 'a thread refuses writes without the turn key of one of its own runs',
+  },
+} as const satisfies Record<string, Patch>;
+
+export type PatchName = keyof typeof PATCHES;
+
+/** Whether this run takes the change `name` made (false only while a history from before replays). */
+export function takes(name: PatchName): boolean {
+  return patched(PATCHES[name].id);
+}
