@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import type { AgentConfig, AgentTool } from './agent.js';
+import type { MemoryOptions } from './schemas/thread.js';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
@@ -49,14 +50,17 @@ const PROVIDER_TOOL_KEYS = ['kind', 'type', 'id', 'description', 'options'] as c
   keyof ProviderTool
 >;
 
+/** An agent's options with its memory as options (`new Memory()` taken apart). */
+type CheckedConfig = Omit<AgentConfig, 'memory'> & { memory?: MemoryOptions };
+
 /** An agent's options, checked: its tools by the name the model calls them, and its MCP servers. */
-export function checkAgent(config: AgentConfig): {
+export function checkAgent(config: CheckedConfig): {
   tools: Record<string, AgentTool>;
   mcpServers: Record<string, McpServer>;
 } {
   if (!config.id) throw new TypeError('defineAgent: `id` is required');
   // `kind` and the rest come along when an agent is defined from another (`{ ...agent, model }`).
-  const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };
+  const { kind: _kind, ...options } = config as CheckedConfig & { kind?: unknown };
   rejectUnknownKeys(`defineAgent("${config.id}")`, options, AGENT_OPTIONS);
   const tools: Record<string, AgentTool> = {};
   for (const [key, tool] of Object.entries(config.tools ?? {})) {
@@ -155,7 +159,7 @@ export function checkAgent(config: AgentConfig): {
  * key in `agents`: a value we do not know, or a key the agent does not delegate to, is refused rather
  * than a sub-agent silently shown less (or more) than was meant.
  */
-function checkSubAgentContext(config: AgentConfig): void {
+function checkSubAgentContext(config: CheckedConfig): void {
   const context: unknown = (config.memory as { subAgentContext?: unknown } | null)?.subAgentContext;
   if (context === undefined) return;
   const where = `defineAgent("${config.id}"): memory.subAgentContext`;
@@ -184,7 +188,7 @@ function checkSubAgentContext(config: AgentConfig): void {
  * agent defined from another gets it anew from its own options (or not at all); a tool of the agent's
  * own by that name is refused rather than shadowed.
  */
-function addWorkingMemoryTool(config: AgentConfig, tools: Record<string, AgentTool>): void {
+function addWorkingMemoryTool(config: CheckedConfig, tools: Record<string, AgentTool>): void {
   for (const [name, tool] of Object.entries(tools)) if (isBuiltinWorkingMemoryTool(tool)) delete tools[name];
   const options = config.memory?.workingMemory;
   if (!options?.enabled) return;
@@ -204,7 +208,7 @@ function addWorkingMemoryTool(config: AgentConfig, tools: Record<string, AgentTo
  * refused here, rather than the ask being ignored. (A run that requires approval of every call is
  * refused at its start, see `effectiveRunOptions`.)
  */
-function checkProviderTools(config: AgentConfig, tools: Record<string, AgentTool>): void {
+function checkProviderTools(config: CheckedConfig, tools: Record<string, AgentTool>): void {
   const names = Object.keys(tools).filter((name) => isProviderTool(tools[name]));
   if (names.length === 0) return;
   const where = `defineAgent("${config.id}")`;

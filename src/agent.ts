@@ -9,6 +9,7 @@ import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
 import { checkAgent } from './agent-checks.js';
 import { AgentHandle, type AgentMethodsClient } from './client/agent-handle.js';
+import { memoryOptionsOf, type Memory } from './memory.js';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
@@ -90,9 +91,10 @@ export interface AgentConfig {
    * the thread and replaces with the built-in tool `updateWorkingMemory`. A supervisor's
    * `subAgentContext` says what its sub-agents see of its thread: `'prompt'` (the default: only the task
    * it passes them) or `'thread'` (the thread's last messages too, read-only), for all of them or by key
-   * in `agents` (`{ researcher: 'thread' }`). See docs/guides/threads-and-memory.md.
+   * in `agents` (`{ researcher: 'thread' }`). Mastra's `new Memory({ options })` is taken too. See
+   * docs/guides/threads-and-memory.md.
    */
-  memory?: MemoryOptions;
+  memory?: MemoryOptions | Memory;
 }
 
 /** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */
@@ -129,7 +131,10 @@ export class Agent extends AgentHandle implements AgentConfig {
   requestContextSchema?: z.ZodType;
   memory?: MemoryOptions;
 
-  constructor(config: AgentConfig) {
+  constructor(given: AgentConfig) {
+    const { memory: givenMemory, ...rest } = given;
+    const memory = memoryOptionsOf(givenMemory);
+    const config = { ...rest, ...(memory ? { memory } : {}) };
     const { tools, mcpServers } = checkAgent(config);
     super(bound, config.id);
     const { kind: _kind, ...options } = config as AgentConfig & { kind?: unknown };

@@ -37,6 +37,7 @@ export { SubAgentInputSchema } from './schemas/agent-spec.js';
 export type { AgentSpec, ToolSpec } from './schemas/agent-spec.js';
 export { DEFAULT_LAST_MESSAGES } from './schemas/thread.js';
 export type { MemoryOptions } from './schemas/thread.js';
+export { Memory, type MemoryConfig } from './memory.js';
 export type { WorkingMemoryOptions } from './schemas/working-memory.js';
 export { DEFAULT_WORKING_MEMORY_CHARS, MAX_WORKING_MEMORY_CHARS } from './schemas/working-memory.js';
 export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';

@@ -22,6 +22,17 @@ export function inheritedApproval(
   return options.requireToolApproval ? { requireToolApproval: true } : {};
 }
 
+/**
+ * Mastra's per-call approval function (`requireToolApproval: ({ toolName }) => ...`). A durable run cannot
+ * keep it: a run given one requires approval for every call, as Mastra's durable agents do.
+ */
+export type ToolApprovalFunction = (call: {
+  toolName: string;
+  args: unknown;
+  requestContext?: unknown;
+  workspace?: unknown;
+}) => boolean | Promise<boolean>;
+
 /** The warning given when a function is passed as the run's approval policy. */
 export const FUNCTION_POLICY_WARNING =
   'requireToolApproval: a function cannot be stored with a durable run, ' +
@@ -33,7 +44,7 @@ export const FUNCTION_POLICY_WARNING =
  * to approving every call (fail safe), and `warn` says so.
  */
 export function storableApprovalPolicy(
-  requireToolApproval: boolean | ((...args: never[]) => unknown) | undefined,
+  requireToolApproval: boolean | ToolApprovalFunction | undefined,
   warn: (message: string) => void,
 ): boolean | undefined {
   if (typeof requireToolApproval !== 'function') return requireToolApproval;

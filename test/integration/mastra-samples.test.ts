@@ -27,10 +27,15 @@
  * - block 5 is a tool definition only: the test runs it through an agent of its own. Its `execute`
  *   reads `location` from its input, never from `resumeData`, so a resumed call asks again: asserted.
  * - block 14 takes the `requiresApproval` branch (the test left a run waiting on an approval).
- * Not run (`it.todo`, with the reason): blocks 3 and 4 (a function for `requireToolApproval`: the
- * package takes only a boolean, a run's options are data), 6 (declares `const result` twice in one
- * scope, which no JavaScript runs), 11-13 and 15-17 (`new Memory()` from `@mastra/memory`: the package
- * has no `Memory` class, `memory` is an options object). The Tools page's samples are not copied yet.
+ * - blocks 3 and 4 pass a function as `requireToolApproval`: a durable run cannot keep one, so (as the
+ *   page says of Mastra's durable agents) the run asks approval of every call and the client warns.
+ *   Block 4's two blocks share one file; the page's `Agent` import is in the glue above them.
+ * - block 15 imports `Memory` from this package (it takes Mastra's `options`); it approves, then
+ *   declines the same call as block 2 does, and throws the same way.
+ * Not run (`it.todo`, with the reason): block 6 (declares `const result` twice in one scope, which no
+ * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes), 16-17 and
+ * the last (they use block 15's `supervisorAgent` and `stream`). The Tools page's samples are not copied
+ * yet.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { Agent } from '../../src/index.js';
@@ -126,11 +131,53 @@ it('block 2 (执行前审批): requireToolApproval on the run; the chunk names t
   expect(out).toBe('It is 18°C and sunny in London.');
 });
 
-it.todo(
-  'block 3 (使用函数进行条件审批): `requireToolApproval: ({ toolName }) => ...` does not type-check: ' +
-    'a run takes only a boolean (its options are data the workflow keeps; Mastra says the same of durable agents)',
-);
-it.todo('block 4 (将审批绑定到确切的 Tool 参数): its stream passes a function for `requireToolApproval` (see block 3)');
+it('block 3 (使用函数进行条件审批): a function for requireToolApproval; the run asks approval of every call', async () => {
+  const warnings: unknown[] = [];
+  vi.spyOn(console, 'warn').mockImplementation((message: unknown) => void warnings.push(message));
+  server.answer(
+    { toolCalls: [{ name: 'list_records', args: { before: '2020-01-01' } }] },
+    { toolCalls: [{ name: 'delete_records', args: { ids: ['r-1'] } }] },
+    { text: 'Deleted r-1.' },
+  );
+
+  const { agent, stream } = await import('../fixtures/mastra-samples/approval/03-conditional-approval.js');
+
+  // A durable run cannot keep the function (Mastra's durable agents say the same): it fails safe, and
+  // every call waits, the one the function would have let through too. The client says so.
+  expect(warnings).toEqual([expect.stringMatching(/requireToolApproval: a function cannot be stored/)]);
+  const asked: string[] = [];
+  let current = stream;
+  for (;;) {
+    let waiting: { toolName: string; toolCallId: string } | undefined;
+    for await (const chunk of current.fullStream) if (chunk.type === 'tool-call-approval') waiting = chunk.payload;
+    if (!waiting) break;
+    asked.push(waiting.toolName);
+    current = await agent.approveToolCall({ runId: stream.runId, toolCallId: waiting.toolCallId });
+  }
+  expect(asked).toEqual(['list_records', 'delete_records']);
+  expect(deletedIds).toContain('r-1');
+});
+
+it('block 4 (将审批绑定到确切的 Tool 参数): the approved fingerprint lets the reviewed call run once', async () => {
+  server.answer({ toolCalls: [{ name: 'issueRefundTool', args: { orderId: 'ord-1042' } }] }, { text: 'Refunded.' });
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+
+  const { refunds, dialogs, approvedFingerprints } =
+    await import('../fixtures/mastra-samples/approval/04-approval-bound.js');
+
+  // The page's tools are keyed `issueRefundTool`, the name the model calls and the hook sees; its
+  // `sensitiveTools` names their ids, so the hook lets the call through (as it would on Mastra).
+  expect(dialogs).toEqual([
+    {
+      toolName: 'issueRefundTool',
+      args: { orderId: 'ord-1042' },
+      fingerprint: 'fingerprint-{"toolName":"issueRefundTool","args":{"orderId":"ord-1042"}}',
+    },
+  ]);
+  expect(refunds).toEqual(['ord-1042']);
+  expect(lastMessage(1)).toMatchObject({ role: 'tool', content: '{"refunded":"ord-1042"}' });
+  expect([...approvedFingerprints]).toHaveLength(1);
+});
 
 it('block 5 (suspend()): the tool suspends with its question; resumed, it asks again (it reads only its input)', async () => {
   const { weatherTool } = await import('../fixtures/mastra-samples/approval/05-suspend-tool.js');
@@ -189,8 +236,8 @@ it('blocks 9-10 (suspend() for approval): the suspension payload, then handleRes
 });
 
 it.todo(
-  'blocks 11-13 (自动恢复 Tool): `memory: new Memory()` from @mastra/memory: the package has no Memory ' +
-    'class (memory is an options object), and the second `agent.stream` names no thread to resume on',
+  'blocks 11-13 (自动恢复 Tool): the second `agent.stream` names no thread, so it starts a run of its own; ' +
+    'auto-resume needs the same thread and resource (docs/guides/approvals.md, "Auto-resume")',
 );
 
 it('block 14 (重启后恢复): listSuspendedRuns finds the waiting run on the thread; approveToolCall streams the rest', async () => {
@@ -212,8 +259,31 @@ it('block 14 (重启后恢复): listSuspendedRuns finds the waiting run on the t
   expect(deletedIds).toContain('r-14');
 });
 
+it('block 15 (在 Supervisor Agent 中批准和拒绝): the sub-agent call waits at the supervisor', async () => {
+  server.answer(
+    { toolCalls: [{ name: 'agent-dataAgent', args: { prompt: 'Find user 12345' } }] },
+    { toolCalls: [{ name: 'findUserTool', args: { userId: '12345' } }] },
+    { text: 'John, john@example.com' },
+    { text: 'User 12345 is John (john@example.com).' },
+  );
+
+  // The page approves and then, "to decline instead", declines the same call: the approval finished
+  // it, so the decline finds nothing waiting and the sample throws (as block 2's does).
+  await expect(import('../fixtures/mastra-samples/approval/15-supervisor-approval.js')).rejects.toThrow(
+    /waits on no tool call|not waiting|no pending|finished/i,
+  );
+
+  expect(logs).toEqual([
+    ['Tool requires approval:', 'findUserTool'],
+    ['Arguments:', { userId: '12345' }],
+  ]);
+  expect(out).toBe('User 12345 is John (john@example.com).');
+  expect(server.requests[1]!.body.model).toBe('gpt-5-mini');
+  expect(server.requests[0]!.body.model).toBe('gpt-5.6-sol');
+});
+
 it.todo(
-  'blocks 15-17 (Supervisor Agent): the supervisor has `memory: new Memory()` from @mastra/memory, ' +
-    'which the package has no class for (see blocks 11-13)',
+  'blocks 16-17 and the last (suspend() and generate() under a supervisor): they call a `supervisorAgent` ' +
+    'and a `stream` of block 15 that a module of its own cannot share without running block 15 again',
 );
 it.todo("the Tools page's samples (/work/shared/reference/tools.zh.txt): not copied yet");

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { describeAgent } from '../../src/worker/activities/describe-agent.js';
-import { createTool, defineAgent, defineWorkflowTool } from '../../src/index.js';
+import { createTool, defineAgent, defineWorkflowTool, Memory } from '../../src/index.js';
 import { createWorker } from '../../src/worker/index.js';
 import { AgentRegistry } from '../../src/worker/registry.js';
 import { subAgentContextOf } from '../../src/schemas/thread.js';
@@ -212,6 +212,26 @@ describe('loud configuration', () => {
     const { buildRunInput } = await import('../../src/client/runs/run-input.js');
     expect(() => buildRunInput('a', 'hi', { maxStep: 3 } as Parameters<typeof buildRunInput>[2], () => {})).toThrow(
       'Invalid run options: unknown option "maxStep" (did you mean "maxSteps"?)',
+    );
+  });
+});
+
+describe("Mastra's new Memory()", () => {
+  const base = { id: 'm', name: 'M', model: 'scripted' };
+
+  it('is the same agent as the options it holds', () => {
+    const agent = defineAgent({ ...base, memory: new Memory({ options: { lastMessages: 3 } }) });
+    expect(agent.memory).toEqual({ lastMessages: 3 });
+    expect(defineAgent({ ...base, memory: new Memory() }).memory).toEqual({});
+    const spec = describeAgent(new AgentRegistry([agent]), { agentId: 'm' });
+    expect(spec.memory).toEqual({ lastMessages: 3 });
+  });
+
+  it('refuses what it cannot keep, by name, and options the agent refuses', () => {
+    expect(() => new Memory({ storage: {} } as never)).toThrow(/new Memory\(\): storage: a run's Temporal history/);
+    expect(() => new Memory({ optoins: {} } as never)).toThrow(/unknown option "optoins" \(did you mean "options"\?\)/);
+    expect(() => defineAgent({ ...base, memory: new Memory({ options: { lastMessages: -1 } }) })).toThrow(
+      /defineAgent\("m"\): invalid memory/,
     );
   });
 });

@@ -1,6 +1,6 @@
 /** The input of a run as the client starts it: options checked, stored as plain data. */
 import { z } from 'zod';
-import { storableApprovalPolicy } from '../../approvals/policy.js';
+import { storableApprovalPolicy, type ToolApprovalFunction } from '../../approvals/policy.js';
 import { InvalidInputError, InvalidRunOptionsError } from '../../errors.js';
 import { unknownKeyMessage } from '../../options.js';
 import { oneLine } from '../../schemas/json.js';
@@ -29,7 +29,7 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval' | '
    * Pause every tool call for approval. A function cannot be stored with the run: the run then
    * requires approval for every call (fail safe), and the client logs a warning saying so.
    */
-  requireToolApproval?: boolean | ((...args: never[]) => unknown);
+  requireToolApproval?: boolean | ToolApprovalFunction;
   /**
    * Not supported: per-call hooks are functions, which cannot be stored with a durable run. Passing them
    * is refused ({@link InvalidRunOptionsError}); put the hooks on the agent (`defineAgent({ hooks })`),
