@@ -9,16 +9,14 @@ export { Agent, defineAgent, defineWorkflowTool } from './agent.js';
 export type { AgentConfig, AgentTool, WorkflowTool } from './agent.js';
 export { createTool } from './tools/create-tool.js';
 export { RequestContext } from './tools/request-context.js';
+export type { AnyTool, Tool, ToolConfig } from './tools/create-tool.js';
 export type {
-  AnyTool,
-  Tool,
-  ToolConfig,
   ToolDataChunk,
   ToolExecutionContext,
   ToolHookContext,
   ToolLogger,
   ToolStreamWriter,
-} from './tools/create-tool.js';
+} from './tools/tool-context.js';
 export type { CheckingSchema, SchemaInput, SchemaOutput, ToolSchema } from './tools/schema.js';
 export type { AgentHooks, BeforeToolCallResult, ToolCallEnd, ToolCallHookContext } from './tools/hooks.js';
 export type { McpServerConfig } from './tools/mcp.js';

@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent, RequestContext, webFetchTool } from '../../src/index.js';
-import type { ToolExecutionContext } from '../../src/tools/create-tool.js';
+import type { ToolExecutionContext } from '../../src/tools/tool-context.js';
 import { createWebFetchTool, type WebFetchToolOptions } from '../../src/tools/builtin/web-fetch.js';
 import { isPublicAddress } from '../../src/tools/builtin/ip-address.js';
 import { modelCalls, spyModels } from '../fixtures/agents.js';

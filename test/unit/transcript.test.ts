@@ -168,7 +168,7 @@ describe('runResult', () => {
 
 describe('markDuplicateIds', () => {
   it('keeps the first call of an id and marks the later ones invalid', async () => {
-    const { markDuplicateIds } = await import('../../src/worker/activities/model/call-model.js');
+    const { markDuplicateIds } = await import('../../src/worker/activities/model/step-output.js');
     const call = (id: string, n: number) => ({ toolCallId: id, toolName: 't', args: { n }, fingerprint: `f${n}` });
     const marked = markDuplicateIds([call('a', 1), call('b', 2), call('a', 3)]);
     expect(marked.map((c) => c.invalid)).toEqual([

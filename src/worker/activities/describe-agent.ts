@@ -8,7 +8,7 @@ import { jsonSchemaOf } from '../../tools/schema.js';
 import { approvalDeadlineSpec } from '../../schemas/deadline.js';
 import { transformStages } from '../../tools/transforms.js';
 import type { DescribeAgentInput } from '../../protocol/activities.js';
-import type { McpToolEntry } from './tools/mcp-connections.js';
+import type { McpToolEntry } from './tools/mcp-tool-list.js';
 
 // Made in tools/schema.ts, for any schema library; exported here too, where the spec is made.
 export { jsonSchemaOf };

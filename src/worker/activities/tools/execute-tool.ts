@@ -2,18 +2,19 @@ import { Context } from '@temporalio/activity';
 import type { Agent } from '../../../agent.js';
 import { errorMessage } from '../../../errors.js';
 import type { AgentRegistry } from '../../registry.js';
-import { oneLine, type JsonSchema, type JsonValue } from '../../../schemas/json.js';
-import { kib, MAX_DATA_BYTES, measureJson } from '../../../schemas/limits.js';
-import type { AnyTool, ToolExecutionContext, ToolHookContext } from '../../../tools/create-tool.js';
+import { MAX_DATA_BYTES } from '../../../schemas/limits.js';
+import type { AnyTool } from '../../../tools/create-tool.js';
+import type { ToolExecutionContext, ToolHookContext } from '../../../tools/tool-context.js';
 import { isProviderTool } from '../../../tools/builtin/web-search.js';
 import { RequestContext } from '../../../tools/request-context.js';
-import { checkWith, jsonSchemaOf, schemaProblem, type ToolSchema } from '../../../tools/schema.js';
-import { toJson } from './transform-payload.js';
+import { checkWith } from '../../../tools/schema.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../../../protocol/activities.js';
 import { ToolWriter } from './tool-writer.js';
 import type { McpConnections } from './mcp-connections.js';
-import { modelOutputOf, ownTool } from './transform-payload.js';
+import { ownTool } from './transform-payload.js';
 import { grantTurnWriter } from '../../../tools/builtin/turn-writers.js';
+import { resultOf } from './tool-result.js';
+import { checkResume, suspended } from './tool-suspension.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -158,40 +159,6 @@ async function execution(
   return resultOf(agent, input, requestContext, output, maxOutputBytes);
 }
 
-/** A tool's output as the run keeps it: JSON within the bound, with what the model is shown of it. */
-async function resultOf(
-  agent: Agent,
-  input: ExecuteToolInput,
-  requestContext: RequestContext,
-  output: unknown,
-  maxBytes = MAX_DATA_BYTES,
-): Promise<ExecuteToolOutput> {
-  const json = toJson(output);
-  const tooLarge = oversize(input.toolName, 'output', json, maxBytes);
-  if (tooLarge) return { type: 'error', error: tooLarge };
-  let modelOutput;
-  try {
-    const context = {
-      runId: input.runId,
-      agentId: input.agentId,
-      toolCallId: input.toolCallId,
-      toolName: input.toolName,
-      requestContext,
-    };
-    modelOutput = await modelOutputOf(agent, context, json);
-  } catch (err) {
-    return { type: 'error', error: `toModelOutput of tool "${input.toolName}" failed: ${errorMessage(err)}` };
-  }
-  return (
-    oversizeResult(input.toolName, 'what toModelOutput shows the model', modelOutput, maxBytes) ?? {
-      type: 'result',
-      output: json,
-      modelOutput,
-      shaped: true,
-    }
-  );
-}
-
 /**
  * A call of one of the agent's MCP tools, through the worker's connection to its server; undefined
  * when the name is not one of them. The worker heartbeats while the server works; a server that cannot
@@ -219,106 +186,4 @@ async function callMcpTool(
   if (!called) return undefined;
   if ('error' in called) return { type: 'error', error: called.error };
   return resultOf(agent, input, new RequestContext(input.requestContext), called.output);
-}
-
-/**
- * Why a tool's data is refused, when it is not JSON that can be checked or is over `maxBytes` (default
- * {@link MAX_DATA_BYTES}): the run carries it in payloads that Temporal limits (more with a payload
- * store), so it becomes a tool error the model sees.
- */
-function oversize(toolName: string, what: string, value: unknown, maxBytes = MAX_DATA_BYTES): string | undefined {
-  const measured = measureJson(value);
-  if (!measured.ok) return `Tool "${toolName}" returned ${what} that is not JSON data: ${measured.problem}.`;
-  if (measured.bytes <= maxBytes) return undefined;
-  return (
-    `Tool "${toolName}" returned ${what} of ${kib(measured.bytes)} of JSON; at most ${kib(maxBytes)} ` +
-    'fits in a run. Return less, or keep large data outside the run and return a reference to it.'
-  );
-}
-
-function oversizeResult(
-  toolName: string,
-  what: string,
-  value: unknown,
-  maxBytes = MAX_DATA_BYTES,
-): ExecuteToolOutput | undefined {
-  const error = oversize(toolName, what, value, maxBytes);
-  return error ? { type: 'error', error } : undefined;
-}
-
-/**
- * Resume data as the tool takes it: it must fit the tool's `resumeSchema` and, where the tool has
- * `resumeSchemaFor`, this call's own schema; else it is refused and the tool does not run.
- */
-async function checkResume(
-  tool: AnyTool,
-  toolName: string,
-  input: unknown,
-  data: JsonValue,
-): Promise<{ ok: true; data: unknown } | { ok: false; output: ExecuteToolOutput }> {
-  const parsed = tool.resumeSchema ? await checkWith(tool.resumeSchema, data) : { ok: true as const, value: data };
-  if (!parsed.ok) {
-    const problem = oneLine(parsed.issues, true);
-    const error = `resume data does not fit the resumeSchema of tool "${toolName}": ${problem}`;
-    return { ok: false, output: { type: 'resume-rejected', error } };
-  }
-  const call = callResumeSchema(tool, toolName, input);
-  if ('error' in call) return { ok: false, output: { type: 'error', error: call.error } };
-  const fits = call.schema && (await checkWith(call.schema, data));
-  if (fits && !fits.ok) {
-    const error = `resume data does not fit this call of tool "${toolName}": ${oneLine(fits.issues, true)}`;
-    return { ok: false, output: { type: 'resume-rejected', error } };
-  }
-  return { ok: true, data: parsed.value };
-}
-
-/** The resume schema of this call, where the tool makes one from the input; a function that fails is a tool error. */
-function callResumeSchema(
-  tool: AnyTool,
-  toolName: string,
-  input: unknown,
-): { schema?: ToolSchema } | { error: string } {
-  if (!tool.resumeSchemaFor) return {};
-  try {
-    const schema = (tool.resumeSchemaFor as (input: unknown) => unknown)(input);
-    const problem = schemaProblem(schema, true);
-    if (!problem) return { schema: schema as ToolSchema };
-    return { error: `resumeSchemaFor of tool "${toolName}" returned a value that ${problem}` };
-  } catch (err) {
-    return { error: `resumeSchemaFor of tool "${toolName}" failed: ${errorMessage(err)}` };
-  }
-}
-
-async function suspended(
-  tool: AnyTool,
-  toolName: string,
-  input: unknown,
-  payload: unknown,
-): Promise<ExecuteToolOutput> {
-  if (tool.suspendSchema) {
-    const parsed = await checkWith(tool.suspendSchema, payload);
-    if (!parsed.ok) {
-      return {
-        type: 'error',
-        error: `Tool "${toolName}" suspended with a payload that does not fit its suspendSchema: ${parsed.pretty}`,
-      };
-    }
-  }
-  const json: JsonValue = toJson(payload);
-  const tooLarge = oversizeResult(toolName, 'a suspend payload', json);
-  if (tooLarge) return tooLarge;
-  // The call's own resume schema goes with the suspended call, so that every caller can check data first.
-  const call = callResumeSchema(tool, toolName, input);
-  if ('error' in call) return { type: 'error', error: call.error };
-  if (!call.schema) return { type: 'suspended', payload: json };
-  let resumeSchema: JsonSchema;
-  try {
-    resumeSchema = jsonSchemaOf(call.schema);
-  } catch (err) {
-    const error = `the resume schema of this call of tool "${toolName}" has no JSON schema: ${errorMessage(err)}`;
-    return { type: 'error', error };
-  }
-  return (
-    oversizeResult(toolName, 'a resume schema', resumeSchema) ?? { type: 'suspended', payload: json, resumeSchema }
-  );
 }

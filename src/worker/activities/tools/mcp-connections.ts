@@ -10,31 +10,15 @@ import { createMCPClient, MCPClientError, type MCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import type { Agent } from '../../../agent.js';
 import { errorMessage, McpServerUnavailableError } from '../../../errors.js';
-import { clip, jsonBytes, kib, MAX_DATA_BYTES, MAX_TEXT } from '../../../schemas/limits.js';
-import type { JsonSchema } from '../../../schemas/json.js';
-import { mcpToolName, mcpToolNeedsApproval, type McpServer } from '../../../tools/mcp.js';
+import { clip, MAX_DATA_BYTES, MAX_TEXT } from '../../../schemas/limits.js';
+import type { McpServer } from '../../../tools/mcp.js';
 import { boundedFetch, callOutcome, inputProblem, type ListedTool, type McpCallOutcome } from './mcp-answers.js';
+import { listAll, MAX_MCP_TOOLS, mcpToolEntry, type McpToolEntry } from './mcp-tool-list.js';
 
 export type { McpCallOutcome } from './mcp-answers.js';
 
-/** One tool of an MCP server, as the run offers it to the model. */
-export interface McpToolEntry {
-  /** `<server>_<tool>`: the name the model calls it by. */
-  name: string;
-  server: string;
-  /** The tool's name on its server. */
-  tool: string;
-  description: string;
-  inputSchema: JsonSchema;
-  requireApproval: boolean;
-}
-
 /** A server's HTTP responses are read up to this: more is a broken connection, never held in memory. */
 export const MAX_MCP_RESPONSE_BYTES = 4 * MAX_DATA_BYTES;
-/** At most this many tools of one server are offered; a server with more is refused, naming the bound. */
-export const MAX_MCP_TOOLS = 128;
-/** A tool's input schema is recorded in every run's history: one larger than this is left out. */
-const MAX_MCP_SCHEMA_BYTES = 32 * 1024;
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 const CONNECT_TIMEOUT_MS = 15_000;
 /**
@@ -42,7 +26,6 @@ const CONNECT_TIMEOUT_MS = 15_000;
  * then is unavailable (at a run's start, the run fails with it: another attempt would wait as long).
  */
 export const MCP_LIST_TIMEOUT_MS = 15_000;
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 interface Connection {
   client: Promise<MCPClient>;
@@ -74,7 +57,7 @@ export class McpConnections {
     const servers = Object.entries(agent.mcpServers);
     const lists = await Promise.all(servers.map(([key, server]) => this.listed(agent, key, server, true)));
     return servers.flatMap(([key, server], i) =>
-      lists[i]!.flatMap((tool) => this.entry(agent, key, server, tool) ?? []),
+      lists[i]!.flatMap((tool) => mcpToolEntry(agent, key, server, tool, (message) => this.warn(message)) ?? []),
     );
   }
 
@@ -267,27 +250,6 @@ export class McpConnections {
     this.connections.delete(id);
     void known.client.then((c) => c.close()).catch(() => undefined);
   }
-
-  private entry(agent: Agent, key: string, server: McpServer, tool: ListedTool): McpToolEntry | undefined {
-    const name = mcpToolName(key, tool.name);
-    const leftOut = (why: string): undefined => {
-      this.warn(`MCP tool "${tool.name}" of server "${key}" (agent "${agent.id}") is left out: ${why}`);
-      return undefined;
-    };
-    if (!TOOL_NAME.test(name)) return leftOut(`"${clip(name, 100)}" is not a tool name (1-64 letters, digits, _ or -)`);
-    const bytes = jsonBytes(tool.inputSchema);
-    if (bytes > MAX_MCP_SCHEMA_BYTES) {
-      return leftOut(`its input schema is ${kib(bytes)}, over the ${kib(MAX_MCP_SCHEMA_BYTES)} a run records`);
-    }
-    return {
-      name,
-      server: key,
-      tool: tool.name,
-      description: clip(tool.description ?? tool.title ?? '', MAX_TEXT),
-      inputSchema: { ...tool.inputSchema, type: 'object' } as JsonSchema,
-      requireApproval: mcpToolNeedsApproval(server, tool.name),
-    };
-  }
 }
 
 function connectionKey(agent: Agent, key: string): string {
@@ -296,16 +258,4 @@ function connectionKey(agent: Agent, key: string): string {
 
 function where(server: McpServer): string {
   return 'command' in server ? `stdio: ${clip(server.command, 200)}` : `${new URL(server.url).origin}`;
-}
-
-/** Every tool of a server, page by page, up to one page past the bound (which is then refused). */
-async function listAll(client: MCPClient, signal: AbortSignal): Promise<ListedTool[]> {
-  const tools: ListedTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools({ ...(cursor ? { params: { cursor } } : {}), options: { signal } });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor && tools.length <= MAX_MCP_TOOLS);
-  return tools;
 }
