@@ -14,6 +14,7 @@ const SANDBOX = [
   'src/approvals/**/*.ts',
   'src/schemas/**/*.ts',
   'src/errors.ts',
+  'src/errors/**/*.ts',
   'src/codec/failure-converter.ts',
   'src/workflow.ts',
 ];

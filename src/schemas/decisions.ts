@@ -3,6 +3,7 @@
  * Sandbox-safe: shared by the workflow, the client and the server.
  */
 import { z } from 'zod';
+import { REFUSAL_TYPES, type RefusalType } from '../errors/refusal-types.js';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { JsonValueSchema } from './json.js';
 import { boundedJson, MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from './limits.js';
@@ -72,20 +73,8 @@ export type DecisionKind = z.infer<typeof DecisionKindSchema>;
 export const TrailKindSchema = z.enum([...DecisionKindSchema.options, 'escalate', 'expire']);
 export type TrailKind = z.infer<typeof TrailKindSchema>;
 
-export const RefusalTypeSchema = z.enum([
-  'NothingPending',
-  'UnknownToolCall',
-  'AlreadyDecided',
-  'FingerprintMismatch',
-  'WrongPauseKind',
-  'InvalidResumeData',
-  'InvalidDecision',
-  'NotAllowed',
-  'SelfApproval',
-  'InvalidArguments',
-  'InvalidSignature',
-]);
-export type RefusalType = z.infer<typeof RefusalTypeSchema>;
+export const RefusalTypeSchema = z.enum(REFUSAL_TYPES);
+export type { RefusalType };
 
 /** The longest stream grace period a decision may ask for: a finished run stays open that long. */
 export const MAX_STREAM_GRACE_MS = 60 * 60 * 1000;

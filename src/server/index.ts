@@ -3,8 +3,9 @@
  * approval inbox and chat pages, and the codec endpoint. Its packages (`hono`, `@hono/node-server`,
  * `jose`) are optional peers: install them where this entry is used.
  */
-export { createServerApp, DEFAULT_REQUEST_OPTIONS } from './app.js';
-export type { ServerOptions } from './app.js';
+export { createServerApp } from './app.js';
+export { DEFAULT_REQUEST_OPTIONS } from './server-options.js';
+export type { ServerOptions } from './server-options.js';
 export { startServer } from './serve.js';
 export type { StartServerOptions } from './serve.js';
 export { bearerTokens, describeTenancy } from './auth/auth.js';

@@ -2,7 +2,8 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AgentClient } from '../client/agent-client.js';
 import { rejectUnknownKeys } from '../options.js';
-import { createServerApp, SERVER_OPTIONS, type ServerOptions } from './app.js';
+import { createServerApp } from './app.js';
+import { SERVER_OPTIONS, type ServerOptions } from './server-options.js';
 import { isLoopback } from './auth/guards.js';
 
 export interface StartServerOptions extends ServerOptions {

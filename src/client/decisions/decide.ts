@@ -2,13 +2,21 @@
  * The one decision verb: a request names its kind (approve, decline, resume, a client tool's result, a
  * resolution of an uncertain call) and the call, by run or by thread; {@link decisionOf} is the one
  * place a request becomes what the decision signal carries, for the client, the HTTP routes and
- * agentctl alike.
+ * agentctl alike; {@link decide} carries it out for `AgentClient.decide`.
  */
+import { decisionRefused } from '../../errors.js';
 import { rejectUnknownKeys } from '../../options.js';
 import type { DecisionKind } from '../../schemas/decisions.js';
 import type { JsonValue } from '../../schemas/json.js';
-import type { PrincipalInput } from '../identity.js';
-import type { Decision } from './decisions.js';
+import type { RunResult } from '../../schemas/run-result.js';
+import type { ClientActor, ClientContext } from '../context.js';
+import { principalOf, type PrincipalInput } from '../identity.js';
+import { DEFAULT_STREAM_GRACE_MS } from '../runs/run-input.js';
+import { listSuspendedRuns } from '../runs/runs.js';
+import { RunStream, streamOffset } from '../stream/run-stream.js';
+import { readableRun, sendDecision, type Decision, type SentDecision } from './decisions.js';
+import { pickThreadCall } from './thread-decisions.js';
+import { decisionTaken, nextResult } from './waiting.js';
 
 /** Which call a decision is about: on a run (the run's latest call of the kind, unless `toolCallId` names one). */
 export interface RunCall {
@@ -95,4 +103,52 @@ export function decisionOf(request: DecisionRequest): { kind: DecisionKind; deci
     ...(given.fingerprint !== undefined ? { fingerprint: given.fingerprint as string } : {}),
   };
   return { kind, decision, thread };
+}
+
+/**
+ * Checks the decision and sends it, then follows the run as `then` asks: its stream from the decision
+ * on, its next result, or nothing more (the decision as sent).
+ */
+export async function decide(
+  ctx: ClientContext,
+  actor: ClientActor,
+  request: DecisionRequest,
+  then: DecideThen,
+): Promise<RunStream | RunResult | SentDecision> {
+  const { kind, decision: given, thread } = decisionOf(request);
+  const decision = thread ? await onThread(ctx, given, thread) : given;
+  if (then === 'sent') return send(ctx, actor, kind, decision);
+  if (then === 'result') {
+    const sent = await send(ctx, actor, kind, decision);
+    return nextResult(ctx, decision.runId, { decisionId: sent.decisionId });
+  }
+  // A missing run (or another tenant's) is RunNotFoundError; nothing is read of one the caller may not read.
+  const principal = principalOf(decision.principal ?? actor.principal, ctx.temporal.options.identity);
+  await readableRun(ctx, decision.runId, principal);
+  const offset = await streamOffset(ctx, decision.runId);
+  // The run may finish right after this decision: it stays readable for the stream's grace period.
+  const sent = await send(ctx, actor, kind, { ...decision, streamGraceMs: DEFAULT_STREAM_GRACE_MS });
+  // A decider who lost a race hears so (AlreadyDecided), not the winner's stream.
+  await decisionTaken(ctx, decision.runId, sent.decisionId);
+  return new RunStream(ctx, decision.runId, offset);
+}
+
+/** Checks a decision and sends it, in the name of its principal (else the client's). */
+async function send(
+  ctx: ClientContext,
+  actor: ClientActor,
+  kind: DecisionKind,
+  decision: Decision,
+): Promise<SentDecision> {
+  const principal = principalOf(decision.principal ?? actor.principal, ctx.temporal.options.identity);
+  return sendDecision(ctx, kind, { ...decision, principal }, actor.signingKey);
+}
+
+/** The call a thread's runs wait on for approval, found through visibility, as a decision on its run. */
+async function onThread(ctx: ClientContext, decision: Decision, thread: ThreadCall): Promise<Decision> {
+  const { threadId, resourceId, agentId, toolCallId, fingerprint } = thread;
+  const runs = await listSuspendedRuns(ctx, { threadId, resourceId, agentId });
+  const picked = pickThreadCall(threadId, runs, { toolCallId, fingerprint });
+  if ('refusal' in picked) throw decisionRefused(`thread:${threadId}`, picked.refusal.type, picked.refusal.message);
+  return { ...decision, runId: picked.runId, toolCallId: picked.call.toolCallId };
 }

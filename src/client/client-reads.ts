@@ -1,0 +1,97 @@
+/**
+ * What a client reads of runs, builds and threads from Temporal alone (describe, visibility, the memo),
+ * with no worker needed: the reading half of `AgentClient`, which has these methods from here.
+ */
+import { rejectUnknownKeys } from '../options.js';
+import type { ClientContext } from './context.js';
+import { listBuilds, type BuildInfo } from './runs/builds.js';
+import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs/runs.js';
+import { getThreadMessages, getThreadTasks, getWorkingMemory, listThreads } from './threads.js';
+import type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './threads.js';
+
+const THREAD_TARGET_KEYS = ['threadId', 'resourceId'];
+
+/** `AgentClient`'s reads that need no worker, in a class of their own that `AgentClient` extends. */
+export class ClientReads {
+  /**
+   * What every part of the client needs; protected, as `AgentClient`'s own methods use it too.
+   *
+   * @internal
+   */
+  protected readonly ctx: ClientContext;
+
+  constructor(ctx: ClientContext) {
+    this.ctx = ctx;
+  }
+
+  /** A run's status, pending calls and decision trail, from Temporal (no worker needed). */
+  async getRun(runId: string): Promise<RunInfo> {
+    return getRun(this.ctx, runId);
+  }
+
+  /**
+   * Every run that waits on tool calls, with the calls, found through Temporal visibility (search
+   * attributes and memo), so it works from any process and after any restart.
+   */
+  async listSuspendedRuns(
+    filter: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'> = {},
+  ): Promise<SuspendedRun[]> {
+    rejectUnknownKeys('listSuspendedRuns', filter, ['agentId', 'threadId', 'resourceId']);
+    return listSuspendedRuns(this.ctx, filter);
+  }
+
+  /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
+  async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
+    rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'limit']);
+    return listRuns(this.ctx, filter);
+  }
+
+  /**
+   * The builds of the namespace's Worker Deployments (or of one), newest first, with the open
+   * workflows each still has: a build that is neither current nor ramping and has nothing pinned to it
+   * is `retirable`, its workers can go (see docs/upgrading.md).
+   */
+  async listBuilds(filter: { deploymentName?: string } = {}): Promise<BuildInfo[]> {
+    rejectUnknownKeys('listBuilds', filter, ['deploymentName']);
+    return listBuilds(this.ctx, filter);
+  }
+
+  /**
+   * The threads of a resource (of every resource when none is given), most recently updated first:
+   * from Temporal visibility, with no worker needed.
+   */
+  async listThreads(filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
+    rejectUnknownKeys('listThreads', filter, ['resourceId', 'limit']);
+    return listThreads(this.ctx, filter);
+  }
+
+  /**
+   * A thread's most recent messages (the last 100, within 256 KiB; `omittedMessages` says how many
+   * older ones it keeps), oldest first, from the thread's memo: no worker needed.
+   * `ThreadNotFoundError` when no run was started on it.
+   */
+  async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
+    rejectUnknownKeys('getThreadMessages', target, THREAD_TARGET_KEYS);
+    return getThreadMessages(this.ctx, target);
+  }
+
+  /**
+   * A thread's working memory (`{ content, updatedAt, runId, agentId, ... }`), as the last
+   * `updateWorkingMemory` call of a run on it stored it; null while none did. From the thread's memo:
+   * no worker needed. `ThreadNotFoundError` when no run was started on it.
+   */
+  async getWorkingMemory(target: { threadId: string; resourceId?: string }): Promise<WorkingMemory | null> {
+    rejectUnknownKeys('getWorkingMemory', target, THREAD_TARGET_KEYS);
+    return getWorkingMemory(this.ctx, target);
+  }
+
+  /**
+   * A thread's task list (what `task_write`, `task_update` and `task_complete` made of it), whole, with
+   * its summary, from the thread's memo: no worker needed. Empty until a task tool wrote one.
+   * `ThreadNotFoundError` when no run was started on the thread.
+   */
+  async getThreadTasks(target: { threadId: string; resourceId?: string }): Promise<ThreadTasks> {
+    rejectUnknownKeys('getThreadTasks', target, THREAD_TARGET_KEYS);
+    return getThreadTasks(this.ctx, target);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * What a caller meets following a run: one that exists already or not at all, one that failed, a
+ * stream read where it cannot be. Sandbox-safe: no Node APIs.
+ */
+
+/** A run id that a run in the namespace has already (running, or finished within its retention). */
+export class RunAlreadyExistsError extends Error {
+  override readonly name = 'RunAlreadyExistsError';
+  constructor(readonly runId: string) {
+    super(`A run "${runId}" exists already; choose another run id, or leave it out for a new one.`);
+  }
+}
+
+/** A run id that no run in the namespace has. */
+export class RunNotFoundError extends Error {
+  override readonly name = 'RunNotFoundError';
+  constructor(
+    readonly runId: string,
+    namespace: string,
+  ) {
+    super(`No run "${runId}" in namespace "${namespace}". List runs with \`agentctl runs list\`.`);
+  }
+}
+
+/** A thread that no run has been started on (in this resource). */
+export class ThreadNotFoundError extends Error {
+  override readonly name = 'ThreadNotFoundError';
+  constructor(
+    readonly threadId: string,
+    readonly resourceId: string | undefined,
+  ) {
+    const where = resourceId === undefined ? 'with no resource' : `of resource "${resourceId}"`;
+    super(`No thread "${threadId}" ${where}: no run was started on it. List threads with \`agentctl threads list\`.`);
+  }
+}
+
+/** A run that ended in failure; `reason` is why, as the workflow recorded it. */
+export class RunFailedError extends Error {
+  override readonly name = 'RunFailedError';
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+    readonly failureType: string | undefined,
+  ) {
+    super(`Run "${runId}" failed: ${reason}`);
+  }
+}
+
+/** A read of a run's stream from an offset past its end: it names where the stream ends. */
+export class StreamOffsetError extends Error {
+  override readonly name = 'StreamOffsetError';
+  constructor(
+    readonly runId: string,
+    readonly offset: number,
+    readonly end: number,
+  ) {
+    super(
+      `offset ${offset} is past the end of run "${runId}"'s stream, which has ${end} chunk(s) so far: ` +
+        `read from an offset of at most ${end} (the offset of the last chunk you have + 1)`,
+    );
+  }
+}
+
+/**
+ * A read of a finished run's stream past its start: a run keeps its stream only while it is open (and
+ * for its grace period), so what came after an offset can no longer be told. Its result can.
+ */
+export class StreamClosedError extends Error {
+  override readonly name = 'StreamClosedError';
+  constructor(
+    readonly runId: string,
+    readonly offset: number,
+  ) {
+    super(
+      `run "${runId}" has finished and its stream is no longer kept, so nothing can be read from offset ` +
+        `${offset}: read the run's result instead (GET /runs/${runId}, agentctl runs show, AgentClient.result)`,
+    );
+  }
+}
