@@ -15,7 +15,7 @@ export {
 export type { AgentWorker } from './worker.js';
 export type { CreateWorkerOptions } from './worker-options.js';
 export { DurableAgentsPlugin } from './plugin.js';
-export type { DurableAgentsPluginOptions } from './plugin.js';
+export type { DurableAgentsPluginOptions } from './plugin-options.js';
 export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } from './versioning.js';
 export type { VersioningSettings } from './versioning.js';
 export { AgentRegistry } from './registry.js';

@@ -14,7 +14,6 @@ import type { ClientOptions } from '@temporalio/client';
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
-import type { Agent } from '../agent.js';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { UnkeyedCodec } from '../codec/unkeyed-codec.js';
 import { checkPayloadStore, loadExternalStorage } from '../codec/external-storage.js';
@@ -25,53 +24,13 @@ import { STORED_PAYLOAD_LIMITS } from '../schemas/limits.js';
 import { tracingFromEnv, workflowSpanSinks } from '../tracing/config.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { createActivities } from './activities/index.js';
-import { checkNotificationSettings, type NotificationSettings } from './activities/approvals/notify.js';
-import type { DecisionKeys } from './activities/approvals/verify-decision.js';
+import { checkNotificationSettings } from './activities/approvals/notify.js';
 import { McpConnections } from './activities/tools/mcp-connections.js';
 import { conversationCacheProblem } from './activities/model/conversation-cache.js';
 import { workflowInterceptorModules, workflowPreloadModules, workflowsPath } from './bundle.js';
-import { builtinModels, scriptedModel, type ModelFactory } from './models/registry.js';
+import { builtinModels, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
-
-/** What the plugin needs: the agents, and what `createWorker` would otherwise read from the environment. */
-export interface DurableAgentsPluginOptions {
-  /** The agents the worker runs. */
-  agents: Agent[];
-  /** Extra model providers by name prefix, next to the built-in `openai` and `openai-responses`. */
-  models?: Record<string, ModelFactory>;
-  /** Serve the offline `scripted` model (tests and demos only: whoever starts a run dictates its tool calls). */
-  enableScriptedModel?: boolean;
-  /** Bytes of run conversations the model activity caches (default 64 MiB). */
-  conversationCacheBytes?: number;
-  /**
-   * Approvers' public keys: every decision must then be signed (see `CreateWorkerOptions.decisionKeys`).
-   * Default: `DECISION_PUBLIC_KEYS`.
-   */
-  decisionKeys?: DecisionKeys;
-  /** The webhook for waiting calls. Default: `NOTIFICATIONS_WEBHOOK_*`; `false` sends none. */
-  notifications?: NotificationSettings | false;
-  /**
-   * The payload codec, added last to the worker's and client's codecs. Default: payloads in clear
-   * (`fromEnvironment` reads the keys).
-   */
-  codec?: PayloadCodec;
-  /** The payload store for payloads over its threshold (docs/large-payloads.md). Default: none. */
-  externalStorage?: ExternalStorage;
-  /** OpenTelemetry tracing of runs started by a tracing client. Default: none. */
-  tracing?: Tracing;
-}
-
-const OPTION_KEYS: Record<keyof DurableAgentsPluginOptions, true> = {
-  agents: true,
-  models: true,
-  enableScriptedModel: true,
-  conversationCacheBytes: true,
-  decisionKeys: true,
-  notifications: true,
-  codec: true,
-  externalStorage: true,
-  tracing: true,
-};
+import { PLUGIN_OPTION_KEYS, refuseUnloadedEnvironment, type DurableAgentsPluginOptions } from './plugin-options.js';
 
 /** The workflow names the run workflows take in a worker: a team's workflow of the same name is refused. */
 const RUN_WORKFLOWS = ['agentRun', 'agentThread', 'listAgentTools'];
@@ -90,7 +49,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
   readonly #mcp: McpConnections;
 
   constructor(options: DurableAgentsPluginOptions) {
-    rejectUnknownKeys('DurableAgentsPlugin', options, Object.keys(OPTION_KEYS));
+    rejectUnknownKeys('DurableAgentsPlugin', options, Object.keys(PLUGIN_OPTION_KEYS));
+    refuseUnloadedEnvironment(options);
     if (options.conversationCacheBytes !== undefined) {
       const problem = conversationCacheProblem(options.conversationCacheBytes);
       if (problem) throw new RangeError(`DurableAgentsPlugin: ${problem}`);
@@ -135,7 +95,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
    * it takes a write) and tracing (`OTEL_EXPORTER_OTLP_ENDPOINT`).
    */
   static async fromEnvironment(options: DurableAgentsPluginOptions): Promise<DurableAgentsPlugin> {
-    rejectUnknownKeys('DurableAgentsPlugin.fromEnvironment', options, Object.keys(OPTION_KEYS));
+    rejectUnknownKeys('DurableAgentsPlugin.fromEnvironment', options, Object.keys(PLUGIN_OPTION_KEYS));
     const externalStorage = options.externalStorage ?? (await loadExternalStorage());
     if (externalStorage) await checkPayloadStore(externalStorage, 'worker');
     return new DurableAgentsPlugin({

@@ -95,4 +95,21 @@ describe('DurableAgentsPlugin on a team’s own worker', () => {
       'DurableAgentsPlugin: unknown option "agent"',
     );
   });
+
+  it('refuses to run payloads in clear when the environment asks for encryption or a payload store', () => {
+    const saved = { ...process.env };
+    try {
+      process.env.DURABLE_AGENTS_CODEC_KEYS = 'k1:' + Buffer.alloc(32, 1).toString('base64');
+      expect(() => new DurableAgentsPlugin({ agents: [refundAgent], notifications: false })).toThrow(
+        'DurableAgentsPlugin: DURABLE_AGENTS_CODEC_KEYS is set, but the plugin was given no codec',
+      );
+      delete process.env.DURABLE_AGENTS_CODEC_KEYS;
+      process.env.DURABLE_AGENTS_PAYLOAD_STORE = '/tmp/payloads';
+      expect(() => new DurableAgentsPlugin({ agents: [refundAgent], notifications: false })).toThrow(
+        'DurableAgentsPlugin: DURABLE_AGENTS_PAYLOAD_STORE is set, but the plugin was given no externalStorage',
+      );
+    } finally {
+      process.env = saved;
+    }
+  });
 });
