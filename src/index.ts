@@ -42,11 +42,11 @@ export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
 export type { WebhookPayload, NotificationType } from './schemas/notification.js';
 export type { ToolInfo, ToolOwner } from './schemas/tool-info.js';
 export { RunChunkSchema } from './schemas/stream-chunks.js';
+export type { DataChunk } from './schemas/data-chunks.js';
 export type {
   AgentProgress,
   AgentProgressChunk,
   ClientChunk,
-  DataChunk,
   ProgressEvent,
   RunChunk,
   RunStreamChunk,

@@ -15,22 +15,17 @@ import {
 } from '../schemas/decisions.js';
 import type { AccessPolicy } from '../schemas/access.js';
 import { safeParse, truncate } from '../schemas/json.js';
-import { callAccess } from './access.js';
-import { deadlineRecord, escalated, overdue } from './deadline.js';
+import { decisionRecord, salvage } from './decision-record.js';
 import { toolCallFingerprint } from './fingerprint.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
+import { OwnCalls, type Waiting } from './own-calls.js';
 import { SubAgentCalls } from './sub-agent-calls.js';
 import { DecisionTrail } from './trail.js';
-import { decisionRecord, judgeDecision, salvage, type DecisionCheck, type RunAccess } from './rules.js';
-
-/** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
-export type Waiting = Pick<
-  PendingToolCall,
-  'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display' | 'expiresAt' | 'escalation'
->;
+import { judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
 
 export class ApprovalLedger {
-  private readonly own: PendingToolCall[] = [];
+  /** The calls the run's own tools wait on, with their deadlines. */
+  private readonly own: OwnCalls;
   /** Running sub-agents: the calls they wait on, and the decisions passed down to them. */
   private readonly subAgents: SubAgentCalls;
   /** The decisions taken, the refusals, and what the run did itself. */
@@ -51,15 +46,16 @@ export class ApprovalLedger {
   constructor(
     private readonly runId: string,
     carried: { trail?: DecisionRecord[]; refusals?: RefusalSummary } = {},
-    private readonly deadlinesFirst: () => boolean = () => true,
+    deadlinesFirst: () => boolean = () => true,
   ) {
     this.trail = new DecisionTrail(carried);
+    this.own = new OwnCalls(this.trail, deadlinesFirst);
     this.subAgents = new SubAgentCalls(runId);
   }
 
   /** Every call the run waits on: its own, then its sub-agents' (qualified, with their path). */
   pending(): PendingToolCall[] {
-    return [...this.own, ...this.subAgents.pending()];
+    return [...this.own.list(), ...this.subAgents.pending()];
   }
 
   /** The verdict on this decision, once the trail (or the refusals kept) has it. */
@@ -85,59 +81,17 @@ export class ApprovalLedger {
     call: Pick<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>,
     waiting: Waiting,
   ): LedgerEffect[] {
-    const entry: PendingToolCall = {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      args: call.args,
-      fingerprint: call.fingerprint,
-      requiresApproval: waiting.kind === 'approval',
-      path: [],
-      ...waiting,
-      ...callAccess(this.access, call.toolName, waiting.kind),
-    };
-    this.own.push(entry);
-    return [
-      { type: 'change' },
-      { type: 'waits', call: entry },
-      { type: 'notify', notice: { event: 'waiting', call: entry } },
-    ];
+    return this.own.ask(call, waiting, this.access);
   }
 
-  /**
-   * An own call's approval deadline passed its first period: from now on only the escalation's
-   * approvers may decide it. Recorded in the trail; nothing happens to a call decided meanwhile.
-   */
+  /** An own call's approval deadline passed its first period (see {@link OwnCalls.escalate}). */
   escalate(toolCallId: string, at: string): LedgerEffect[] {
-    const index = this.own.findIndex((c) => c.toolCallId === toolCallId && c.kind === 'approval');
-    const call = this.own[index];
-    if (!call?.escalation || call.escalation.escalated) return [];
-    const now = escalated({ ...call, escalation: call.escalation });
-    this.own[index] = now;
-    const record = deadlineRecord('escalate', call, at);
-    return [
-      ...this.record(record),
-      { type: 'change' },
-      { type: 'notify', notice: { event: 'escalated', call: now, record } },
-    ];
+    return this.own.escalate(toolCallId, at);
   }
 
-  /**
-   * An own call's approval deadline passed: it is recorded as expired (not declined), never runs, and
-   * takes no decision after. Nothing happens to a call decided meanwhile.
-   */
+  /** An own call's approval deadline passed (see {@link OwnCalls.expire}). */
   expire(toolCallId: string, at: string): LedgerEffect[] {
-    const call = this.own.find((c) => c.toolCallId === toolCallId && c.kind === 'approval');
-    if (!call) return [];
-    const record = deadlineRecord('expire', call, at);
-    this.decided.set(toolCallId, record);
-    this.own.splice(this.own.indexOf(call), 1);
-    const resolution: Resolution = { kind: 'expire', decision: { decisionId: record.decisionId }, record };
-    return [
-      ...this.record(record),
-      { type: 'resolve', toolCallId, resolution },
-      { type: 'change' },
-      { type: 'notify', notice: { event: 'expired', call, record } },
-    ];
+    return this.own.expire(toolCallId, at);
   }
 
   /**
@@ -172,23 +126,13 @@ export class ApprovalLedger {
     }
     // A deadline that passed before the run took this decision counts first, however the events came
     // together (a timer fired with no worker up, the decision arrived later, both in one activation).
-    const deadlines = this.deadlinesDue(at);
+    const deadlines = this.own.deadlinesDue(at);
     // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
     const inFlight = this.subAgents.inFlight();
     const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
     const check = judgeDecision(kind, decision, open, this.decided, this.run);
     if (!check.accepted) return [...deadlines, ...this.record(decisionRecord(kind, decision, at, check))];
     return [...deadlines, ...this.accept(kind, decision, check.call, at)];
-  }
-
-  /** The escalations and expiries of own calls whose time has come by `at` (none before the patch). */
-  private deadlinesDue(at: string): LedgerEffect[] {
-    const due = this.own.map((call) => ({ call, ...overdue(call, at) })).filter((c) => c.escalate || c.expire);
-    if (due.length === 0 || !this.deadlinesFirst()) return [];
-    return due.flatMap(({ call, escalate, expire }) => [
-      ...(escalate ? this.escalate(call.toolCallId, at) : []),
-      ...(expire ? this.expire(call.toolCallId, at) : []),
-    ]);
   }
 
   /** An accepted decision: resolved here, or passed down to the sub-agent whose run waits on the call. */
@@ -214,7 +158,7 @@ export class ApprovalLedger {
       const decisionDown = { ...down, toolCallId: inner };
       return [{ type: 'forward', childRunId: hop.runId, kind, decision: decisionDown, streamGraceMs }];
     }
-    this.own.splice(this.own.indexOf(call), 1);
+    this.own.remove(call);
     return [
       ...(kind === 'resume' ? [] : this.record(record)),
       { type: 'resolve', toolCallId, resolution: { kind, decision, record } },
@@ -287,7 +231,7 @@ export class ApprovalLedger {
   /** The run ended (`completed`, `failed`, `cancelled`): nothing waits, and later decisions are refused. */
   end(status: string): LedgerEffect[] {
     this.ended = status;
-    this.own.length = 0;
+    this.own.clear();
     this.subAgents.clear();
     return [{ type: 'change' }];
   }

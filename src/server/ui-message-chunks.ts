@@ -4,7 +4,8 @@
  */
 import type { UIMessageChunk } from 'ai';
 import type { JsonValue } from '../schemas/json.js';
-import type { AgentProgress, DataChunk, RunStreamChunk } from '../schemas/stream-chunks.js';
+import type { DataChunk } from '../schemas/data-chunks.js';
+import type { AgentProgress, RunStreamChunk } from '../schemas/stream-chunks.js';
 import { publicRunFailure, publicToolError } from './public-errors.js';
 
 /** `data-tool-suspended` parts carry a tool's suspend payload to the UI, and the fingerprint to resume it with. */

@@ -12,6 +12,7 @@
 import * as access from '../schemas/access.js';
 import * as agentSpec from '../schemas/agent-spec.js';
 import * as autoResume from '../schemas/auto-resume.js';
+import * as dataChunks from '../schemas/data-chunks.js';
 import * as deadline from '../schemas/deadline.js';
 import * as decisions from '../schemas/decisions.js';
 import * as json from '../schemas/json.js';
@@ -37,6 +38,7 @@ warmSchemas(
   access,
   agentSpec,
   autoResume,
+  dataChunks,
   deadline,
   decisions,
   json,

@@ -3,13 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, toolCallFingerprint } from '../../src/approvals/fingerprint.js';
 import type { DecisionRecord, PendingToolCall } from '../../src/schemas/decisions.js';
 import type { JsonValue } from '../../src/schemas/json.js';
-import {
-  checkDecision,
-  decisionRecord,
-  declineMessage,
-  judgeDecision,
-  resumeAsApproval,
-} from '../../src/approvals/rules.js';
+import { declineMessage } from '../../src/approvals/decision-messages.js';
+import { decisionRecord } from '../../src/approvals/decision-record.js';
+import { checkDecision, judgeDecision, resumeAsApproval } from '../../src/approvals/rules.js';
 
 const approval = (id: string, fingerprint = `fp-${id}`): PendingToolCall => ({
   toolCallId: id,

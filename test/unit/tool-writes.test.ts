@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PROGRESS_BYTES, MAX_PROGRESS_SLICE_BYTES, MAX_WRITE_BYTES } from '../../src/schemas/limits.js';
-import {
-  checkWrite,
-  RunChunkSchema,
-  type AgentProgressChunk,
-  type RunStreamChunk,
-} from '../../src/schemas/stream-chunks.js';
+import { checkWrite } from '../../src/schemas/data-chunks.js';
+import { RunChunkSchema, type AgentProgressChunk, type RunStreamChunk } from '../../src/schemas/stream-chunks.js';
 import { ChunkBatchSchema } from '../../src/schemas/stream-protocol.js';
 import { UiChunkMapper } from '../../src/server/ui-message-chunks.js';
 import { ProgressRouting } from '../../src/workflows/run/progress.js';

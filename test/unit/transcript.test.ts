@@ -7,6 +7,7 @@ import { RunResultSchema } from '../../src/schemas/run-result.js';
 import {
   addUsage,
   offeredTools,
+  operatorOutput,
   runResult,
   stepRecord,
   toolResultMessage,
@@ -121,6 +122,22 @@ describe('toolResultMessage', () => {
         { type: 'tool-result', toolCallId: 'c2', toolName: 'two', output: { type: 'error-text', value: 'nope' } },
       ],
     });
+  });
+});
+
+describe('operatorOutput', () => {
+  it('shows the model a supplied string as text, and anything else as JSON', () => {
+    expect(operatorOutput('done')).toEqual({
+      type: 'result',
+      output: 'done',
+      modelOutput: { type: 'text', value: 'done' },
+    });
+    expect(operatorOutput({ n: 1 })).toEqual({
+      type: 'result',
+      output: { n: 1 },
+      modelOutput: { type: 'json', value: { n: 1 } },
+    });
+    expect(operatorOutput(null)).toMatchObject({ modelOutput: { type: 'json', value: null } });
   });
 });
 

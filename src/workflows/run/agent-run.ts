@@ -32,7 +32,7 @@ import { serveRun } from './run-handlers.js';
 import { startRun } from './run-start.js';
 import { RunState } from './run-state.js';
 import { runStep } from './run-step.js';
-import { activityFailureMessage } from './run-tool.js';
+import { activityFailureMessage } from './tool-activity.js';
 import { offeredTools } from './transcript.js';
 
 /** The run workflow. Its result is the run's result; a run that cannot go on fails with a reason. */

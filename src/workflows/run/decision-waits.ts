@@ -6,7 +6,8 @@ import { condition } from '@temporalio/workflow';
 import type { ModelToolCall } from '../../protocol/activities.js';
 import { msUntil } from '../../approvals/deadline.js';
 import type { LedgerEffect, Resolution } from '../../approvals/ledger-effects.js';
-import type { ApprovalLedger, Waiting } from '../../approvals/ledger.js';
+import type { ApprovalLedger } from '../../approvals/ledger.js';
+import type { Waiting } from '../../approvals/own-calls.js';
 import { waitSpan } from './spans.js';
 
 export class DecisionWaits {

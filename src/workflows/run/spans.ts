@@ -6,7 +6,7 @@
  */
 import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { Resolution } from '../../approvals/ledger-effects.js';
-import { decidedBy } from '../../approvals/rules.js';
+import { decidedBy } from '../../approvals/decision-messages.js';
 import type { JsonValue } from '../../schemas/json.js';
 import { clip } from '../../schemas/limits.js';
 import type { RunChunk } from '../../schemas/stream-chunks.js';

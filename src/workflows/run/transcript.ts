@@ -59,6 +59,13 @@ export function withChangedArguments(outcome: ToolCallOutcome, args: JsonValue, 
   return { ...outcome, modelOutput };
 }
 
+/** An output someone else supplied (a client tool's result, a skipped call's): text as text, anything else as JSON. */
+export function operatorOutput(output: JsonValue): ToolCallOutcome {
+  const modelOutput =
+    typeof output === 'string' ? { type: 'text' as const, value: output } : { type: 'json' as const, value: output };
+  return { type: 'result', output, modelOutput };
+}
+
 /** The tool message that answers every call of a step, in the order the model made them. */
 export function toolResultMessage(outcomes: ToolOutcome[]): Message {
   return {

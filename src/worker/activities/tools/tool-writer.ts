@@ -6,7 +6,7 @@
 import { Context } from '@temporalio/activity';
 import { StreamWriteError } from '../../../errors.js';
 import { kib, MAX_WRITES_PER_CALL, MAX_WRITTEN_BYTES_PER_CALL } from '../../../schemas/limits.js';
-import { checkWrite } from '../../../schemas/stream-chunks.js';
+import { checkWrite } from '../../../schemas/data-chunks.js';
 import type { ToolStreamWriter } from '../../../tools/tool-context.js';
 import { ChunkPublisher } from '../stream/chunk-publisher.js';
 import type { ExecuteToolInput } from '../../../protocol/activities.js';
