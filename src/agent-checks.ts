@@ -3,7 +3,7 @@
  * names the option and what to do.
  */
 import { z } from 'zod';
-import type { AgentConfig, AgentTool } from './agent.js';
+import type { AgentOptions, AgentTool } from './agent-options.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
@@ -22,8 +22,8 @@ import { checkTransforms } from './tools/transforms.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Every option {@link defineAgent} takes; any other is refused, naming the nearest. */
-const AGENT_OPTIONS = [
+/** Every option `defineAgent` takes; any other is refused, naming the nearest. */
+export const AGENT_OPTIONS = [
   'id',
   'name',
   'description',
@@ -41,9 +41,9 @@ const AGENT_OPTIONS = [
   'transform',
   'requestContextSchema',
   'memory',
-] as const satisfies ReadonlyArray<keyof AgentConfig>;
-// Fails to compile when AgentConfig gains an option that AGENT_OPTIONS does not list.
-const everyAgentOption: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
+] as const satisfies ReadonlyArray<keyof AgentOptions | 'agents'>;
+// Fails to compile when AgentOptions gains an option that AGENT_OPTIONS does not list (agent.ts checks AgentConfig).
+const everyAgentOption: Record<Exclude<keyof AgentOptions, (typeof AGENT_OPTIONS)[number]>, never> = {};
 void everyAgentOption;
 
 const PROVIDER_TOOL_KEYS = ['kind', 'type', 'id', 'description', 'options'] as const satisfies ReadonlyArray<
@@ -51,7 +51,11 @@ const PROVIDER_TOOL_KEYS = ['kind', 'type', 'id', 'description', 'options'] as c
 >;
 
 /** An agent's options with its memory as options (`new Memory()` taken apart). */
-type CheckedConfig = Omit<AgentConfig, 'memory'> & { memory?: MemoryOptions };
+type CheckedConfig = Omit<AgentOptions, 'memory'> & {
+  memory?: MemoryOptions;
+  /** Sub-agents: checked to be agents (`AgentConfig` types them). */
+  agents?: Record<string, { readonly kind?: unknown }>;
+};
 
 /** An agent's options, checked: its tools by the name the model calls them, and its MCP servers. */
 export function checkAgent(config: CheckedConfig): {

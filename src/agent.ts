@@ -7,98 +7,32 @@
  */
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
-import { checkAgent } from './agent-checks.js';
+import { AGENT_OPTIONS, checkAgent } from './agent-checks.js';
 import { AgentHandle, type AgentMethodsClient } from './client/agent-handle.js';
-import { memoryOptionsOf, type Memory } from './memory.js';
+import { memoryOptionsOf } from './memory.js';
+import type { AgentOptions, AgentTool } from './agent-options.js';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
 import type { MemoryOptions } from './schemas/thread.js';
-import type { ProviderTool } from './tools/builtin/web-search.js';
-import type { AnyTool } from './tools/create-tool.js';
 import type { AgentHooks } from './tools/hooks.js';
-import type { McpServer, McpServerConfig } from './tools/mcp.js';
+import type { McpServer } from './tools/mcp.js';
 import type { ToolTransforms } from './tools/transforms.js';
 import type { WorkflowTool } from './tools/workflow-tool.js';
 
 export { defineWorkflowTool } from './tools/workflow-tool.js';
 export type { WorkflowTool } from './tools/workflow-tool.js';
+export type { AgentOptions, AgentTool } from './agent-options.js';
 
 /** The options of {@link defineAgent}. */
-export interface AgentConfig {
-  /** The id runs are started with, e.g. `client.generate('weather-agent', ...)`. */
-  id: string;
-  name: string;
-  description?: string;
-  /** The system instructions (none by default, as in Mastra's examples). */
-  instructions?: string;
-  /**
-   * A model name the worker resolves (`scripted`, `openai/gpt-4o-mini`, ...), or an AI SDK
-   * `LanguageModel` instance, which lives on the worker and is used for every run of this agent.
-   */
-  model: string | LanguageModel;
-  /**
-   * Tools keyed by the name the model calls them by: tools made with `createTool`, and `webSearchTool`
-   * (the model provider's own web search, which the provider runs inside the model call).
-   */
-  tools?: Record<string, AgentTool>;
-  /**
-   * MCP servers whose tools the agent offers, by name: `{ command, args?, env?, cwd? }` (a local server
-   * over stdio, started by the worker) or `{ url, headers? }` (Streamable HTTP). Each tool is named
-   * `<server>_<tool>`, as Mastra's `MCPClient.listTools()` names them. The worker connects and lists the
-   * tools when a run starts; every call is an activity on the worker, with approval (`requireApproval`:
-   * `true` or the tool names that need it), hooks, transforms and the idempotency key as for any tool.
-   */
-  mcpServers?: Record<string, McpServerConfig>;
+export interface AgentConfig extends AgentOptions {
   /** Sub-agents: each key becomes a tool `agent-<key>` whose calls run the sub-agent as a child workflow. */
   agents?: Record<string, Agent>;
-  /** Temporal workflows: each key becomes a tool `workflow-<key>` that runs the workflow as a child. */
-  workflows?: Record<string, WorkflowTool>;
-  /**
-   * The agent's options for every run. What callers may set (thread, resource, model settings, tool
-   * choice) are defaults; the approval policy (`requireToolApproval`), the tools (`activeTools`) and
-   * the step limit (`maxSteps`, default 10) are bounds a run may only tighten.
-   */
-  defaultOptions?: RunOptions;
-  /** Who may start runs of this agent, read them, and decide their tool calls (see docs/guides/security.md). */
-  access?: AccessPolicy;
-  /**
-   * How long any call of the agent may wait for approval, for tools that set no `approvalDeadline` of
-   * their own (sub-agents', workflows', MCP servers' and client tools' calls too): see `createTool`.
-   */
-  approvalDeadline?: ApprovalDeadline;
-  /**
-   * The agent owns its model and instructions; list here those a run may set after all (a test, a
-   * comparison of models). Default: none.
-   */
-  overridable?: Array<'model' | 'instructions'>;
-  /** Code around every tool call of the agent: `beforeToolCall` may skip a call, `afterToolCall` observes. */
-  hooks?: AgentHooks;
-  /**
-   * Transforms for every call of the agent, whatever its tool (own tools, sub-agents, workflows, client
-   * tools): they apply after the tool's own transform of the same stage. See docs/guides/tools.md, "Transforms".
-   */
-  transform?: ToolTransforms;
-  /**
-   * What a run's request context may hold (a zod object schema): a run whose `requestContext` fails
-   * it, or any request context where the agent has no schema, is refused (`RunOptionsNotAllowed`).
-   */
-  requestContextSchema?: z.ZodType;
-  /**
-   * How runs on a thread (`threadId`, within a `resourceId`) see the thread's earlier messages, with
-   * Mastra's names: `lastMessages` (default 10; 0 shows none), and `workingMemory: { enabled: true,
-   * template?, maxChars? }`: a working memory kept per thread, which the model is shown on every run of
-   * the thread and replaces with the built-in tool `updateWorkingMemory`. A supervisor's
-   * `subAgentContext` says what its sub-agents see of its thread: `'prompt'` (the default: only the task
-   * it passes them) or `'thread'` (the thread's last messages too, read-only), for all of them or by key
-   * in `agents` (`{ researcher: 'thread' }`). Mastra's `new Memory({ options })` is taken too. See
-   * docs/guides/threads-and-memory.md.
-   */
-  memory?: MemoryOptions | Memory;
 }
 
-/** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */
-export type AgentTool = AnyTool | ProviderTool;
+// Fails to compile when AgentConfig gains an option that defineAgent's check does not list.
+const everyConfigKey: Record<Exclude<keyof AgentConfig, (typeof AGENT_OPTIONS)[number]>, never> = {};
+void everyConfigKey;
 
 /** The bound client, loaded with `durable-agents/client` when an agent's method is first called. */
 async function bound(): Promise<AgentMethodsClient> {

@@ -6,7 +6,7 @@
  * encryption `durable-agents/codec`, workflow code `durable-agents/workflow`, tests `durable-agents/testing`.
  */
 export { Agent, defineAgent, defineWorkflowTool } from './agent.js';
-export type { AgentConfig, AgentTool, WorkflowTool } from './agent.js';
+export type { AgentConfig, AgentOptions, AgentTool, WorkflowTool } from './agent.js';
 export { createTool } from './tools/create-tool.js';
 export { RequestContext } from './tools/request-context.js';
 export type { AnyTool, Tool, ToolConfig } from './tools/create-tool.js';
