@@ -34,11 +34,12 @@
  *   declines the same call as block 2 does, and throws the same way.
  * Not run (`it.todo`, with the reason): block 6 (declares `const result` twice in one scope, which no
  * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes), 16-17 and
- * the last (they use block 15's `supervisorAgent` and `stream`). The Tools page's samples are not copied
- * yet.
+ * the last (they use block 15's `supervisorAgent` and `stream`).
+ * The Tools page's files are in `tools/` with only their import lines changed (`../tools/weather-tool` to
+ * `./weather-tool.js`); the page calls none of them, so the tests call the agents' `generate`.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { Agent } from '../../src/index.js';
+import { Agent, type AnyTool } from '../../src/index.js';
 import { bindClient, type AgentClient } from '../../src/client/index.js';
 import { deletedIds, serve, standInForWttr, takeAgents } from '../fixtures/mastra-samples/glue.js';
 import { agent as approvalAgent } from '../fixtures/mastra-samples/approval/approval-agent.js';
@@ -286,4 +287,79 @@ it.todo(
   'blocks 16-17 and the last (suspend() and generate() under a supervisor): they call a `supervisorAgent` ' +
     'and a `stream` of block 15 that a module of its own cannot share without running block 15 again',
 );
-it.todo("the Tools page's samples (/work/shared/reference/tools.zh.txt): not copied yet");
+// The Tools page (/work/shared/reference/tools.zh.txt): its files define tools and agents and leave calling
+// them to the reader; the tests call them as a user would, through the agents' own methods.
+
+it('Tools page, weather-tool.ts and weather-agent.ts: the agent calls the tool, which reads wttr.in', async () => {
+  server.answer({ toolCalls: [{ name: 'weatherTool', args: { location: 'London' } }] }, { text: 'Sunny, 18°C.' });
+  const { weatherAgent } = await import('../fixtures/mastra-samples/tools/weather-agent.js');
+
+  const result = await weatherAgent.generate("What's the weather in London?");
+
+  expect(result.text).toBe('Sunny, 18°C.');
+  expect(server.requests[0]!.body.model).toBe('gpt-5.6-sol');
+  // The AI SDK sends a reasoning model's instructions as the developer message.
+  expect(server.requests[0]!.body.messages[0]).toMatchObject({
+    role: 'developer',
+    content: expect.stringContaining('Use the weatherTool to fetch current weather data.'),
+  });
+  expect(lastMessage(1)).toMatchObject({
+    role: 'tool',
+    content: '{"location":"London","temperatureCelsius":18,"conditions":"Sunny"}',
+  });
+});
+
+const toolFiles: Record<string, () => Promise<{ weatherTool: AnyTool }>> = {
+  zod: () => import('../fixtures/mastra-samples/tools/zod-weather-tool.js'),
+  valibot: () => import('../fixtures/mastra-samples/tools/valibot-weather-tool.js'),
+  arktype: () => import('../fixtures/mastra-samples/tools/arktype-weather-tool.js'),
+};
+
+it.each(Object.keys(toolFiles))(
+  'Tools page, the %s weather-tool.ts: the model gets its JSON schema, the run its checked output',
+  async (library) => {
+    const { weatherTool } = await toolFiles[library]!();
+    const agent = new Agent({
+      id: `${library}-weather`,
+      name: 'Weather',
+      model: 'openai/gpt-5-mini',
+      tools: { weatherTool },
+    });
+    serve(() => [agent]);
+    server.answer({ toolCalls: [{ name: 'weatherTool', args: { location: 'Paris' } }] }, { text: 'Sunny in Paris.' });
+
+    await agent.generate("What's the weather in Paris?");
+
+    const offered = server.requests[0]!.body.tools?.[0]?.function;
+    expect(offered).toMatchObject({
+      name: 'weatherTool',
+      description: 'Fetches weather for a location',
+      parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+    });
+    expect(lastMessage(1)).toMatchObject({
+      role: 'tool',
+      content: '{"location":"Paris","temperatureCelsius":21,"conditions":"sunny"}',
+    });
+  },
+);
+
+it("Tools page, supervisor.ts: the writer is the supervisor's tool agent-writer", async () => {
+  server.answer(
+    { toolCalls: [{ name: 'agent-writer', args: { prompt: 'Write one line about rain.' } }] },
+    { text: 'Rain taps the window.' },
+    { text: 'Here it is: Rain taps the window.' },
+  );
+  const { supervisor } = await import('../fixtures/mastra-samples/tools/supervisor.js');
+
+  const result = await supervisor.generate('Write one line about rain.');
+
+  expect(server.requests[0]!.body.tools?.map((t) => t.function.name)).toEqual(['agent-writer']);
+  expect(server.requests[0]!.body.tools?.[0]?.function.description).toContain('Drafts and edits written content');
+  expect(server.requests[1]!.body.messages[0]).toMatchObject({ content: 'You are a skilled writer.' });
+  expect(result.text).toBe('Here it is: Rain taps the window.');
+});
+
+it.todo(
+  "the Tools page's other files: place-order-tool.ts (`orders` undefined), hazards-tool, research-workflow " +
+    '(files the page never shows), and the transform, hook and MCP samples (not copied yet)',
+);
