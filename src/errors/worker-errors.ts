@@ -107,3 +107,20 @@ export class StreamWriteError extends Error {
     super(`context.writer.write of tool "${toolName}" refused a chunk: ${problem}`);
   }
 }
+
+/** A namespace without the search attributes runs write: a worker refuses to start on it. */
+export class SearchAttributesMissingError extends Error {
+  override readonly name = 'SearchAttributesMissingError';
+  constructor(
+    readonly namespace: string,
+    /** Each missing (or mistyped) attribute, with the type runs need. */
+    readonly missing: ReadonlyArray<{ name: string; type: string }>,
+  ) {
+    const listed = missing.map(({ name, type }) => `${name} (${type})`).join(', ');
+    const create = missing.map(({ name, type }) => `--name ${name} --type ${type}`).join(' ');
+    super(
+      `namespace "${namespace}" lacks the search attributes agent runs need: ${listed}. ` +
+        `Create them with: temporal operator search-attribute create --namespace ${namespace} ${create}`,
+    );
+  }
+}

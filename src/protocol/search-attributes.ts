@@ -16,6 +16,27 @@ export const AgentPendingToolCallsKey = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD_LIST,
 );
 
+/**
+ * Every search attribute runs and threads write, with its type as `temporal operator search-attribute
+ * create --type` names it: a namespace without one would fail the workflow task that writes it.
+ */
+export const RUN_SEARCH_ATTRIBUTE_TYPES = {
+  [AgentIdKey.name]: 'Keyword',
+  [AgentStatusKey.name]: 'Keyword',
+  [AgentThreadIdKey.name]: 'Keyword',
+  [AgentResourceIdKey.name]: 'Keyword',
+  [AgentPendingToolCallsKey.name]: 'KeywordList',
+} as const;
+
+/** The attributes runs need that `registered` (name to type) lacks or holds with another type. */
+export function missingSearchAttributes(
+  registered: Readonly<Record<string, string>>,
+): Array<{ name: string; type: string }> {
+  return Object.entries(RUN_SEARCH_ATTRIBUTE_TYPES)
+    .filter(([name, type]) => registered[name] !== type)
+    .map(([name, type]) => ({ name, type }));
+}
+
 /** The search attributes a run starts with: its agent, `running`, and its thread and resource if any. */
 export function startSearchAttributes(
   agentId: string,

@@ -6,15 +6,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
+import { RUN_SEARCH_ATTRIBUTE_TYPES } from '../protocol/search-attributes.js';
 
 /** The search attributes of a run, as `temporal server start-dev --search-attribute` takes them. */
-export const RUN_SEARCH_ATTRIBUTES = [
-  'AgentId=Keyword',
-  'AgentStatus=Keyword',
-  'AgentThreadId=Keyword',
-  'AgentResourceId=Keyword',
-  'AgentPendingToolCalls=KeywordList',
-];
+export const RUN_SEARCH_ATTRIBUTES = Object.entries(RUN_SEARCH_ATTRIBUTE_TYPES).map(
+  ([name, type]) => `${name}=${type}`,
+);
 
 /** A dev server the kit started. */
 export interface DevServer {

@@ -13,12 +13,13 @@ import { dirname, join } from 'node:path';
 import type { ClientOptions } from '@temporalio/client';
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
-import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { BundleOptions, ReplayWorkerOptions, Worker, WorkerOptions } from '@temporalio/worker';
 import { loadPayloadCodec } from '../codec/payload-codec.js';
 import { UnkeyedCodec } from '../codec/unkeyed-codec.js';
 import { checkPayloadStore, loadExternalStorage } from '../codec/external-storage.js';
 import { workerDataConverter } from '../codec/undecodable.js';
 import { decisionKeysFromEnv, notificationsFromEnv } from '../connection/config.js';
+import { checkSearchAttributes, warnWorker } from './search-attributes-check.js';
 import { rejectUnknownKeys } from '../options.js';
 import { STORED_PAYLOAD_LIMITS } from '../schemas/limits.js';
 import { tracingFromEnv, workflowSpanSinks } from '../tracing/config.js';
@@ -117,6 +118,16 @@ export class DurableAgentsPlugin extends SimplePlugin {
       },
       sinks: { ...configured.sinks, ...workflowSpanSinks(this.tracing) },
     };
+  }
+
+  /**
+   * Before the worker takes a task: its namespace has every search attribute runs write (a run
+   * without one would fail its workflow tasks); otherwise the worker does not start.
+   */
+  override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    const { connection, namespace } = worker.options;
+    if (connection) await checkSearchAttributes(connection.operatorService, namespace, warnWorker);
+    return super.runWorker(worker, next);
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

@@ -1,6 +1,7 @@
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { describeCodec, loadPayloadCodec } from '../codec/payload-codec.js';
+import { checkSearchAttributes, warnWorker } from './search-attributes-check.js';
 import { checkPayloadStore, describeExternalStorage, loadExternalStorage } from '../codec/external-storage.js';
 import { notificationsFromEnv, resolveConnection } from '../connection/config.js';
 import { checkNotificationSettings } from './activities/approvals/notify.js';
@@ -92,6 +93,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const ownTracing = options.tracing === undefined ? await tracingFromEnv('durable-agents-worker') : undefined;
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
+  // Before a worker holds the connection: a namespace without the runs' search attributes is refused here.
+  await checkSearchAttributes(connection.operatorService, namespace, warnWorker).catch(async (err: unknown) => {
+    await ownConnection?.close();
+    await ownTracing?.shutdown();
+    throw err;
+  });
   const tracing = options.tracing || ownTracing;
   const plugin = new DurableAgentsPlugin({
     agents: options.agents,

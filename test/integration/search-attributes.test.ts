@@ -1,0 +1,91 @@
+/**
+ * A namespace without the runs' search attributes: a worker refuses to start, naming what is missing and
+ * the command that creates it, rather than take runs whose workflow tasks would fail on the first
+ * search-attribute write (a wedged run). Run on a namespace this test registers, as an operator's new
+ * namespace would be.
+ */
+import { randomUUID } from 'node:crypto';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import proto from '@temporalio/proto';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client/index.js';
+import { SearchAttributesMissingError } from '../../src/index.js';
+import { createWorker } from '../../src/worker/index.js';
+import { toolboxAgent } from '../fixtures/agents.js';
+import { temporalAddress, waitFor } from '../helpers.js';
+
+const namespace = `fresh-${randomUUID().slice(0, 8)}`;
+let connection: Connection;
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: temporalAddress() });
+  await connection.workflowService.registerNamespace({
+    namespace,
+    workflowExecutionRetentionPeriod: msToTs('1 day'),
+  });
+  await waitFor('the namespace to answer', async () =>
+    connection.workflowService.describeNamespace({ namespace }).then(
+      () => true,
+      () => undefined,
+    ),
+  );
+}, 120_000);
+afterAll(async () => {
+  await connection?.close();
+});
+
+it('refuses to start a worker on a namespace without them, with the command; with them, runs go through', async () => {
+  const taskQueue = `sa-${randomUUID()}`;
+  const options = {
+    agents: [toolboxAgent],
+    address: temporalAddress(),
+    namespace,
+    taskQueue,
+    enableScriptedModel: true,
+    notifications: false as const,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  };
+  const error = await createWorker(options).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(SearchAttributesMissingError);
+  expect((error as Error).message).toBe(
+    `namespace "${namespace}" lacks the search attributes agent runs need: AgentId (Keyword), AgentStatus ` +
+      '(Keyword), AgentThreadId (Keyword), AgentResourceId (Keyword), AgentPendingToolCalls (KeywordList). ' +
+      `Create them with: temporal operator search-attribute create --namespace ${namespace} --name AgentId ` +
+      '--type Keyword --name AgentStatus --type Keyword --name AgentThreadId --type Keyword --name ' +
+      'AgentResourceId --type Keyword --name AgentPendingToolCalls --type KeywordList',
+  );
+
+  const { INDEXED_VALUE_TYPE_KEYWORD: KEYWORD, INDEXED_VALUE_TYPE_KEYWORD_LIST: KEYWORD_LIST } =
+    proto.temporal.api.enums.v1.IndexedValueType;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: {
+      AgentId: KEYWORD,
+      AgentStatus: KEYWORD,
+      AgentThreadId: KEYWORD,
+      AgentResourceId: KEYWORD,
+      AgentPendingToolCalls: KEYWORD_LIST,
+    },
+  });
+  const accepted = await createWorker(options);
+  const running = accepted.run();
+  const client = await AgentClient.connect({
+    address: temporalAddress(),
+    namespace,
+    taskQueue,
+    externalStorage: false,
+    tracing: false,
+  });
+  try {
+    const result = await client.generate('toolbox-agent', 'hello', { script: [{ text: 'hi' }] });
+    expect(result.text).toBe('hi');
+  } finally {
+    await client.close();
+    accepted.worker.shutdown();
+    await running;
+  }
+});
