@@ -20,15 +20,26 @@ const REFUSED: Record<string, string> = {
   processors: 'memory processors are not supported; shape what the model sees with transforms on the agent',
 };
 
+const isObject = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const shown = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
 /** An agent's memory, in Mastra's form: give it as `defineAgent({ memory: new Memory() })`. */
 export class Memory {
   readonly options: MemoryOptions;
 
   constructor(config: MemoryConfig = {}) {
+    if (!isObject(config)) throw new TypeError(`new Memory(): takes an object ({ options }), not ${shown(config)}`);
     for (const key of Object.keys(config)) {
       if (Object.hasOwn(REFUSED, key)) throw new TypeError(`new Memory(): ${key}: ${REFUSED[key]}`);
     }
     rejectUnknownKeys('new Memory()', config, ['options']);
+    if (config.options !== undefined && !isObject(config.options)) {
+      throw new TypeError(
+        'new Memory(): options must be an object of memory options (lastMessages, workingMemory, ...), ' +
+          `not ${shown(config.options)}`,
+      );
+    }
     this.options = config.options ?? {};
   }
 }

@@ -230,6 +230,10 @@ describe("Mastra's new Memory()", () => {
   it('refuses what it cannot keep, by name, and options the agent refuses', () => {
     expect(() => new Memory({ storage: {} } as never)).toThrow(/new Memory\(\): storage: a run's Temporal history/);
     expect(() => new Memory({ optoins: {} } as never)).toThrow(/unknown option "optoins" \(did you mean "options"\?\)/);
+    expect(() => new Memory(null as never)).toThrow('new Memory(): takes an object ({ options }), not null');
+    expect(() => new Memory({ options: null } as never)).toThrow(
+      'new Memory(): options must be an object of memory options (lastMessages, workingMemory, ...), not null',
+    );
     expect(() => defineAgent({ ...base, memory: new Memory({ options: { lastMessages: -1 } }) })).toThrow(
       /defineAgent\("m"\): invalid memory/,
     );
