@@ -36,7 +36,9 @@
  * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes), 16-17 and
  * the last (they use block 15's `supervisorAgent` and `stream`).
  * The Tools page's files are in `tools/` with only their import lines changed (`../tools/weather-tool` to
- * `./weather-tool.js`); the page calls none of them, so the tests call the agents' `generate`.
+ * `./weather-tool.js`); its Zod, Valibot and ArkType weather tools are the copies in `../fixtures/tools-page/`
+ * (test/integration/standard-schema.test.ts runs them on the scripted model; here they go to the page's
+ * model over HTTP). The page calls none of them, so the tests call the agents' `generate`.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { Agent, type AnyTool } from '../../src/index.js';
@@ -310,9 +312,9 @@ it('Tools page, weather-tool.ts and weather-agent.ts: the agent calls the tool, 
 });
 
 const toolFiles: Record<string, () => Promise<{ weatherTool: AnyTool }>> = {
-  zod: () => import('../fixtures/mastra-samples/tools/zod-weather-tool.js'),
-  valibot: () => import('../fixtures/mastra-samples/tools/valibot-weather-tool.js'),
-  arktype: () => import('../fixtures/mastra-samples/tools/arktype-weather-tool.js'),
+  zod: () => import('../fixtures/tools-page/weather-tool-zod.js'),
+  valibot: () => import('../fixtures/tools-page/weather-tool-valibot.js'),
+  arktype: () => import('../fixtures/tools-page/weather-tool-arktype.js'),
 };
 
 it.each(Object.keys(toolFiles))(
