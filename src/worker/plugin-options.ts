@@ -3,30 +3,18 @@
  * know, and none of the environment's settings that only `fromEnvironment` loads left out.
  */
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
-import type { Agent } from '../agent.js';
 import { CODEC_KEYS_ENV, CODEC_KEYS_FILE_ENV } from '../codec/keyring.js';
 import type { Tracing } from '../tracing/tracing.js';
-import type { NotificationSettings } from './activities/approvals/notify.js';
-import type { DecisionKeys } from './activities/approvals/verify-decision.js';
-import type { ModelFactory } from './models/registry.js';
+import type { CreateWorkerOptions } from './worker-options.js';
 
-/** What the plugin needs: the agents, and what `createWorker` would otherwise read from the environment. */
-export interface DurableAgentsPluginOptions {
-  /** The agents the worker runs. */
-  agents: Agent[];
-  /** Extra model providers by name prefix, next to the built-in `openai` and `openai-responses`. */
-  models?: Record<string, ModelFactory>;
-  /** Serve the offline `scripted` model (tests and demos only: whoever starts a run dictates its tool calls). */
-  enableScriptedModel?: boolean;
-  /** Bytes of run conversations the model activity caches (default 64 MiB). */
-  conversationCacheBytes?: number;
-  /**
-   * Approvers' public keys: every decision must then be signed (see `CreateWorkerOptions.decisionKeys`).
-   * Default: `DECISION_PUBLIC_KEYS`.
-   */
-  decisionKeys?: DecisionKeys;
-  /** The webhook for waiting calls. Default: `NOTIFICATIONS_WEBHOOK_*`; `false` sends none. */
-  notifications?: NotificationSettings | false;
+/**
+ * What the plugin needs: the agents and their settings as `createWorker` takes them, and the codec,
+ * payload store and tracing, which only `fromEnvironment` reads from the environment.
+ */
+export interface DurableAgentsPluginOptions extends Pick<
+  CreateWorkerOptions,
+  'agents' | 'models' | 'enableScriptedModel' | 'conversationCacheBytes' | 'decisionKeys' | 'notifications'
+> {
   /**
    * The payload codec, added last to the worker's and client's codecs. Default: payloads in clear;
    * while the environment sets codec keys, a plugin without a codec is refused (`fromEnvironment` reads them).
