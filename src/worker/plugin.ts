@@ -126,8 +126,22 @@ export class DurableAgentsPlugin extends SimplePlugin {
    */
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
     const { connection, namespace } = worker.options;
-    if (connection) await checkSearchAttributes(connection.operatorService, namespace, warnWorker);
-    return super.runWorker(worker, next);
+    const refused = connection
+      ? await checkSearchAttributes(connection.operatorService, namespace, warnWorker).then(
+          () => undefined,
+          (err: unknown) => err,
+        )
+      : undefined;
+    if (refused === undefined) return super.runWorker(worker, next);
+    // A worker that never ran keeps its hold on the connection, which then cannot close: it is started and
+    // shut down as soon as it runs (plugins after this one may start it a little later), and the refusal
+    // is what `run()` rejects with.
+    let settled = false;
+    const running = super.runWorker(worker, next).finally(() => (settled = true));
+    while (!settled && worker.getState() === 'INITIALIZED') await new Promise((r) => setImmediate(r));
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => undefined);
+    throw refused;
   }
 
   override configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {

@@ -11,7 +11,8 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/index.js';
 import { SearchAttributesMissingError } from '../../src/index.js';
-import { createWorker } from '../../src/worker/index.js';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createWorker, DurableAgentsPlugin } from '../../src/worker/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { temporalAddress, waitFor } from '../helpers.js';
 
@@ -58,6 +59,19 @@ it('refuses to start a worker on a namespace without them, with the command; wit
       '--type Keyword --name AgentStatus --type Keyword --name AgentThreadId --type Keyword --name ' +
       'AgentResourceId --type Keyword --name AgentPendingToolCalls --type KeywordList',
   );
+
+  // A team's own worker with the plugin: it does not run, with the same error.
+  const teamConnection = await NativeConnection.connect({ address: temporalAddress() });
+  const teamWorker = await Worker.create({
+    connection: teamConnection,
+    namespace,
+    taskQueue: `team-${taskQueue}`,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+    plugins: [new DurableAgentsPlugin({ agents: [toolboxAgent], enableScriptedModel: true, notifications: false })],
+  });
+  await expect(teamWorker.run()).rejects.toBeInstanceOf(SearchAttributesMissingError);
+  expect(teamWorker.getState()).not.toBe('RUNNING');
+  await teamConnection.close();
 
   const { INDEXED_VALUE_TYPE_KEYWORD: KEYWORD, INDEXED_VALUE_TYPE_KEYWORD_LIST: KEYWORD_LIST } =
     proto.temporal.api.enums.v1.IndexedValueType;
