@@ -8,6 +8,7 @@ import type { MemoryOptions } from './schemas/thread.js';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
+import { modelRetrySpec } from './schemas/model-retry.js';
 import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
 import { clip } from './schemas/limits.js';
@@ -41,6 +42,7 @@ export const AGENT_OPTIONS = [
   'transform',
   'requestContextSchema',
   'memory',
+  'modelRetry',
 ] as const satisfies ReadonlyArray<keyof AgentOptions | 'agents'>;
 // Fails to compile when AgentOptions gains an option that AGENT_OPTIONS does not list (agent.ts checks AgentConfig).
 const everyAgentOption: Record<Exclude<keyof AgentOptions, (typeof AGENT_OPTIONS)[number]>, never> = {};
@@ -139,6 +141,7 @@ export function checkAgent(config: CheckedConfig): {
   }
   if (config.approvalDeadline !== undefined)
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
+  if (config.modelRetry !== undefined) modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry);
   for (const [name, hook] of Object.entries(config.hooks ?? {})) {
     if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
       throw new TypeError(

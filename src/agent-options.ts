@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
+import type { ModelRetry } from './schemas/model-retry.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import type { ProviderTool } from './tools/builtin/web-search.js';
 import type { AnyTool } from './tools/create-tool.js';
@@ -85,6 +86,14 @@ export interface AgentOptions {
    * docs/guides/threads-and-memory.md.
    */
   memory?: MemoryOptions | Memory;
+  /**
+   * How long a model step is retried while the model's provider fails in a way that passes (rate
+   * limits, overload, 5xx, network errors, timeouts): `{ window: '6h', maximumInterval: '5m' }` by
+   * default, or the worker's `modelRetry`. A provider's `Retry-After` is honoured. Failures that do not
+   * pass (a bad request, a wrong key, an unknown model, a conversation over the context) are not
+   * retried. See docs/guides/models.md.
+   */
+  modelRetry?: ModelRetry;
 }
 
 /** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */

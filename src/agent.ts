@@ -14,6 +14,7 @@ import type { AgentOptions, AgentTool } from './agent-options.js';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
+import type { ModelRetry } from './schemas/model-retry.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import type { AgentHooks } from './tools/hooks.js';
 import type { McpServer } from './tools/mcp.js';
@@ -64,6 +65,7 @@ export class Agent extends AgentHandle implements AgentConfig {
   transform?: ToolTransforms;
   requestContextSchema?: z.ZodType;
   memory?: MemoryOptions;
+  modelRetry?: ModelRetry;
 
   constructor(given: AgentConfig) {
     const { memory: givenMemory, ...rest } = given;

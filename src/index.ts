@@ -39,6 +39,7 @@ export { Memory, type MemoryConfig } from './memory.js';
 export type { WorkingMemoryOptions } from './schemas/working-memory.js';
 export { DEFAULT_WORKING_MEMORY_CHARS, MAX_WORKING_MEMORY_CHARS } from './schemas/working-memory.js';
 export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
+export type { ModelRetry } from './schemas/model-retry.js';
 export type { WebhookPayload, NotificationType } from './schemas/notification.js';
 export type { ToolInfo, ToolOwner } from './schemas/tool-info.js';
 export { RunChunkSchema } from './schemas/stream-chunks.js';

@@ -12,6 +12,7 @@ import { type Agent, type Principal, type RunStreamChunk } from '../src/index.js
 import { createWorker, type ModelFactory } from '../src/worker/index.js';
 import { AgentClient } from '../src/client/index.js';
 import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/server/index.js';
+import type { ModelRetry } from '../src/schemas/model-retry.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -39,6 +40,8 @@ export async function startWorker(
     tracing?: Tracing;
     /** The worker's webhook (default: none, whatever the environment says). */
     notifications?: NotificationSettings;
+    /** How long the worker retries model steps of agents that set no window (default: the worker's default). */
+    modelRetry?: ModelRetry;
   } = {},
 ): Promise<TestWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
@@ -53,6 +56,7 @@ export async function startWorker(
     externalStorage: options.externalStorage ?? false,
     tracing: options.tracing ?? false,
     notifications: options.notifications ?? false,
+    ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
     connection,
     namespace: 'default',
     taskQueue,

@@ -23,10 +23,18 @@ export interface ChatRequest {
   response_format?: unknown;
 }
 
-/** What the model answers: text, or calls of tools by name (ids default to `call_<n>`). */
-export type ModelAnswer = { text: string } | { toolCalls: Array<{ name: string; args: unknown; id?: string }> };
+/**
+ * What the model answers: text, or calls of tools by name (ids default to `call_<n>`), or an HTTP
+ * failure with the provider's JSON error body (`{ error: { message } }`) and headers such as `retry-after`.
+ */
+export type ModelAnswer =
+  | { text: string }
+  | { toolCalls: Array<{ name: string; args: unknown; id?: string }> }
+  | { fail: { status: number; message: string; headers?: Record<string, string> } };
 
 export interface RecordedRequest {
+  /** When it arrived (`Date.now()`). */
+  at: number;
   path: string;
   auth: string | undefined;
   body: ChatRequest;
@@ -70,7 +78,12 @@ export async function startFakeOpenAI(
   let calls = 0;
 
   const server: Server = createServer(async (req, res) => {
-    const recorded = { path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(await body(req)) };
+    const recorded = {
+      at: Date.now(),
+      path: req.url ?? '',
+      auth: req.headers.authorization,
+      body: JSON.parse(await body(req)),
+    };
     requests.push(recorded);
     const index = requests.length - 1;
     const next = queue.shift() ?? respond?.(recorded.body, index);
@@ -78,6 +91,11 @@ export async function startFakeOpenAI(
       unexpected.push(recorded);
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'the test expected no model call here', type: 'invalid_request' } }));
+      return;
+    }
+    if ('fail' in next) {
+      res.writeHead(next.fail.status, { 'content-type': 'application/json', ...next.fail.headers });
+      res.end(JSON.stringify({ error: { message: next.fail.message, type: 'test_failure' } }));
       return;
     }
     const id = `chatcmpl-${index}`;

@@ -41,6 +41,13 @@ export function runLines(run: RunInfo): string[] {
       (run.startedBy ? `   by ${principalLine(run.startedBy)}` : ''),
     `build:     ${buildLine(run.build)}`,
   ];
+  const retry = run.modelRetry;
+  if (retry) {
+    const next = retry.nextAttemptAt ? `next at ${retry.nextAttemptAt.toISOString()}` : 'running';
+    const ends = retry.windowEndsAt ? `, retried until ${retry.windowEndsAt.toISOString()}` : '';
+    lines.push(`model step: retrying, attempt ${retry.attempt} (${next}${ends})`);
+    lines.push(`  last failure: ${retry.lastFailure ?? 'unknown'}`);
+  }
   lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
   for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);

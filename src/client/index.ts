@@ -19,6 +19,7 @@ export type { ToolApprovalFunction } from '../approvals/policy.js';
 export type { ClientToolInput } from './runs/client-tools.js';
 export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './runs/runs.js';
 export type { BuildInfo } from './runs/builds.js';
+export type { ModelStepRetry } from './runs/model-step.js';
 export { RunStream } from './stream/run-stream.js';
 export type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './threads.js';
 export { toolRunOutcome } from './tools.js';

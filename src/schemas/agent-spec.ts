@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
 import { ApprovalDeadlineSpecSchema } from './deadline.js';
 import { MAX_ID } from './limits.js';
+import { ModelRetrySpecSchema } from './model-retry.js';
 import { RunOptionsSchema, type RunOptions } from './run-options.js';
 import { MemoryOptionsSchema } from './thread.js';
 import { DISPLAY_STAGES, TRANSCRIPT_STAGES } from './transform-stages.js';
@@ -168,6 +169,8 @@ export const AgentSpecSchema = z.object({
   hooks: z.object({ beforeToolCall: z.boolean(), afterToolCall: z.boolean() }).optional(),
   /** How runs on a thread see its earlier messages (`lastMessages`). */
   memory: MemoryOptionsSchema.optional(),
+  /** How long a model step is retried while its provider fails (the agent's, else the worker's; else the default). */
+  modelRetry: ModelRetrySpecSchema.optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 

@@ -13,7 +13,13 @@ import type { CreateWorkerOptions } from './worker-options.js';
  */
 export interface DurableAgentsPluginOptions extends Pick<
   CreateWorkerOptions,
-  'agents' | 'models' | 'enableScriptedModel' | 'conversationCacheBytes' | 'decisionKeys' | 'notifications'
+  | 'agents'
+  | 'models'
+  | 'enableScriptedModel'
+  | 'conversationCacheBytes'
+  | 'decisionKeys'
+  | 'notifications'
+  | 'modelRetry'
 > {
   /**
    * The payload codec, added last to the worker's and client's codecs. Default: payloads in clear;
@@ -33,6 +39,7 @@ export const PLUGIN_OPTION_KEYS: Record<keyof DurableAgentsPluginOptions, true> 
   conversationCacheBytes: true,
   decisionKeys: true,
   notifications: true,
+  modelRetry: true,
   codec: true,
   externalStorage: true,
   tracing: true,

@@ -31,6 +31,7 @@ import { conversationCacheProblem } from './activities/model/conversation-cache.
 import { workflowInterceptorModules, workflowPreloadModules, workflowsPath } from './bundle.js';
 import { builtinModels, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
+import { modelRetrySpec } from '../schemas/model-retry.js';
 import { PLUGIN_OPTION_KEYS, refuseUnloadedEnvironment, type DurableAgentsPluginOptions } from './plugin-options.js';
 
 /** The workflow names the run workflows take in a worker: a team's workflow of the same name is refused. */
@@ -65,11 +66,15 @@ export class DurableAgentsPlugin extends SimplePlugin {
       registry,
       { ...builtinModels, ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}), ...options.models },
       mcp,
-      options.decisionKeys ?? decisionKeysFromEnv(),
-      tracing,
-      notificationSettings ? checkNotificationSettings(notificationSettings) : undefined,
-      options.conversationCacheBytes,
-      externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
+      {
+        decisionKeys: options.decisionKeys ?? decisionKeysFromEnv(),
+        tracing,
+        notifications: notificationSettings ? checkNotificationSettings(notificationSettings) : undefined,
+        conversationCacheBytes: options.conversationCacheBytes,
+        payloadLimits: externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
+        modelRetry:
+          options.modelRetry === undefined ? undefined : modelRetrySpec('DurableAgentsPlugin', options.modelRetry),
+      },
     );
     super({
       name: 'durable-agents',

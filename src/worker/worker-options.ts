@@ -8,6 +8,7 @@ import type { DecisionKeys } from './activities/approvals/verify-decision.js';
 import type { ConnectionSettings } from '../connection/config.js';
 import type { ModelFactory } from './models/registry.js';
 import { rejectUnknownKeys } from '../options.js';
+import { modelRetrySpec, type ModelRetry } from '../schemas/model-retry.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { VersioningSettings } from './versioning.js';
 
@@ -42,6 +43,11 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    * `NOTIFICATIONS_INBOX_URL`; `false` sends none whatever the environment says.
    */
   notifications?: NotificationSettings | false;
+  /**
+   * How long model steps are retried while a provider fails in a way that passes, for agents that set
+   * no `modelRetry` of their own. Default `{ window: '6h', maximumInterval: '5m' }`. See docs/guides/models.md.
+   */
+  modelRetry?: ModelRetry;
   /**
    * The payload codec (see `createPayloadCodec`); else the one configured in the environment
    * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
@@ -96,6 +102,7 @@ const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
   conversationCacheBytes: true,
   decisionKeys: true,
   notifications: true,
+  modelRetry: true,
   codec: true,
   externalStorage: true,
   connection: true,
@@ -115,6 +122,7 @@ const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
  */
 export function checkWorkerOptions(options: CreateWorkerOptions): void {
   rejectUnknownKeys('createWorker', options, Object.keys(WORKER_OPTION_KEYS));
+  if (options.modelRetry !== undefined) modelRetrySpec('createWorker', options.modelRetry);
   if (options.conversationCacheBytes === undefined) return;
   const problem = conversationCacheProblem(options.conversationCacheBytes);
   if (problem) throw new RangeError(`createWorker: ${problem}`);

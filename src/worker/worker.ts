@@ -106,6 +106,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     ...(options.enableScriptedModel ? { enableScriptedModel: true } : {}),
     ...(options.conversationCacheBytes !== undefined ? { conversationCacheBytes: options.conversationCacheBytes } : {}),
     ...(options.decisionKeys ? { decisionKeys: options.decisionKeys } : {}),
+    ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
     notifications: notifications ?? false,
     codec,
     ...(externalStorage ? { externalStorage } : {}),

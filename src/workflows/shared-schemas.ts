@@ -18,6 +18,7 @@ import * as decisions from '../schemas/decisions.js';
 import * as json from '../schemas/json.js';
 import * as limits from '../schemas/limits.js';
 import * as message from '../schemas/message.js';
+import * as modelRetry from '../schemas/model-retry.js';
 import * as runInput from '../schemas/run-input.js';
 import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
@@ -44,6 +45,7 @@ warmSchemas(
   json,
   limits,
   message,
+  modelRetry,
   runInput,
   runOptions,
   runResult,

@@ -31,6 +31,7 @@ import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from
 import { runRef } from '../checks.js';
 import type { ClientContext } from '../context.js';
 import { queryValue } from './visibility-query.js';
+import { modelStepRetry, type ModelStepRetry } from './model-step.js';
 
 /** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
 export interface SuspendedRun {
@@ -63,6 +64,11 @@ export interface RunInfo extends SuspendedRun {
   autoResume?: AutoResumeSettings;
   /** The build the run is on, when a versioned worker runs it (see docs/upgrading.md). */
   build?: RunBuild;
+  /**
+   * Set while the run's model step is retried because its provider fails (rate limits, 5xx, network):
+   * the attempt, the last failure and when the next attempt starts. `getRun` reads it; lists do not.
+   */
+  modelRetry?: ModelStepRetry;
 }
 
 /** Which build of which Worker Deployment a run is on, and whether it stays there. */
@@ -174,7 +180,12 @@ export async function getRun(ctx: ClientContext, runId: string): Promise<RunInfo
   }
   // A thread's workflow, or any other in the namespace, is not a run: it is not found as one.
   if (description.type !== 'agentRun') throw new RunNotFoundError(runId, ctx.namespace);
-  return { ...runInfo(description, runBuild(description.raw.workflowExecutionInfo)), runId };
+  const modelRetry = await modelStepRetry(ctx.temporal, description.raw);
+  return {
+    ...runInfo(description, runBuild(description.raw.workflowExecutionInfo)),
+    runId,
+    ...(modelRetry ? { modelRetry } : {}),
+  };
 }
 
 /** The run's verdict on a decision: in its trail, or among the refusals it still shows. */

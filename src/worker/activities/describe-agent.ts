@@ -6,6 +6,7 @@ import { isProviderTool, type ProviderTool } from '../../tools/builtin/web-searc
 import type { AnyTool } from '../../tools/create-tool.js';
 import { jsonSchemaOf } from '../../tools/schema.js';
 import { approvalDeadlineSpec } from '../../schemas/deadline.js';
+import { modelRetrySpec } from '../../schemas/model-retry.js';
 import { transformStages } from '../../tools/transforms.js';
 import type { DescribeAgentInput } from '../../protocol/activities.js';
 import type { McpToolEntry } from './tools/mcp-tool-list.js';
@@ -107,6 +108,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
     ...agentTransformed(agent),
     ...(agent.memory ? { memory: agent.memory } : {}),
+    ...(agent.modelRetry ? { modelRetry: modelRetrySpec(`agent "${agent.id}"`, agent.modelRetry) } : {}),
     ...(agent.hooks
       ? { hooks: { beforeToolCall: !!agent.hooks.beforeToolCall, afterToolCall: !!agent.hooks.afterToolCall } }
       : {}),

@@ -18,6 +18,20 @@ import { shapeOutput, transformPayload } from './tools/transform-payload.js';
 import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './approvals/verify-decision.js';
 import { notify, type NotificationSettings } from './approvals/notify.js';
 import { MAX_DATA_BYTES, type PayloadLimits } from '../../schemas/limits.js';
+import type { ModelRetrySpec } from '../../schemas/model-retry.js';
+
+/** What a worker's activities are bound to besides its agents, models and MCP connections. */
+export interface ActivitySettings {
+  /** The approvers' keys, when decisions must be signed. */
+  decisionKeys?: DecisionKeys | undefined;
+  tracing?: Tracing | undefined;
+  notifications?: NotificationSettings | undefined;
+  conversationCacheBytes?: number | undefined;
+  /** Set when the worker has a payload store: the larger limits its runs keep to. */
+  payloadLimits?: PayloadLimits | undefined;
+  /** The worker's retry of model steps, for agents that set none. */
+  modelRetry?: ModelRetrySpec | undefined;
+}
 
 /**
  * The activities of a worker, bound to its agents and model providers, to its connections to their MCP
@@ -27,13 +41,9 @@ export function createActivities(
   registry: AgentRegistry,
   models: Record<string, ModelFactory>,
   mcp: McpConnections,
-  decisionKeys?: DecisionKeys,
-  tracing?: Tracing,
-  notifications?: NotificationSettings,
-  conversationCacheBytes?: number,
-  /** Set when the worker has a payload store: the larger limits its runs keep to. */
-  payloadLimits?: PayloadLimits,
+  settings: ActivitySettings,
 ): AgentActivities {
+  const { decisionKeys, tracing, notifications, conversationCacheBytes, payloadLimits, modelRetry } = settings;
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   const conversations = new ConversationCache(conversationCacheBytes);
   return {
@@ -46,6 +56,8 @@ export function createActivities(
         ...(keys ? { signedDecisions: true } : {}),
         ...(notifications ? { notifications: true } : {}),
         ...(payloadLimits ? { payloadLimits } : {}),
+        // The agent's own retry window comes first; the worker's applies to agents that set none.
+        ...(withMcp.modelRetry || !modelRetry ? {} : { modelRetry }),
       };
     },
     callModel: (input) => callModel(registry, models, input, conversations, tracing),

@@ -13,6 +13,7 @@ import type { JsonValue } from '../../schemas/json.js';
 import { INLINE_PAYLOAD_LIMITS, kib } from '../../schemas/limits.js';
 import { scriptForCall } from '../../schemas/script.js';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
+import { modelActivityRetry } from '../../schemas/model-retry.js';
 import type { WorkingMemoryOptions } from '../../schemas/working-memory.js';
 import { storedMemory, withWorkingMemory } from '../thread/working-memory.js';
 import { displayed, displayedOutcome, refOf } from './payload-views.js';
@@ -24,17 +25,17 @@ import { NON_RETRYABLE_ERROR_TYPES, type StartedRun } from './run-start.js';
 import { recordOutcome, toolCallSpan } from './spans.js';
 import { outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome } from './transcript.js';
 
-/** The model activity heartbeats every 3 s: a worker that dies mid-call is noticed in 15 s, not 5 minutes. */
-const { callModel } = proxyActivities<AgentActivities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: NON_RETRYABLE_ERROR_TYPES,
-  },
-});
+/**
+ * The model activity of an agent: retried within its window while the provider fails in a way that
+ * passes. It heartbeats every 3 s: a worker that dies mid-call is noticed in 15 s, not 5 minutes.
+ */
+function modelActivity(spec: AgentSpec): AgentActivities['callModel'] {
+  return proxyActivities<AgentActivities>({
+    startToCloseTimeout: '5 minutes',
+    heartbeatTimeout: '15 seconds',
+    ...modelActivityRetry(spec.modelRetry, NON_RETRYABLE_ERROR_TYPES),
+  }).callModel;
+}
 
 /** What the model is offered at every step of the run. */
 export interface StepOffer {
@@ -55,7 +56,7 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
   const progress = toolRun ? undefined : state.stream.progress?.slice();
   const model =
     toolRun ??
-    (await callModel({
+    (await modelActivity(spec)({
       stepNumber,
       stream: streaming,
       publishToken: streaming ? state.stream.publishToken : undefined,

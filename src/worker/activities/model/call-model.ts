@@ -1,13 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import {
-  APICallError,
-  generateText,
-  streamText,
-  type LanguageModel,
-  type ModelMessage,
-  type TelemetryOptions,
-} from 'ai';
+import { generateText, streamText, type LanguageModel, type ModelMessage, type TelemetryOptions } from 'ai';
 import { resolveModel, type ModelFactory } from '../../models/registry.js';
 import type { Agent } from '../../../agent.js';
 import type { AgentRegistry } from '../../registry.js';
@@ -20,6 +12,7 @@ import type { CallModelInput, CallModelOutput } from '../../../protocol/activiti
 import { inputDeltaShown } from '../tools/transform-payload.js';
 import { conversationKey, withConversation, type ResolvedCall } from './call-conversation.js';
 import { modelTools } from './model-tools.js';
+import { classifyProviderFailure, providerActivityFailure } from './provider-failure.js';
 import { stepOutput } from './step-output.js';
 import { streamed } from './streamed-step.js';
 
@@ -111,11 +104,10 @@ async function modelStep(
     }
     return answered;
   } catch (err) {
-    if (APICallError.isInstance(err) && !err.isRetryable) {
-      throw ApplicationFailure.nonRetryable(
-        `${err.message} (HTTP ${err.statusCode ?? '?'} from ${err.url})`,
-        'ModelCallRejected',
-      );
+    const failure = classifyProviderFailure(err);
+    if (failure) {
+      const named = input.model ?? (typeof model === 'string' ? model : `${model.provider}/${model.modelId}`);
+      throw providerActivityFailure(failure, `the model provider of "${named}"`);
     }
     throw err;
   }

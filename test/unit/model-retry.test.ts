@@ -1,0 +1,50 @@
+/** The retry window of model steps, as an agent or a worker sets it, and the policy it becomes. */
+import { describe, expect, it } from 'vitest';
+import { defineAgent } from '../../src/index.js';
+import { DEFAULT_MODEL_RETRY, modelActivityRetry, modelRetrySpec } from '../../src/schemas/model-retry.js';
+
+describe('modelRetrySpec', () => {
+  it('takes durations people write, defaulting what is not set', () => {
+    expect(modelRetrySpec('here', {})).toEqual(DEFAULT_MODEL_RETRY);
+    expect(modelRetrySpec('here', { window: '2h' })).toEqual({ windowMs: 7_200_000, maximumIntervalMs: 300_000 });
+    expect(modelRetrySpec('here', { window: '1 day', maximumInterval: 30_000 })).toEqual({
+      windowMs: 86_400_000,
+      maximumIntervalMs: 30_000,
+    });
+  });
+
+  it('refuses what it does not know, with the offending value and what to do', () => {
+    expect(() => modelRetrySpec('defineAgent("a")', { window: '2h', attempts: 3 })).toThrow(
+      'defineAgent("a"): modelRetry takes window and maximumInterval, not attempts',
+    );
+    expect(() => modelRetrySpec('defineAgent("a")', { window: 'forever' })).toThrow(
+      'defineAgent("a"): modelRetry.window: "forever" is not a duration',
+    );
+    expect(() => modelRetrySpec('defineAgent("a")', { window: 10 })).toThrow(/modelRetry\.window: 10 is not between/);
+    expect(() => modelRetrySpec('createWorker', { window: '1m', maximumInterval: '5m' })).toThrow(
+      'createWorker: modelRetry.maximumInterval (5m) is longer than the window (1m); set a shorter maximumInterval or a longer window',
+    );
+    expect(() => modelRetrySpec('here', '6h')).toThrow('here: modelRetry is { window?, maximumInterval? }, not "6h"');
+  });
+
+  it('is checked when the agent is defined', () => {
+    expect(() => defineAgent({ id: 'a', name: 'A', model: 'scripted', modelRetry: { window: 'soon' } })).toThrow(
+      'defineAgent("a"): modelRetry.window: "soon" is not a duration',
+    );
+    expect(defineAgent({ id: 'a', name: 'A', model: 'scripted', modelRetry: { window: '3h' } }).modelRetry).toEqual({
+      window: '3h',
+    });
+  });
+});
+
+describe('modelActivityRetry', () => {
+  it('retries without a count within the window, backing off to the maximum interval', () => {
+    expect(modelActivityRetry(undefined, ['X'])).toEqual({
+      scheduleToCloseTimeout: 6 * 3_600_000,
+      retry: { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 300_000, nonRetryableErrorTypes: ['X'] },
+    });
+    const short = modelActivityRetry({ windowMs: 5000, maximumIntervalMs: 1000 }, []);
+    expect(short.scheduleToCloseTimeout).toBe(5000);
+    expect(short.retry).not.toHaveProperty('maximumAttempts');
+  });
+});
