@@ -19,6 +19,7 @@ import { shownPending } from '../schemas/shown-pending.js';
 /** Runs agentctl with these arguments; returns the exit code. */
 export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<number> {
   let client: AgentClient | undefined;
+  let checked: Promise<unknown> | undefined;
   const connect: CommandContext['connect'] = async (cmd) => {
     const g = cmd.optsWithGlobals<GlobalOptions>();
     // Loaded here, not at the top: the Temporal client, gRPC and zod take most of a start, and --help
@@ -38,6 +39,10 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       ...(principal ? { principal } : {}),
       ...(signingKey ? { signingKey } : {}),
     });
+    // Once per process, before any command reads the namespace: a namespace without the runs' search
+    // attributes is named, with the command that creates them, rather than failing a list obscurely.
+    checked ??= client.checkSearchAttributes({ create: g.createSearchAttributes });
+    await checked;
     return client;
   };
   const print: CommandContext['print'] = (json, value, lines) => {
@@ -63,6 +68,11 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     )
     .option('--signing-key <file>', 'sign decisions with this Ed25519 private key (PEM; else DECISION_SIGNING_KEY)')
     .option('--key-id <id>', 'the id the workers know the signing key by (else DECISION_SIGNING_KEY_ID)')
+    .option(
+      '--create-search-attributes',
+      "create the runs' search attributes where the namespace lacks them and your credentials allow " +
+        '(else DURABLE_AGENTS_CREATE_SEARCH_ATTRIBUTES)',
+    )
     .option(
       '--codec-keys-file <path>',
       'payload codec keys, "<keyId>:<base64 key>" entries, current first ' +

@@ -25,6 +25,7 @@ export interface GlobalOptions {
   taskQueue?: string;
   profile?: string;
   codecKeysFile?: string;
+  createSearchAttributes?: boolean;
 }
 
 /** What every command's action gets: a connected client (made once, on first use) and the printer. */

@@ -4,6 +4,7 @@
  * (memo, search attributes, visibility), so a brand-new process can pick up any run.
  */
 import type { Client, Connection } from '@temporalio/client';
+import { checkSearchAttributes, createSearchAttributesSetting } from '../connection/search-attributes.js';
 import { rejectUnknownKeys } from '../options.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { JsonValue } from '../schemas/json.js';
@@ -237,6 +238,21 @@ export class AgentClient extends ClientReads {
   async runTool(toolId: string, input: JsonValue, options: ToolRunOptions = {}): Promise<RunResult> {
     const { runId } = await this.startToolRun(toolId, input, options);
     return this.next(runId);
+  }
+
+  /**
+   * Checks that the namespace has the search attributes runs write and lists read, throwing
+   * `SearchAttributesMissingError` (the missing ones, and the command that creates them) when it does
+   * not; with `create: true`, creates them where this client's credentials allow. Resolves `unchecked`
+   * (and warns) where the server will not list them to this client. `agentctl` and `startServer` call it
+   * before they work on a namespace.
+   */
+  async checkSearchAttributes(options: { create?: boolean } = {}): Promise<'checked' | 'created' | 'unchecked'> {
+    rejectUnknownKeys('checkSearchAttributes', options, ['create']);
+    const { temporal, namespace } = this.ctx;
+    const create = createSearchAttributesSetting(options.create, 'checkSearchAttributes');
+    const check = { warn: this.actor.warn, create, who: 'this client' };
+    return checkSearchAttributes(temporal.connection.operatorService, namespace, check);
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   RunNotFoundError,
   ThreadNotFoundError,
   RunNotWaitingError,
+  SearchAttributesMissingError,
   UnauthenticatedError,
   StreamClosedError,
   StreamOffsetError,
@@ -47,6 +48,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof ThreadNotFoundError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof UnknownToolError, httpStatus: 404, exitCode: REFUSED },
   { matches: (e) => e instanceof NoWorkerError, httpStatus: 503, exitCode: REFUSED },
+  { matches: (e) => e instanceof SearchAttributesMissingError, httpStatus: 503, exitCode: REFUSED },
   { matches: (e) => e instanceof UnauthenticatedError, httpStatus: 401, exitCode: REFUSED, type: 'Unauthenticated' },
   { matches: (e) => e instanceof AccessDeniedError, httpStatus: 403, exitCode: REFUSED, type: 'AccessDenied' },
   {

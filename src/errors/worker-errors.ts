@@ -115,12 +115,16 @@ export class SearchAttributesMissingError extends Error {
     readonly namespace: string,
     /** Each missing (or mistyped) attribute, with the type runs need. */
     readonly missing: ReadonlyArray<{ name: string; type: string }>,
+    /** Why they were not created, when the caller asked to create them. */
+    notCreated?: string,
   ) {
     const listed = missing.map(({ name, type }) => `${name} (${type})`).join(', ');
     const create = missing.map(({ name, type }) => `--name ${name} --type ${type}`).join(' ');
     super(
-      `namespace "${namespace}" lacks the search attributes agent runs need: ${listed}. ` +
-        `Create them with: temporal operator search-attribute create --namespace ${namespace} ${create}`,
+      `namespace "${namespace}" lacks the search attributes agent runs need: ${listed}` +
+        (notCreated ? `; they were not created: ${notCreated}` : '') +
+        `. Create them with: temporal operator search-attribute create --namespace ${namespace} ${create}` +
+        ' (on Temporal Cloud: tcld namespace search-attributes add, or the Cloud UI)',
     );
   }
 }

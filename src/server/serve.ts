@@ -15,7 +15,8 @@ export interface StartServerOptions extends ServerOptions {
 
 /**
  * Serves the app. It refuses to listen anywhere but loopback without authentication, since anyone
- * who can reach it could then start runs and decide their tool calls.
+ * who can reach it could then start runs and decide their tool calls, and to start on a namespace that
+ * lacks the runs' search attributes (`SearchAttributesMissingError`; see `AgentClient.checkSearchAttributes`).
  */
 export async function startServer(client: AgentClient, options: StartServerOptions = {}): Promise<ServerType> {
   const { hostname = '127.0.0.1', port = 3000, ...app } = options;
@@ -33,6 +34,8 @@ export async function startServer(client: AgentClient, options: StartServerOptio
         'requests with any other Host are refused, so that a DNS-rebinding page cannot use the server',
     );
   }
+  // A namespace without the runs' search attributes would fail every list and inbox request: say so now.
+  await client.checkSearchAttributes();
   const server = serve({ fetch: createServerApp(client, app).fetch, hostname, port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', () => resolve());

@@ -20,6 +20,7 @@ export interface DurableAgentsPluginOptions extends Pick<
   | 'decisionKeys'
   | 'notifications'
   | 'modelRetry'
+  | 'createSearchAttributes'
 > {
   /**
    * The payload codec, added last to the worker's and client's codecs. Default: payloads in clear;
@@ -40,6 +41,7 @@ export const PLUGIN_OPTION_KEYS: Record<keyof DurableAgentsPluginOptions, true> 
   decisionKeys: true,
   notifications: true,
   modelRetry: true,
+  createSearchAttributes: true,
   codec: true,
   externalStorage: true,
   tracing: true,

@@ -19,7 +19,8 @@ import { UnkeyedCodec } from '../codec/unkeyed-codec.js';
 import { checkPayloadStore, loadExternalStorage } from '../codec/external-storage.js';
 import { workerDataConverter } from '../codec/undecodable.js';
 import { decisionKeysFromEnv, notificationsFromEnv } from '../connection/config.js';
-import { checkSearchAttributes, warnWorker } from './search-attributes-check.js';
+import { checkSearchAttributes, createSearchAttributesSetting } from '../connection/search-attributes.js';
+import { warnWorker } from './runtime-log.js';
 import { rejectUnknownKeys } from '../options.js';
 import { STORED_PAYLOAD_LIMITS } from '../schemas/limits.js';
 import { tracingFromEnv, workflowSpanSinks } from '../tracing/config.js';
@@ -49,10 +50,12 @@ export class DurableAgentsPlugin extends SimplePlugin {
   readonly externalStorage: ExternalStorage | undefined;
   readonly tracing: Tracing | undefined;
   readonly #mcp: McpConnections;
+  readonly #createSearchAttributes: boolean;
 
   constructor(options: DurableAgentsPluginOptions) {
     rejectUnknownKeys('DurableAgentsPlugin', options, Object.keys(PLUGIN_OPTION_KEYS));
     refuseUnloadedEnvironment(options);
+    const createSearchAttributes = createSearchAttributesSetting(options.createSearchAttributes, 'DurableAgentsPlugin');
     if (options.conversationCacheBytes !== undefined) {
       const problem = conversationCacheProblem(options.conversationCacheBytes);
       if (problem) throw new RangeError(`DurableAgentsPlugin: ${problem}`);
@@ -93,6 +96,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
     this.externalStorage = externalStorage;
     this.tracing = tracing;
     this.#mcp = mcp;
+    this.#createSearchAttributes = createSearchAttributes;
   }
 
   /**
@@ -132,7 +136,11 @@ export class DurableAgentsPlugin extends SimplePlugin {
   override async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
     const { connection, namespace } = worker.options;
     const refused = connection
-      ? await checkSearchAttributes(connection.operatorService, namespace, warnWorker).then(
+      ? await checkSearchAttributes(connection.operatorService, namespace, {
+          warn: warnWorker,
+          create: this.#createSearchAttributes,
+          who: 'the worker',
+        }).then(
           () => undefined,
           (err: unknown) => err,
         )

@@ -49,6 +49,12 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    */
   modelRetry?: ModelRetry;
   /**
+   * Create the runs' search attributes when the namespace lacks them, where the worker's credentials allow
+   * (a self-hosted server's operator API; not Temporal Cloud's), rather than refuse to start. Default:
+   * `DURABLE_AGENTS_CREATE_SEARCH_ATTRIBUTES` (`true`/`1`), else false. See docs/guides/cluster.md.
+   */
+  createSearchAttributes?: boolean;
+  /**
    * The payload codec (see `createPayloadCodec`); else the one configured in the environment
    * (`DURABLE_AGENTS_CODEC_KEYS`, see `loadPayloadCodec`). Added after any codecs in `workerOptions`.
    */
@@ -103,6 +109,7 @@ const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
   decisionKeys: true,
   notifications: true,
   modelRetry: true,
+  createSearchAttributes: true,
   codec: true,
   externalStorage: true,
   connection: true,

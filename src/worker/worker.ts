@@ -1,7 +1,8 @@
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { describeCodec, loadPayloadCodec } from '../codec/payload-codec.js';
-import { checkSearchAttributes, warnWorker } from './search-attributes-check.js';
+import { checkSearchAttributes, createSearchAttributesSetting } from '../connection/search-attributes.js';
+import { warnWorker } from './runtime-log.js';
 import { checkPayloadStore, describeExternalStorage, loadExternalStorage } from '../codec/external-storage.js';
 import { notificationsFromEnv, resolveConnection } from '../connection/config.js';
 import { checkNotificationSettings } from './activities/approvals/notify.js';
@@ -94,7 +95,9 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   // Before a worker holds the connection: a namespace without the runs' search attributes is refused here.
-  await checkSearchAttributes(connection.operatorService, namespace, warnWorker).catch(async (err: unknown) => {
+  const create = createSearchAttributesSetting(options.createSearchAttributes, 'createWorker');
+  const check = { warn: warnWorker, create, who: 'the worker' };
+  await checkSearchAttributes(connection.operatorService, namespace, check).catch(async (err: unknown) => {
     await ownConnection?.close();
     await ownTracing?.shutdown();
     throw err;
@@ -107,6 +110,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     ...(options.conversationCacheBytes !== undefined ? { conversationCacheBytes: options.conversationCacheBytes } : {}),
     ...(options.decisionKeys ? { decisionKeys: options.decisionKeys } : {}),
     ...(options.modelRetry ? { modelRetry: options.modelRetry } : {}),
+    createSearchAttributes: create,
     notifications: notifications ?? false,
     codec,
     ...(externalStorage ? { externalStorage } : {}),

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import proto from '@temporalio/proto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/index.js';
 import { SearchAttributesMissingError } from '../../src/index.js';
@@ -15,6 +14,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createWorker, DurableAgentsPlugin } from '../../src/worker/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
 import { temporalAddress, waitFor } from '../helpers.js';
+import { agentctl } from '../processes.js';
+import { startServer } from '../../src/server/index.js';
 
 const namespace = `fresh-${randomUUID().slice(0, 8)}`;
 let connection: Connection;
@@ -57,7 +58,8 @@ it('refuses to start a worker on a namespace without them, with the command; wit
       '(Keyword), AgentThreadId (Keyword), AgentResourceId (Keyword), AgentPendingToolCalls (KeywordList). ' +
       `Create them with: temporal operator search-attribute create --namespace ${namespace} --name AgentId ` +
       '--type Keyword --name AgentStatus --type Keyword --name AgentThreadId --type Keyword --name ' +
-      'AgentResourceId --type Keyword --name AgentPendingToolCalls --type KeywordList',
+      'AgentResourceId --type Keyword --name AgentPendingToolCalls --type KeywordList (on Temporal Cloud: tcld ' +
+      'namespace search-attributes add, or the Cloud UI)',
   );
 
   // A team's own worker with the plugin: it does not run, with the same error.
@@ -73,20 +75,10 @@ it('refuses to start a worker on a namespace without them, with the command; wit
   expect(teamWorker.getState()).not.toBe('RUNNING');
   await teamConnection.close();
 
-  const { INDEXED_VALUE_TYPE_KEYWORD: KEYWORD, INDEXED_VALUE_TYPE_KEYWORD_LIST: KEYWORD_LIST } =
-    proto.temporal.api.enums.v1.IndexedValueType;
-  await connection.operatorService.addSearchAttributes({
-    namespace,
-    searchAttributes: {
-      AgentId: KEYWORD,
-      AgentStatus: KEYWORD,
-      AgentThreadId: KEYWORD,
-      AgentResourceId: KEYWORD,
-      AgentPendingToolCalls: KEYWORD_LIST,
-    },
-  });
-  const accepted = await createWorker(options);
-  const running = accepted.run();
+  // agentctl and the HTTP server refuse the namespace too, with the same line.
+  const listed = await agentctl(['runs', 'list', '--address', temporalAddress(), '--namespace', namespace]);
+  expect(listed.code).toBe(1);
+  expect(listed.stderr.trim()).toBe(`agentctl: ${(error as Error).message}`);
   const client = await AgentClient.connect({
     address: temporalAddress(),
     namespace,
@@ -94,9 +86,18 @@ it('refuses to start a worker on a namespace without them, with the command; wit
     externalStorage: false,
     tracing: false,
   });
+  await expect(startServer(client, { port: 0 })).rejects.toThrow((error as Error).message);
+
+  // Asked to, the worker creates them (the dev server's operator API allows it), and runs go through.
+  const accepted = await createWorker({ ...options, createSearchAttributes: true });
+  const running = accepted.run();
   try {
     const result = await client.generate('toolbox-agent', 'hello', { script: [{ text: 'hi' }] });
     expect(result.text).toBe('hi');
+    await expect(client.checkSearchAttributes()).resolves.toBe('checked');
+    const after = await agentctl(['runs', 'list', '--address', temporalAddress(), '--namespace', namespace]);
+    expect(after).toMatchObject({ code: 0, stderr: '' });
+    expect(after.stdout).toContain(result.runId);
   } finally {
     await client.close();
     accepted.worker.shutdown();
