@@ -13,7 +13,15 @@ import type { DecisionTrail } from './trail.js';
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
 export type Waiting = Pick<
   PendingToolCall,
-  'kind' | 'askedAt' | 'suspendPayload' | 'resumeSchema' | 'inputSchema' | 'display' | 'expiresAt' | 'escalation'
+  | 'kind'
+  | 'askedAt'
+  | 'suspendPayload'
+  | 'resumeSchema'
+  | 'inputSchema'
+  | 'display'
+  | 'expiresAt'
+  | 'escalation'
+  | 'uncertainty'
 >;
 
 export class OwnCalls {

@@ -13,6 +13,7 @@ import type {
 } from '../schemas/decisions.js';
 import { readJsonSchema, safeParse, truncate, type JsonValue } from '../schemas/json.js';
 import { clip } from '../schemas/limits.js';
+import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
 import { canDecide, tenantCheck } from './access.js';
 import { decidedBy } from './decision-messages.js';
 
@@ -218,6 +219,11 @@ export function judgeDecision(
   if (!access.allowed) return { accepted: false, type: access.type, message: access.message, call };
   if (kind === 'resolve' && !decision.resolution) {
     return { accepted: false, type: 'InvalidDecision', call, message: 'a resolution is retry, skip or fail' };
+  }
+  // Nothing stands in for a model's answer: its step is tried again, or the run fails.
+  if (kind === 'resolve' && call.toolName === MODEL_STEP_TOOL && decision.resolution === 'skip') {
+    const message = `${call.toolCallId} is a model step that waits: resolve it with retry or fail, not skip`;
+    return { accepted: false, type: 'InvalidDecision', call, message };
   }
   if (decision.args === undefined) return check;
   if (kind !== 'approve') {

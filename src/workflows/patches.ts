@@ -61,6 +61,13 @@ export const PATCHES = {
     release: '0.3.0',
     change: 'a thread refuses writes without the turn key of one of its own runs',
   },
+  modelStepWaits: {
+    id: 'model-step-waits',
+    release: '0.4.0',
+    change:
+      'a model step its provider refuses, or fails for the whole retry window, waits for a resolution ' +
+      '(retry or fail); runs from before failed',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -19,6 +19,7 @@ import * as json from '../schemas/json.js';
 import * as limits from '../schemas/limits.js';
 import * as message from '../schemas/message.js';
 import * as modelRetry from '../schemas/model-retry.js';
+import * as modelStep from '../schemas/model-step.js';
 import * as runInput from '../schemas/run-input.js';
 import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
@@ -46,6 +47,7 @@ warmSchemas(
   limits,
   message,
   modelRetry,
+  modelStep,
   runInput,
   runOptions,
   runResult,

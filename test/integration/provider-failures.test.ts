@@ -1,9 +1,10 @@
 /**
  * A provider's bad minutes, through the real `@ai-sdk/openai` provider over real HTTP against a local
  * OpenAI-compatible server: rate limits are waited out as the provider asks (`Retry-After`) and the run
- * completes; a refusal that will not pass (a wrong key) is not retried and says why; a provider down for
- * longer than the agent's window ends the step with the last failure. While it retries, `getRun` (and
- * `agentctl runs show`) says so.
+ * completes; a refusal that will not pass (a wrong key) is not retried, and a provider down for longer
+ * than the agent's window stops retrying: either way the run waits, listed with the reason as a call of
+ * its own (`@model`), for an operator to retry or fail it. While it retries, `getRun` (and `agentctl runs
+ * show`) says so.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defineAgent } from '../../src/index.js';
@@ -79,28 +80,58 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   expect((await w.client.getRun(runId)).modelRetry).toBeUndefined();
 });
 
-it('does not retry a wrong key, and the run says why with the provider reason', async () => {
+it('does not retry a wrong key: the run waits with the reason, and a retry once it is fixed completes it', async () => {
   server.reset();
   server.answer({ fail: { status: 401, message: 'Incorrect API key provided: sk-bad***' } });
-  const { runId } = await w.client.start('patient-agent', 'Hello?');
-  await expect(w.client.result(runId)).rejects.toThrow(
-    'the model provider of "openai/gpt-test" refused the call (HTTP 401 unauthorized): Incorrect API key provided: sk-bad***',
-  );
-  expect(server.requests).toHaveLength(1);
+  const paused = await w.client.generate('patient-agent', 'Hello?');
+  expect(paused.finishReason).toBe('suspended');
+  expect(paused.pendingToolCalls).toEqual([
+    expect.objectContaining({
+      toolCallId: '@model-step-0',
+      toolName: '@model',
+      kind: 'uncertain',
+      args: { model: 'openai/gpt-test', stepNumber: 0 },
+      uncertainty:
+        'the model provider of "openai/gpt-test" refused the call (HTTP 401 unauthorized): ' +
+        'Incorrect API key provided: sk-bad***',
+    }),
+  ]);
+  expect(server.requests).toHaveLength(1); // not retried
+  expect((await w.client.getRun(paused.runId)).status).toBe('suspended');
+
+  // Nothing stands in for the model's answer.
+  await expect(
+    w.client.decide({ kind: 'resolve', runId: paused.runId, action: 'skip', output: 'Hi!', principal: 'ops' }),
+  ).rejects.toThrow('@model-step-0 is a model step that waits: resolve it with retry or fail, not skip');
+
+  server.answer({ text: 'Hello there.' }); // the key is fixed
+  const retry = { kind: 'resolve', runId: paused.runId, action: 'retry', principal: 'ops' } as const;
+  const done = await w.client.decide(retry, { then: 'result' });
+  expect(done.finishReason).toBe('stop');
+  expect(done.text).toBe('Hello there.');
+  expect(done.decisions.at(-1)).toMatchObject({ kind: 'resolve', toolCallId: '@model-step-0', principal: { id: 'ops' } });
+  expect(server.requests).toHaveLength(2);
 });
 
-it("ends the step once the agent's window is over, naming the last failure", async () => {
+it("waits once the agent's window is over, naming the last failure; failed by an operator, the run fails", async () => {
   server.reset();
   otherwise = { fail: { status: 500, message: 'The server had an error while processing your request.' } };
   try {
-    const { runId } = await w.client.start('brief-agent', 'Hello?');
-    const failed = await w.client.result(runId).then(
-      () => undefined,
-      (err: Error) => err,
-    );
-    expect(failed?.message).toMatch(/HTTP 500 server-error/);
+    const paused = await w.client.generate('brief-agent', 'Hello?');
+    expect(paused.finishReason).toBe('suspended');
+    expect(paused.pendingToolCalls[0]).toMatchObject({
+      toolName: '@model',
+      kind: 'uncertain',
+      uncertainty: expect.stringMatching(/HTTP 500 server-error\): The server had an error/),
+    });
     expect(server.requests.length).toBeGreaterThanOrEqual(2);
-    expect(await modelWindowMs(runId)).toBe(4000); // the agent's own window over the worker's
+    expect(await modelWindowMs(paused.runId)).toBe(4000); // the agent's own window over the worker's
+    const fail = { kind: 'resolve', runId: paused.runId, action: 'fail', principal: 'ops' } as const;
+    await expect(
+      w.client.decide({ ...fail, reason: 'the provider is down for the day' }, { then: 'result' }),
+    ).rejects.toThrow(
+      /the model step was marked failed by ops: the provider is down for the day \(its provider: .*HTTP 500/,
+    );
   } finally {
     otherwise = undefined;
   }

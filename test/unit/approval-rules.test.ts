@@ -163,6 +163,29 @@ describe('judgeDecision: changed arguments', () => {
   });
 });
 
+describe('judgeDecision: a model step that waits', () => {
+  const run = { resourceId: undefined, startedBy: undefined };
+  const step: PendingToolCall = {
+    ...approval('@model-step-2'),
+    toolName: '@model',
+    kind: 'uncertain',
+    requiresApproval: false,
+    uncertainty: 'the model provider of "openai/gpt-5-mini" refused the call (HTTP 401 unauthorized): bad key',
+  };
+  const judged = (resolution: 'retry' | 'skip' | 'fail') =>
+    judgeDecision('resolve', { toolCallId: '@model-step-2', resolution }, [step], none, run);
+
+  it('is retried or failed, never skipped: nothing stands in for the model', () => {
+    expect(judged('retry').accepted).toBe(true);
+    expect(judged('fail').accepted).toBe(true);
+    expect(judged('skip')).toMatchObject({
+      accepted: false,
+      type: 'InvalidDecision',
+      message: '@model-step-2 is a model step that waits: resolve it with retry or fail, not skip',
+    });
+  });
+});
+
 describe('safeParse', () => {
   it('refuses input too deep to check before zod walks it, instead of a thrown RangeError', async () => {
     const { JsonValueSchema, MAX_PARSE_DEPTH, safeParse } = await import('../../src/schemas/json.js');

@@ -63,9 +63,12 @@ describe('the patches of the workflows', () => {
     expect(tooNew).toEqual([]);
   });
 
-  it('were each added by a release this package has had', () => {
+  it('were each added by a release this package has had, or by the next one', () => {
     const { versions } = readCorpus(histories);
-    const unknown = Object.values(PATCHES).filter((p) => !versions.includes(p.release));
+    // The release being made records its corpus when it is cut (test/histories/record.ts).
+    const [major, minor] = versions.at(-1)!.split('.').map(Number);
+    const next = `${major}.${minor! + 1}.0`;
+    const unknown = Object.values(PATCHES).filter((p) => !versions.includes(p.release) && p.release !== next);
     expect(unknown).toEqual([]);
   });
 });

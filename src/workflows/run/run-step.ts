@@ -19,6 +19,7 @@ import { storedMemory, withWorkingMemory } from '../thread/working-memory.js';
 import { displayed, displayedOutcome, refOf } from './payload-views.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import type { RunState } from './run-state.js';
+import { modelAnswer } from './model-wait.js';
 import { runTool } from './run-tool.js';
 import { afterToolCall } from './tool-hooks.js';
 import { NON_RETRYABLE_ERROR_TYPES, type StartedRun } from './run-start.js';
@@ -56,31 +57,33 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
   const progress = toolRun ? undefined : state.stream.progress?.slice();
   const model =
     toolRun ??
-    (await modelActivity(spec)({
-      stepNumber,
-      stream: streaming,
-      publishToken: streaming ? state.stream.publishToken : undefined,
-      runId: state.runId,
-      agentId: spec.id,
-      model: options.model ?? spec.model,
-      ...(options.script
-        ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
-        : { script: undefined }),
-      ...state.wire.forCall(state.conversation.messages, {
-        // Each step is shown the working memory as it stands, after the run's own updates.
-        instructions: withWorkingMemory(
-          options.instructions ?? spec.instructions,
-          workingMemory,
-          state.thread?.workingMemory,
-        ),
-        tools,
+    (await modelAnswer(state, stepNumber, options.model ?? spec.model, () =>
+      modelActivity(spec)({
+        stepNumber,
+        stream: streaming,
+        publishToken: streaming ? state.stream.publishToken : undefined,
+        runId: state.runId,
+        agentId: spec.id,
+        model: options.model ?? spec.model,
+        ...(options.script
+          ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
+          : { script: undefined }),
+        ...state.wire.forCall(state.conversation.messages, {
+          // Each step is shown the working memory as it stands, after the run's own updates.
+          instructions: withWorkingMemory(
+            options.instructions ?? spec.instructions,
+            workingMemory,
+            state.thread?.workingMemory,
+          ),
+          tools,
+        }),
+        ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
+        toolChoice: options.toolChoice,
+        settings: options.modelSettings,
+        ...(options.requestContext ? { requestContext: options.requestContext } : {}),
+        ...(progress ? { progress } : {}),
       }),
-      ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
-      toolChoice: options.toolChoice,
-      settings: options.modelSettings,
-      ...(options.requestContext ? { requestContext: options.requestContext } : {}),
-      ...(progress ? { progress } : {}),
-    }).finally(() => (state.stream.log.live = false)));
+    ).finally(() => (state.stream.log.live = false)));
   if (!toolRun) state.stream.progress?.settle(progress, model.progressBytes);
   state.conversation.startStep(stepNumber, model);
   // The model activity holds the conversation with its answer now: the next call references it.
