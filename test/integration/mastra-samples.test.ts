@@ -32,18 +32,50 @@
  *   Block 4's two blocks share one file; the page's `Agent` import is in the glue above them.
  * - block 15 imports `Memory` from this package (it takes Mastra's `options`); it approves, then
  *   declines the same call as block 2 does, and throws the same way.
+ * - block 16 is a tool definition only (its `performOperation` is in the glue). Block 17 continues from a
+ *   `supervisorAgent` and a `stream` the page never shows: its preamble defines a sub-agent with block
+ *   16's tool, a supervisor that delegates to it, and `const stream = await supervisorAgent.stream(...)`.
+ * - block 18 (the last) calls block 15's `supervisorAgent`: its preamble holds a copy of block 15's
+ *   agents (verbatim), since block 15's module throws at its decline and cannot be imported for them.
+ * - blocks 17 and 18 are not type-checked (`// @ts-nocheck` in their preambles): they run as written, but
+ *   TypeScript refuses `chunk.payload.suspendPayload.message` (this package types the payload as JSON)
+ *   and `output.suspendPayload.toolName` (`finishReason === 'suspended'` does not narrow the result).
  * Not run (`it.todo`, with the reason): block 6 (declares `const result` twice in one scope, which no
- * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes), 16-17 and
- * the last (they use block 15's `supervisorAgent` and `stream`).
+ * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes).
  * The Tools page's files are in `tools/` with only their import lines changed (`../tools/weather-tool` to
  * `./weather-tool.js`); its Zod, Valibot and ArkType weather tools are the copies in `../fixtures/tools-page/`
  * (test/integration/standard-schema.test.ts runs them on the scripted model; here they go to the page's
- * model over HTTP). The page calls none of them, so the tests call the agents' `generate`.
+ * model over HTTP). The page calls none of them, so the tests call the agents' `generate` or `stream`,
+ * tools through an agent of the test's own (on `openai/gpt-5-mini`). Per file:
+ * - place-order-tool.ts: the glue imports `createTool` and `z` and gives the page's `orders`, which
+ *   answers a string `total`: the mismatch `outputValidation: 'warn'` lets through.
+ * - support-agent.ts and the guarded agent have no tools: the runs bring one as a client tool
+ *   (`clientTools`, a tool source the page says hooks cover), and the test gives its result with the
+ *   client's `decide`. The guarded agent's block is not a file on the page: its glue imports `Agent` and
+ *   exports the agent.
+ * - the per-run hooks block (per-run-hooks.ts): a durable run cannot keep functions, so the client refuses
+ *   them with an InvalidRunOptionsError (asserted), and TypeScript refuses them too (`hooks?: never`),
+ *   so the file is not type-checked.
+ * - the toModelOutput block (model-output-weather-tool.ts) is a fragment of weather-tool.ts with no `id`
+ *   and no schemas: `createTool` refuses it (asserted), and so does TypeScript (not type-checked).
+ *   test/integration/mastra-tools-page.test.ts runs it completed, on the scripted model.
+ * - customer-tool.ts and the lifecycle-hook weather tool leave an argument unused: their glue turns off
+ *   the lint's unused-variable rule (which `eslint.config.js` turns off for `approval/` only); the latter's
+ *   glue gives `fetchWeather`.
+ * The page has no MCP sample (it links to the MCP overview), so none is here.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
-import { Agent, type AnyTool } from '../../src/index.js';
+import { z } from 'zod';
+import { Agent, InvalidRunOptionsError, type AnyTool } from '../../src/index.js';
 import { bindClient, type AgentClient } from '../../src/client/index.js';
-import { deletedIds, serve, standInForWttr, takeAgents } from '../fixtures/mastra-samples/glue.js';
+import {
+  deletedIds,
+  performed,
+  placedOrders,
+  serve,
+  standInForWttr,
+  takeAgents,
+} from '../fixtures/mastra-samples/glue.js';
 import { agent as approvalAgent } from '../fixtures/mastra-samples/approval/approval-agent.js';
 import { startWorker, waitFor, type TestWorker } from '../helpers.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../openai-server.js';
@@ -285,10 +317,43 @@ it('block 15 (在 Supervisor Agent 中批准和拒绝): the sub-agent call waits
   expect(server.requests[0]!.body.model).toBe('gpt-5.6-sol');
 });
 
-it.todo(
-  'blocks 16-17 and the last (suspend() and generate() under a supervisor): they call a `supervisorAgent` ' +
-    'and a `stream` of block 15 that a module of its own cannot share without running block 15 again',
-);
+it('blocks 16-17 (在 Supervisor Agent 中使用 suspend()): the sub-agent suspends at the supervisor; resumeStream confirms', async () => {
+  server.answer(
+    { toolCalls: [{ name: 'agent-opsAgent', args: { prompt: 'Drop the staging database' } }] },
+    { toolCalls: [{ name: 'conditionalTool', args: { operation: 'drop staging' } }] },
+    { text: 'Dropped staging.' },
+    { text: 'The staging database is dropped.' },
+  );
+
+  await import('../fixtures/mastra-samples/approval/17-supervisor-suspend.js');
+
+  expect(logs).toEqual([['Tool suspended:', 'Confirm: drop staging?']]);
+  expect(out).toBe('The staging database is dropped.');
+  expect(performed).toEqual(['drop staging']);
+  expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-5.6-sol', 'gpt-5-mini', 'gpt-5-mini', 'gpt-5.6-sol']);
+  expect(lastMessage(2)).toMatchObject({ role: 'tool', content: '{"done":"drop staging"}' });
+});
+
+it("block 18 (在 Supervisor 中使用 generate() 进行审批): generate pauses at the sub-agent's call; approveToolCallGenerate finishes", async () => {
+  server.answer(
+    { toolCalls: [{ name: 'agent-dataAgent', args: { prompt: 'Find user 12345' } }] },
+    { toolCalls: [{ name: 'findUserTool', args: { userId: '12345' } }] },
+    { text: 'John, john@example.com' },
+    { text: 'User 12345 is John (john@example.com).' },
+  );
+
+  await import('../fixtures/mastra-samples/approval/18-supervisor-generate.js');
+
+  expect(logs).toEqual([
+    ['Tool requires approval:', 'findUserTool'],
+    ['Final result:', 'User 12345 is John (john@example.com).'],
+  ]);
+  expect(lastMessage(2)).toMatchObject({
+    role: 'tool',
+    content: '{"user":{"id":"12345","name":"John","email":"john@example.com"}}',
+  });
+});
+
 // The Tools page (/work/shared/reference/tools.zh.txt): its files define tools and agents and leave calling
 // them to the reader; the tests call them as a user would, through the agents' own methods.
 
@@ -361,7 +426,136 @@ it("Tools page, supervisor.ts: the writer is the supervisor's tool agent-writer"
   expect(result.text).toBe('Here it is: Rain taps the window.');
 });
 
+it('Tools page, customer-tool.ts (为 UI 和对话记录转换工具 payload): the stream and the transcript get the masked SSN', async () => {
+  const { customerTool } = await import('../fixtures/mastra-samples/tools/customer-tool.js');
+  const agent = new Agent({
+    id: 'customer-agent',
+    name: 'Customers',
+    model: 'openai/gpt-5-mini',
+    tools: { customerTool },
+  });
+  serve(() => [agent]);
+  const call = { toolCalls: [{ name: 'customerTool', args: { customerId: 'c-1' } }] };
+  server.answer(call, { text: 'Found customer c-1.' }, call, { text: 'Found customer c-1.' });
+
+  // The browser-facing stream: the display output.
+  const stream = await agent.stream('Look up customer c-1');
+  const chunks = [];
+  for await (const chunk of stream.fullStream) chunks.push(chunk);
+  expect(chunks.filter((c) => c.type === 'tool-result').map((c) => c.output)).toEqual([{ ssn: '***-**-****' }]);
+  expect(JSON.stringify(chunks)).not.toContain('123-45-6789');
+
+  // The application's code: the raw output; the user-visible transcript: the transcript output.
+  const result = await agent.generate('Look up customer c-1');
+  expect(result.toolResults).toMatchObject([{ isError: false, output: { ssn: '123-45-6789' } }]);
+  expect(JSON.stringify(result.messages)).not.toContain('123-45-6789');
+  expect(JSON.stringify(result.messages)).toContain('***-**-****');
+});
+
+it('Tools page, support-agent.ts (在工具调用前后运行逻辑): beforeToolCall and afterToolCall log a call', async () => {
+  const { supportAgent } = await import('../fixtures/mastra-samples/tools/support-agent.js');
+  serve(() => [supportAgent]);
+  server.answer({ toolCalls: [{ name: 'lookupOrder', args: { orderId: 'o-7' } }] }, { text: 'Order o-7 has shipped.' });
+
+  // The page's agent has no tools of its own; hooks apply to every source, so the run brings one the
+  // caller runs (a client tool), and the caller gives its result.
+  const lookupOrder = { description: 'Looks up an order', inputSchema: z.object({ orderId: z.string() }) };
+  const paused = await supportAgent.generate('Look up the order status of o-7', { clientTools: { lookupOrder } });
+  expect(paused.finishReason).toBe('tool-calls');
+  expect(logs).toEqual([['Running lookupOrder', { orderId: 'o-7' }]]);
+  const { client } = (await worker)!;
+  const done = await client.decide(
+    { runId: paused.runId, kind: 'result', result: { status: 'shipped' } },
+    { then: 'result' },
+  );
+
+  expect(done.text).toBe('Order o-7 has shipped.');
+  expect(logs).toEqual([
+    ['Running lookupOrder', { orderId: 'o-7' }],
+    ['Finished lookupOrder', { output: { status: 'shipped' }, error: undefined }],
+  ]);
+});
+
+it("Tools page, the guarded agent (beforeToolCall): rm -rf is skipped, and the model gets the hook's output", async () => {
+  const { guardedAgent } = await import('../fixtures/mastra-samples/tools/guarded-agent.js');
+  server.answer(
+    { toolCalls: [{ name: 'execute_command', args: { command: 'rm -rf /' } }] },
+    { text: 'That command is blocked.' },
+  );
+
+  // As above, the page's agent has no tools: the run brings `execute_command` as a client tool. The hook
+  // skips the call, so the run does not pause for its result.
+  const execute_command = { description: 'Runs a shell command', inputSchema: z.object({ command: z.string() }) };
+  const result = await guardedAgent.generate('Free some disk space', { clientTools: { execute_command } });
+
+  expect(result.finishReason).toBe('stop');
+  expect(result.text).toBe('That command is blocked.');
+  expect(lastMessage(1)).toMatchObject({
+    role: 'tool',
+    content: expect.stringContaining('Command blocked by policy.'),
+  });
+});
+
+it('Tools page, 单次执行的 hooks: the client refuses per-run hooks, which a durable run cannot keep', async () => {
+  const { supportAgent } = await import('../fixtures/mastra-samples/tools/support-agent.js');
+  serve(() => [supportAgent]);
+
+  const refused = import('../fixtures/mastra-samples/tools/per-run-hooks.js');
+  await expect(refused).rejects.toThrow(InvalidRunOptionsError);
+  await expect(refused).rejects.toThrow(
+    /^Invalid run options: hooks: functions cannot be stored with a durable run, .* Put them on the agent/,
+  );
+  expect(server.requests).toEqual([]);
+  expect(logs).toEqual([]);
+});
+
+it('Tools page, 示例：使用 onInputAvailable 和 onOutput: both hooks log while the agent streams', async () => {
+  const { weatherTool } = await import('../fixtures/mastra-samples/tools/lifecycle-weather-tool.js');
+  const agent = new Agent({
+    id: 'lifecycle-weather',
+    name: 'Weather',
+    model: 'openai/gpt-5-mini',
+    tools: { weatherTool },
+  });
+  serve(() => [agent]);
+  server.answer({ toolCalls: [{ name: 'weatherTool', args: { location: 'London' } }] }, { text: 'Sunny, 18°C.' });
+
+  const stream = await agent.stream("What's the weather in London?");
+  for await (const c of stream.textStream) process.stdout.write(c);
+
+  expect(out).toBe('Sunny, 18°C.');
+  expect(logs).toEqual([['Weather requested for: London'], ['weatherTool result: 18°C, Sunny']]);
+});
+
+it('Tools page, 为模型塑造输出 (toModelOutput): the fragment has no id, and createTool refuses it', async () => {
+  await expect(import('../fixtures/mastra-samples/tools/model-output-weather-tool.js')).rejects.toThrow(
+    'createTool: `id` is required',
+  );
+});
+
+it("Tools page, place-order-tool.ts (处理输出校验失败): with outputValidation 'warn' the placed order's result goes through", async () => {
+  const { placeOrderTool } = await import('../fixtures/mastra-samples/tools/place-order-tool.js');
+  const agent = new Agent({ id: 'shop-agent', name: 'Shop', model: 'openai/gpt-5-mini', tools: { placeOrderTool } });
+  serve(() => [agent]);
+  server.answer(
+    { toolCalls: [{ name: 'placeOrderTool', args: { sku: 'sku-1', quantity: 2 } }] },
+    { text: 'Order o-1 is placed.' },
+  );
+
+  const result = await agent.generate('Order two of sku-1');
+
+  // The total is a string, not the schema's number: the mismatch is logged, and the real result is kept,
+  // so the model is not led to order again.
+  expect(placedOrders).toEqual([{ sku: 'sku-1', quantity: 2 }]);
+  expect(result.toolResults).toMatchObject([{ isError: false, output: { orderId: 'o-1', total: '12.50' } }]);
+  expect(lastMessage(1)).toMatchObject({ role: 'tool', content: '{"orderId":"o-1","total":"12.50"}' });
+  expect(result.text).toBe('Order o-1 is placed.');
+});
+
 it.todo(
-  "the Tools page's other files: place-order-tool.ts (`orders` undefined), hazards-tool, research-workflow " +
-    '(files the page never shows), and the transform, hook and MCP samples (not copied yet)',
+  "the Tools page's other samples: the multiple-tools weather-agent.ts and research-agent.ts import a hazards-tool " +
+    'and a research-workflow the page never shows; the shared weather-tool.ts is a fragment ("Rest of the tool ' +
+    'definition..."); show-product-tool, toolChoice/activeTools, the toolName keys, the orchestrator, web search and ' +
+    'fetch, ask_user, submit_plan and the task tools are not copied yet (test/integration/mastra-tools-page.test.ts ' +
+    'runs them adapted, on the scripted model)',
 );
