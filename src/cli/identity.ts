@@ -9,7 +9,7 @@
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { readDecisionKeys } from '../connection/config.js';
+import { readDecisionKeys } from '../connection/decision-keys.js';
 import { errorMessage, InvalidInputError, RequestRefusedError } from '../errors.js';
 import { kib } from '../schemas/limits.js';
 import type { GlobalOptions } from './common.js';

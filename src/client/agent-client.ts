@@ -10,21 +10,21 @@ import type { Tracing } from '../tracing/tracing.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
-import { findTool, type ToolInfo } from '../schemas/tool-info.js';
+import type { ToolInfo } from '../schemas/tool-info.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
-import { connectClient } from './connect.js';
 import { ClientReads } from './client-reads.js';
 import type { ClientActor } from './context.js';
 import type { SentDecision } from './decisions/decisions.js';
-import { decide, type DecideThen, type DecisionRequest } from './decisions/decide.js';
-import { nextResult, runResult, type NextPauseAfter } from './decisions/waiting.js';
+import type { DecideThen, DecisionRequest } from './decisions/decide.js';
+import type { NextPauseAfter } from './decisions/waiting.js';
 import { AgentHandle } from './agent-handle.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
-import { generateOrResume, startOrResume, streamOrResume } from './runs/start-or-resume.js';
-import { confirmStart } from './runs/started.js';
-import { readChunks, RunStream, subscribe, subscribeBatches } from './stream/run-stream.js';
+import { subscribe, subscribeBatches, type RunStream } from './stream/run-stream.js';
 import { StreamFeeds } from './stream/stream-feed.js';
-import { listTools, startToolRun, type ToolRunOptions, type ToolRunStarted } from './tools.js';
+import type { ToolRunOptions, ToolRunStarted } from './tools.js';
+
+// What a method does is imported when it is first called: the schemas, zod and the protocol load then,
+// not with the client's entry, whose import time is an application's start-up time.
 
 /**
  * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
@@ -62,6 +62,7 @@ export class AgentClient extends ClientReads {
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
   static async connect(options: AgentClientOptions = {}): Promise<AgentClient> {
+    const { connectClient } = await import('./connect.js');
     return new AgentClient(await connectClient(options));
   }
 
@@ -84,6 +85,7 @@ export class AgentClient extends ClientReads {
    * and its id is returned (see {@link generate}).
    */
   async start(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<{ runId: string }> {
+    const { startOrResume } = await import('./runs/start-or-resume.js');
     return startOrResume(this.ctx, this.actor, agentId, prompt, options);
   }
 
@@ -93,6 +95,7 @@ export class AgentClient extends ClientReads {
    * `tool-call-suspended`, `step-finish`, `finish`, `error`, ...) up to the first pause or the end.
    */
   async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
+    const { streamOrResume } = await import('./runs/start-or-resume.js');
     return streamOrResume(this.ctx, this.actor, agentId, prompt, options);
   }
 
@@ -132,6 +135,7 @@ export class AgentClient extends ClientReads {
    */
   async readChunks(runId: string, options: { fromOffset?: number; toOffset: number }): Promise<RunStreamChunk[]> {
     rejectUnknownKeys('readChunks', options, ['fromOffset', 'toOffset']);
+    const { readChunks } = await import('./stream/read-stream.js');
     return readChunks(this.ctx, runId, options.fromOffset ?? 0, options.toOffset);
   }
 
@@ -146,17 +150,20 @@ export class AgentClient extends ClientReads {
    * `InvalidResumeDataError` saying what is missing; the call still waits.
    */
   async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
+    const { generateOrResume } = await import('./runs/start-or-resume.js');
     return generateOrResume(this.ctx, this.actor, agentId, prompt, options);
   }
 
   /** Waits until the run finishes and returns its result; throws `RunFailedError` if it failed. */
   async result(runId: string): Promise<RunResult> {
+    const { runResult } = await import('./decisions/waiting.js');
     return runResult(this.ctx, runId);
   }
 
   /** Waits until the run pauses (now or later) or finishes, and returns the result then. */
   async next(runId: string, after: NextPauseAfter = {}): Promise<RunResult> {
     rejectUnknownKeys('next', after, ['afterVersion', 'decisionId']);
+    const { nextResult } = await import('./decisions/waiting.js');
     return nextResult(this.ctx, runId, after);
   }
 
@@ -179,6 +186,7 @@ export class AgentClient extends ClientReads {
     options: { then?: DecideThen } = {},
   ): Promise<RunStream | RunResult | SentDecision> {
     rejectUnknownKeys('decide options', options, ['then']);
+    const { decide } = await import('./decisions/decide.js');
     return decide(this.ctx, this.actor, request, options.then ?? 'stream');
   }
 
@@ -188,6 +196,7 @@ export class AgentClient extends ClientReads {
    * options its agent does not allow) throws `RunFailedError`. `queued`: no worker took it yet.
    */
   async confirmStart(runId: string, timeoutMs = 3000): Promise<'started' | 'queued'> {
+    const { confirmStart } = await import('./runs/started.js');
     return confirmStart(this.ctx, runId, timeoutMs);
   }
 
@@ -200,6 +209,7 @@ export class AgentClient extends ClientReads {
    */
   async listTools(options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo[]> {
     rejectUnknownKeys('listTools', options, ['agentId', 'timeoutMs']);
+    const { listTools } = await import('./tools.js');
     const tools = await listTools(this.ctx, options.timeoutMs);
     const { agentId } = options;
     if (agentId === undefined) return tools;
@@ -214,6 +224,8 @@ export class AgentClient extends ClientReads {
    */
   async getTool(toolId: string, options: { agentId?: string; timeoutMs?: number } = {}): Promise<ToolInfo> {
     rejectUnknownKeys('getTool', options, ['agentId', 'timeoutMs']);
+    const { listTools } = await import('./tools.js');
+    const { findTool } = await import('../schemas/tool-info.js');
     return findTool(await listTools(this.ctx, options.timeoutMs), toolId, options.agentId);
   }
 
@@ -227,6 +239,7 @@ export class AgentClient extends ClientReads {
    */
   async startToolRun(toolId: string, input: JsonValue, options: ToolRunOptions = {}): Promise<ToolRunStarted> {
     const { principal, warn } = this.actor;
+    const { startToolRun } = await import('./tools.js');
     return startToolRun(this.ctx, { toolId, input, options, principal, warn });
   }
 

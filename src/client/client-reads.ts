@@ -4,10 +4,11 @@
  */
 import { rejectUnknownKeys } from '../options.js';
 import type { ClientContext } from './context.js';
-import { listBuilds, type BuildInfo } from './runs/builds.js';
-import { getRun, listRuns, listSuspendedRuns, type RunFilter, type RunInfo, type SuspendedRun } from './runs/runs.js';
-import { getThreadMessages, getThreadTasks, getWorkingMemory, listThreads } from './threads.js';
+import type { BuildInfo } from './runs/builds.js';
+import type { RunFilter, RunInfo, SuspendedRun } from './runs/runs.js';
 import type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './threads.js';
+
+// Each read imports its module when first called, as `AgentClient`'s methods do (see agent-client.ts).
 
 const THREAD_TARGET_KEYS = ['threadId', 'resourceId'];
 
@@ -26,6 +27,7 @@ export class ClientReads {
 
   /** A run's status, pending calls and decision trail, from Temporal (no worker needed). */
   async getRun(runId: string): Promise<RunInfo> {
+    const { getRun } = await import('./runs/runs.js');
     return getRun(this.ctx, runId);
   }
 
@@ -37,12 +39,14 @@ export class ClientReads {
     filter: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'> = {},
   ): Promise<SuspendedRun[]> {
     rejectUnknownKeys('listSuspendedRuns', filter, ['agentId', 'threadId', 'resourceId']);
+    const { listSuspendedRuns } = await import('./runs/runs.js');
     return listSuspendedRuns(this.ctx, filter);
   }
 
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
     rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'limit']);
+    const { listRuns } = await import('./runs/runs.js');
     return listRuns(this.ctx, filter);
   }
 
@@ -53,6 +57,7 @@ export class ClientReads {
    */
   async listBuilds(filter: { deploymentName?: string } = {}): Promise<BuildInfo[]> {
     rejectUnknownKeys('listBuilds', filter, ['deploymentName']);
+    const { listBuilds } = await import('./runs/builds.js');
     return listBuilds(this.ctx, filter);
   }
 
@@ -62,6 +67,7 @@ export class ClientReads {
    */
   async listThreads(filter: ThreadFilter = {}): Promise<ThreadInfo[]> {
     rejectUnknownKeys('listThreads', filter, ['resourceId', 'limit']);
+    const { listThreads } = await import('./threads.js');
     return listThreads(this.ctx, filter);
   }
 
@@ -72,6 +78,7 @@ export class ClientReads {
    */
   async getThreadMessages(target: { threadId: string; resourceId?: string }): Promise<ThreadMessages> {
     rejectUnknownKeys('getThreadMessages', target, THREAD_TARGET_KEYS);
+    const { getThreadMessages } = await import('./threads.js');
     return getThreadMessages(this.ctx, target);
   }
 
@@ -82,6 +89,7 @@ export class ClientReads {
    */
   async getWorkingMemory(target: { threadId: string; resourceId?: string }): Promise<WorkingMemory | null> {
     rejectUnknownKeys('getWorkingMemory', target, THREAD_TARGET_KEYS);
+    const { getWorkingMemory } = await import('./threads.js');
     return getWorkingMemory(this.ctx, target);
   }
 
@@ -92,6 +100,7 @@ export class ClientReads {
    */
   async getThreadTasks(target: { threadId: string; resourceId?: string }): Promise<ThreadTasks> {
     rejectUnknownKeys('getThreadTasks', target, THREAD_TARGET_KEYS);
+    const { getThreadTasks } = await import('./threads.js');
     return getThreadTasks(this.ctx, target);
   }
 }

@@ -13,7 +13,7 @@ export type { DecidedBy, DecideThen, DecisionRequest, RunCall, ThreadCall } from
 export type { Decision, DecisionTarget, Resolving, SentDecision } from './decisions/decisions.js';
 export type { SigningKey } from './decisions/signing.js';
 export type { ThreadToolApproval } from './decisions/thread-decisions.js';
-export { DEFAULT_STREAM_GRACE_MS } from './runs/run-input.js';
+export { DEFAULT_STREAM_GRACE_MS } from '../schemas/stream-grace-ms.js';
 export type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
 export type { ToolApprovalFunction } from '../approvals/policy.js';
 export type { ClientToolInput } from './runs/client-tools.js';
@@ -22,7 +22,7 @@ export type { BuildInfo } from './runs/builds.js';
 export type { ModelStepRetry } from './runs/model-step.js';
 export { RunStream } from './stream/run-stream.js';
 export type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './threads.js';
-export { toolRunOutcome } from './tools.js';
+export { toolRunOutcome } from './tool-outcome.js';
 export type { ToolRunOptions, ToolRunStarted } from './tools.js';
 export type { PrincipalInput } from './identity.js';
 export { failureOf } from './failures.js';

@@ -10,7 +10,6 @@ import { unknownKeyMessage } from '../options.js';
 import { oneLine, zodFromJsonSchema, type JsonValue } from '../schemas/json.js';
 import { boundedJson, IdSchema } from '../schemas/limits.js';
 import type { RequestContextValues } from '../schemas/run-options.js';
-import type { RunResult } from '../schemas/run-result.js';
 import { findTool, toolOwner, ToolInfoSchema, type ToolInfo } from '../schemas/tool-info.js';
 import type { listAgentTools } from '../workflows/list-tools.js';
 import { checkInput } from './checks.js';
@@ -190,13 +189,4 @@ export function checkToolInput(tool: ToolInfo, input: JsonValue): void {
   checkInput(`the input of tool "${tool.id}"`, schema, input);
 }
 
-/** How a tool run's call ended, from the run's result; undefined while it waits. */
-export function toolRunOutcome(
-  result: RunResult,
-): { type: 'result'; output: JsonValue } | { type: 'error'; error: string; declined: boolean } | undefined {
-  if (result.pendingToolCalls.length > 0) return undefined;
-  const outcome = result.steps[0]?.toolResults[0];
-  if (!outcome) return undefined;
-  if (!outcome.isError) return { type: 'result', output: outcome.output };
-  return { type: 'error', error: outcome.error, declined: outcome.declined === true };
-}
+export { toolRunOutcome } from './tool-outcome.js';

@@ -4,8 +4,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { rejectUnknownKeys } from '../options.js';
-import { safeParse } from '../schemas/json.js';
-import { WebhookPayloadSchema, type WebhookPayload } from '../schemas/notification.js';
+import type { WebhookPayload } from '../schemas/notification.js';
+import { parseWebhookPayload } from './webhook-payload.js';
 
 /** `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`, keyed with the shared secret. */
 export const SIGNATURE_HEADER = 'x-durable-agents-signature';
@@ -180,7 +180,7 @@ export function verifyWebhook(
   } catch {
     throw new WebhookVerificationError('the body is not JSON');
   }
-  const parsed = safeParse(WebhookPayloadSchema, json);
+  const parsed = parseWebhookPayload(json);
   if (!parsed.success) throw new WebhookVerificationError(`the body is not a notification: ${parsed.error}`);
   // Only what verified is looked up and recorded: nobody without the secret can fill the log.
   if (seen) remember(seen, signature, (timestamp + toleranceSeconds) * 1000, toleranceSeconds);

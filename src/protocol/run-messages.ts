@@ -5,19 +5,14 @@
  * in the run's history. The workflow records its verdict on each (accepted or refused, and why) in
  * the decision trail, which the memo, the `runState` query and `nextPause` show.
  */
-import {
-  ApplicationFailure,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
-  type SignalDefinition,
-} from '@temporalio/workflow';
+import { ApplicationFailure, type SignalDefinition } from '@temporalio/common';
 import { z } from 'zod';
 import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resume.js';
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
 import type { SentSetup } from './activities.js';
+import { defineQuery, defineSignal, defineUpdate } from './definitions.js';
 import type { RunInput } from '../schemas/run-input.js';
 import type { RunStatus, StoredRunResult } from '../schemas/run-result.js';
 import type { ChunkBatch, StreamPage, StreamRead } from '../schemas/stream-protocol.js';

@@ -1,9 +1,9 @@
 /** The update, signal and query of a thread workflow, defined once for it, the run, the activities and the client. */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Message } from '../schemas/message.js';
 import type { Task, TaskChange, TaskList } from '../schemas/tasks.js';
 import type { BeginTurn, RecordTurn, ThreadTurn, TurnKeyProof, TurnWriter } from '../schemas/thread.js';
 import type { UpdateWorkingMemory, WorkingMemoryRecord } from '../schemas/working-memory.js';
+import { defineQuery, defineSignal, defineUpdate } from './definitions.js';
 
 /**
  * The earlier messages a run's model is shown, as the thread had them when the run's turn began, and

@@ -3,15 +3,9 @@
  * Sandbox-safe: the workflow checks it too.
  */
 import { z } from 'zod';
+import { MAX_STREAM_GRACE_MS } from './stream-grace-ms.js';
 
-/**
- * The longest grace period: minutes. An open run costs a workflow in the cluster, and a grace period
- * is for readers a few seconds behind, not for keeping results (those stay with the closed run).
- */
-export const MAX_STREAM_GRACE_MS = 10 * 60_000;
-
-/** How long a run that a caller streams from a decision stays readable after it finishes, by default. */
-export const DEFAULT_STREAM_GRACE_MS = 10_000;
+export { DEFAULT_STREAM_GRACE_MS, MAX_STREAM_GRACE_MS } from './stream-grace-ms.js';
 
 /** A grace period in milliseconds: a whole number from 0 to {@link MAX_STREAM_GRACE_MS}. */
 export const StreamGraceMsSchema = z

@@ -24,10 +24,12 @@ import * as runInput from '../schemas/run-input.js';
 import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
 import * as runStatus from '../schemas/run-status.js';
+import * as safeParse from '../schemas/safe-parse.js';
 import * as shownPending from '../schemas/shown-pending.js';
 import * as script from '../schemas/script.js';
 import * as streamChunks from '../schemas/stream-chunks.js';
 import * as streamGrace from '../schemas/stream-grace.js';
+import * as streamGraceMs from '../schemas/stream-grace-ms.js';
 import * as streamProtocol from '../schemas/stream-protocol.js';
 import * as tasks from '../schemas/tasks.js';
 import * as thread from '../schemas/thread.js';
@@ -52,10 +54,12 @@ warmSchemas(
   runOptions,
   runResult,
   runStatus,
+  safeParse,
   script,
   shownPending,
   streamChunks,
   streamGrace,
+  streamGraceMs,
   streamProtocol,
   tasks,
   thread,

@@ -197,6 +197,10 @@ describe('the package installed from its tarball', () => {
     expect(loads['durable-agents']!.packages.filter((p) => heavy.includes(p))).toEqual([]);
     expect(loads['durable-agents/client']!.packages).toContain('@temporalio/client');
     expect(loads['durable-agents/client']!.packages).not.toContain('@temporalio/worker');
+    // The client's methods load zod, the schemas and the rest on first call: an import pays for none of them.
+    for (const lazy of ['zod', '@temporalio/workflow', '@noble/hashes']) {
+      expect(loads['durable-agents/client']!.packages).not.toContain(lazy);
+    }
     expect(loads['durable-agents/workflow']!.packages).not.toContain('@temporalio/worker');
     expect(loads['durable-agents/worker']!.packages).toContain('@temporalio/worker');
   });

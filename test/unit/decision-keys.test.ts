@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { boundPrincipalProblem, decisionKeyObjects } from '../../src/worker/activities/approvals/verify-decision.js';
-import { decisionKeysFromEnv, readDecisionKeys } from '../../src/connection/config.js';
+import { decisionKeysFromEnv, readDecisionKeys } from '../../src/connection/decision-keys.js';
 
 const ann = generateKeyPairSync('ed25519');
 const publicPem = ann.publicKey.export({ format: 'pem', type: 'spki' }).toString();

@@ -15,7 +15,7 @@ import { lastUserText, MAX_AUTO_RESUME_MESSAGE, type AutoResumeRequest } from '.
 import type { RunInput } from '../../schemas/run-input.js';
 import { autoResumeUpdate } from '../../protocol/run-messages.js';
 import type { ClientContext } from '../context.js';
-import { streamOffset } from '../stream/run-stream.js';
+import { streamOffset } from '../stream/read-stream.js';
 import { getRun, listRuns, type RunInfo } from '../runs/runs.js';
 import { getThreadMessages } from '../threads.js';
 

@@ -13,9 +13,8 @@ import {
 } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { StreamOffsetError } from '../../errors.js';
-import { clientChunk, RunChunkSchema, type RunStreamChunk } from '../../schemas/stream-chunks.js';
+import type { RunStreamChunk } from '../../schemas/stream-chunks.js';
 import type { StreamPage } from '../../schemas/stream-protocol.js';
-import { readStreamQuery } from '../../protocol/run-messages.js';
 
 // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
 const { WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW: CONTINUED_AS_NEW } =
@@ -78,6 +77,8 @@ export class StreamFeeds {
 
   private async page(runId: string, fromOffset: number): Promise<Polled> {
     const handle = this.queries.getHandle(runId);
+    // The protocol (and zod with it) loads with the first read of a stream, not with the client's entry.
+    const { readStreamQuery } = await import('../../protocol/run-messages.js');
     try {
       const deadline = Date.now() + QUERY_DEADLINE_MS;
       return await this.queries.withDeadline(deadline, () => handle.query(readStreamQuery, { fromOffset }));
@@ -164,7 +165,7 @@ export class StreamFeed {
     let page: Polled;
     while ((page = await this.page(from)) === 'unanswered') await pause(SLOW_POLL_MS);
     if (page === 'closed') return { closed: true };
-    return { chunks: present(chunksOf(page)), next: page.from + page.chunks.length };
+    return { chunks: present(await chunksOf(page)), next: page.from + page.chunks.length };
   }
 
   /** Resolves when the cache grows, the run closes, the poll fails, or the reader leaves. */
@@ -230,6 +231,8 @@ export class StreamFeed {
     }
     if (page === 'closed') this.closed = true;
     if (typeof page !== 'object') return page;
+    // Parsed before the cache changes, so that the changes below happen at once.
+    const chunks = await chunksOf(page);
     this.runEnd = page.end;
     this.live = page.live;
     if (page.from > page.end) {
@@ -239,9 +242,9 @@ export class StreamFeed {
     } else if (page.from > this.cacheEnd) {
       // A continued run does not carry its finished segments: the cache starts again where its log does.
       this.base = page.from;
-      this.cache = chunksOf(page);
+      this.cache = chunks;
     } else if (page.from === this.cacheEnd) {
-      this.cache.push(...chunksOf(page));
+      this.cache.push(...chunks);
       const over = this.cache.length - CACHE_CHUNKS;
       if (over > 0) {
         this.cache.splice(0, over);
@@ -253,7 +256,8 @@ export class StreamFeed {
 }
 
 /** A page's chunks with their offsets; one that is not a run chunk (a run from before checks) is a hole. */
-function chunksOf(page: StreamPage): Array<RunStreamChunk | undefined> {
+async function chunksOf(page: StreamPage): Promise<Array<RunStreamChunk | undefined>> {
+  const { RunChunkSchema, clientChunk } = await import('../../schemas/stream-chunks.js');
   return page.chunks.map((raw, i) => {
     const chunk = RunChunkSchema.safeParse(raw);
     return chunk.success ? { ...clientChunk(chunk.data), offset: page.from + i } : undefined;
