@@ -109,7 +109,11 @@ it('does not retry a wrong key: the run waits with the reason, and a retry once 
   const done = await w.client.decide(retry, { then: 'result' });
   expect(done.finishReason).toBe('stop');
   expect(done.text).toBe('Hello there.');
-  expect(done.decisions.at(-1)).toMatchObject({ kind: 'resolve', toolCallId: '@model-step-0', principal: { id: 'ops' } });
+  expect(done.decisions.at(-1)).toMatchObject({
+    kind: 'resolve',
+    toolCallId: '@model-step-0',
+    principal: { id: 'ops' },
+  });
   expect(server.requests).toHaveLength(2);
 });
 
