@@ -108,13 +108,14 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
     .action(decide('result'));
   decisionCommand(
     'resolve',
-    'resolve a call whose side effect is uncertain (its worker died while it ran): retry, skip or fail it',
+    'resolve a call whose side effect is uncertain (its worker died while it ran): retry, skip or fail it; ' +
+      'or a model step its provider would not answer (@model): retry it or fail the run',
     'resolve',
   )
     .option('--retry', 'run the tool again (the side effect did not happen, or may happen twice)')
     .option('--skip', 'do not run it again: the side effect happened; --output is what the model gets')
     .option('--output <json>', 'with --skip: the tool output, as JSON (default null)')
-    .option('--fail', 'make it a tool error the model sees; --reason says why')
+    .option('--fail', 'make it a tool error the model sees (for @model: fail the run); --reason says why')
     .option('--reason <text>', 'why (with --fail, the model sees it)')
     .action(decide('resolve'));
 }

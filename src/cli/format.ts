@@ -7,6 +7,7 @@ import type { ToolInfo } from '../schemas/tool-info.js';
 import type { BuildInfo } from '../client/runs/builds.js';
 import type { RunBuild, RunInfo } from '../client/runs/runs.js';
 import { shownPending } from '../schemas/shown-pending.js';
+import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
 
 /** A waiting call as an operator sees it: in the display form the run's stream shows, never the raw values. */
 export function pendingLine(waiting: PendingToolCall): string {
@@ -189,6 +190,13 @@ export function nextStepLines(runId: string, p: PendingToolCall): string[] {
     case 'suspend':
       return [`to resume: agentctl --as WHO resume ${target} --data JSON`];
     case 'uncertain':
+      // A model step its provider would not answer: nothing can stand in for the model's answer.
+      if (p.toolName === MODEL_STEP_TOOL) {
+        return [
+          `to call the model again (once its key or provider is fixed): agentctl --as WHO resolve ${target} --retry`,
+          `to fail the run: agentctl --as WHO resolve ${target} --fail --reason TEXT`,
+        ];
+      }
       return [`to resolve: agentctl --as WHO resolve ${target} (--retry | --skip [--output JSON] | --fail)`];
     case 'client':
       return [`to submit its result: agentctl --as WHO submit ${target} --result JSON`];

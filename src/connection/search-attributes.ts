@@ -81,8 +81,12 @@ export async function checkSearchAttributes(
   const missing = missingSearchAttributes(registered);
   if (missing.length === 0) return 'checked';
   // An attribute of the same name and another type cannot be created over: an operator must decide.
-  if (!create || missing.some(({ name }) => name in registered))
-    throw new SearchAttributesMissingError(namespace, missing);
+  if (!create) throw new SearchAttributesMissingError(namespace, missing);
+  const clashes = missing.filter(({ name }) => name in registered);
+  if (clashes.length > 0) {
+    const held = clashes.map(({ name }) => `${name} exists as ${registered[name]}`).join(', ');
+    throw new SearchAttributesMissingError(namespace, missing, `${held}; an operator must remove it first`);
+  }
   try {
     await operator.addSearchAttributes({
       namespace,

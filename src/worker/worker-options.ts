@@ -9,6 +9,7 @@ import type { ConnectionSettings } from '../connection/config.js';
 import type { ModelFactory } from './models/registry.js';
 import { rejectUnknownKeys } from '../options.js';
 import { modelRetrySpec, type ModelRetry } from '../schemas/model-retry.js';
+import { createSearchAttributesSetting } from '../connection/search-attributes.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { VersioningSettings } from './versioning.js';
 
@@ -130,6 +131,7 @@ const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
 export function checkWorkerOptions(options: CreateWorkerOptions): void {
   rejectUnknownKeys('createWorker', options, Object.keys(WORKER_OPTION_KEYS));
   if (options.modelRetry !== undefined) modelRetrySpec('createWorker', options.modelRetry);
+  createSearchAttributesSetting(options.createSearchAttributes, 'createWorker');
   if (options.conversationCacheBytes === undefined) return;
   const problem = conversationCacheProblem(options.conversationCacheBytes);
   if (problem) throw new RangeError(`createWorker: ${problem}`);

@@ -73,6 +73,8 @@ export interface AgentWorker {
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
 export async function createWorker(options: CreateWorkerOptions): Promise<AgentWorker> {
   checkWorkerOptions(options);
+  // Read before connecting, as checkWorkerOptions checked it: a bad setting leaves no connection open.
+  const create = createSearchAttributesSetting(options.createSearchAttributes, 'createWorker');
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
   const notificationSettings =
     options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
@@ -95,7 +97,6 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const ownConnection = options.connection ? undefined : await NativeConnection.connect(connectionOptions);
   const connection = options.connection ?? ownConnection!;
   // Before a worker holds the connection: a namespace without the runs' search attributes is refused here.
-  const create = createSearchAttributesSetting(options.createSearchAttributes, 'createWorker');
   const check = { warn: warnWorker, create, who: 'the worker' };
   await checkSearchAttributes(connection.operatorService, namespace, check).catch(async (err: unknown) => {
     await ownConnection?.close();

@@ -4,17 +4,26 @@
  */
 import { APICallError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
 import {
   classifyProviderFailure,
   MAX_RETRY_AFTER_MS,
+  modelStepFailure,
   providerActivityFailure,
   retryAfterMs,
 } from '../../src/worker/activities/model/provider-failure.js';
 
 const NOW = Date.parse('2026-12-05T12:00:00Z');
 
-function apiError(statusCode: number | undefined, message: string, headers?: Record<string, string>, cause?: unknown) {
+function apiError(
+  statusCode: number | undefined,
+  message: string,
+  headers?: Record<string, string>,
+  cause?: unknown,
+  more: { isRetryable?: boolean; data?: unknown } = {},
+) {
   return new APICallError({
+    ...more,
     message,
     url: 'https://api.example.test/v1/chat/completions',
     requestBodyValues: { model: 'm' },
@@ -110,6 +119,39 @@ describe('classifyProviderFailure', () => {
     expect(classifyProviderFailure(gaveUp, NOW)).toMatchObject({ kind: 'overloaded', retryable: true });
   });
 
+  it('retries a 2xx answer cut off while it was read, and leaves alone one it could not parse', () => {
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    expect(classifyProviderFailure(apiError(200, 'Cannot read body', undefined, reset), NOW)).toMatchObject({
+      kind: 'network',
+      retryable: true,
+    });
+    expect(
+      classifyProviderFailure(apiError(200, 'terminated', undefined, undefined, { isRetryable: true }), NOW),
+    ).toMatchObject({ kind: 'network', retryable: true });
+    expect(
+      classifyProviderFailure(
+        apiError(200, 'Failed to process successful response', undefined, undefined, { isRetryable: false }),
+        NOW,
+      ),
+    ).toBeUndefined();
+  });
+
+  it("does not wait out OpenAI's insufficient_quota: no wait ends it", () => {
+    const data = { error: { message: 'You exceeded your current quota', code: 'insufficient_quota' } };
+    expect(
+      classifyProviderFailure(apiError(429, 'You exceeded your current quota', undefined, undefined, { data }), NOW),
+    ).toEqual({
+      kind: 'quota-exceeded',
+      retryable: false,
+      status: 429,
+      reason: 'You exceeded your current quota',
+    });
+  });
+
+  it('keeps bidi and control characters out of the reason', () => {
+    expect(classifyProviderFailure(apiError(401, 'bad\u202Ekey\u001b[31m'), NOW)!.reason).toBe('bad key [31m');
+  });
+
   it('leaves alone what is not a provider failure', () => {
     expect(classifyProviderFailure(new Error('a bug'), NOW)).toBeUndefined();
     expect(classifyProviderFailure('text', NOW)).toBeUndefined();
@@ -135,7 +177,42 @@ describe('retryAfterMs', () => {
   });
 });
 
+describe('modelStepFailure', () => {
+  it("gives up on a failure that is not the provider's after a few attempts, keeping its type", () => {
+    const bug = Object.assign(new Error('cannot read x of undefined'), { name: 'TypeError' });
+    expect(modelStepFailure(bug, 'p', 1)).toBe(bug);
+    expect(modelStepFailure(bug, 'p', 4)).toBe(bug);
+    expect(modelStepFailure(bug, 'p', 5)).toMatchObject({
+      type: 'TypeError',
+      nonRetryable: true,
+      message: 'cannot read x of undefined',
+    });
+  });
+
+  it('keeps our own typed failures as they are, and names the provider in its failures', () => {
+    const own = ApplicationFailure.nonRetryable('conversation mismatch', 'ConversationMismatchError');
+    expect(modelStepFailure(own, 'p', 1)).toBe(own);
+    expect(modelStepFailure(apiError(503, 'busy'), 'the model provider of "m"', 1)).toMatchObject({
+      type: 'ModelProviderUnavailable',
+      message: 'the model provider of "m" failed (HTTP 503 overloaded): busy',
+    });
+  });
+});
+
 describe('providerActivityFailure', () => {
+  it("never waits less than the policy's backoff, whatever Retry-After says", () => {
+    const asked = (retryAfterMs: number, attempt: number) =>
+      providerActivityFailure(
+        { kind: 'rate-limited', retryable: true, status: 429, retryAfterMs, reason: 'r' },
+        'p',
+        attempt,
+      ).nextRetryDelay;
+    expect(asked(0, 1)).toBe(1000);
+    expect(asked(20, 4)).toBe(8000);
+    expect(asked(0, 30)).toBe(300_000);
+    expect(asked(120_000, 2)).toBe(120_000);
+  });
+
   it('retries a failure that passes after the provider asks, and names it', () => {
     const failure = providerActivityFailure(
       { kind: 'rate-limited', retryable: true, status: 429, retryAfterMs: 3000, reason: 'Rate limit reached' },

@@ -63,7 +63,7 @@ describe('the search attributes a namespace needs', () => {
     // AgentStatus held as Text: creating cannot fix it, and nothing is added.
     added.length = 0;
     await expect(checkSearchAttributes(operator({ AgentStatus: 1 }), 'ns', check)).rejects.toThrow(
-      /lacks the search attributes agent runs need: AgentId \(Keyword\), AgentStatus \(Keyword\)/,
+      /lacks the search attributes agent runs need: AgentId \(Keyword\), AgentStatus \(Keyword\).*; they were not created: AgentStatus exists as Text; an operator must remove it first\./,
     );
     expect(added).toEqual([]);
     const denied = operator({}, () => Promise.reject(Object.assign(new Error('Request unauthorized.'), { code: 7 })));

@@ -54,11 +54,15 @@ export async function modelAnswer(
         fingerprint: toolCallFingerprint({ runId: state.runId, toolCallId, toolName: MODEL_STEP_TOOL, args }),
       };
       const uncertainty = clip(failure, 500);
+      // Readers poll a live step fast; a step that waits on a person is not live until it is retried.
+      const live = state.stream.log.live;
+      state.stream.log.live = false;
       const { decision, record } = await state.waits.forDecision(waiting, {
         kind: 'uncertain',
         uncertainty,
         askedAt: new Date().toISOString(),
       });
+      state.stream.log.live = live;
       if (decision.resolution === 'retry') continue;
       const why = record.reason ? `: ${record.reason}` : '';
       throw ApplicationFailure.nonRetryable(

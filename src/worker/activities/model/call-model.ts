@@ -12,7 +12,7 @@ import type { CallModelInput, CallModelOutput } from '../../../protocol/activiti
 import { inputDeltaShown } from '../tools/transform-payload.js';
 import { conversationKey, withConversation, type ResolvedCall } from './call-conversation.js';
 import { modelTools } from './model-tools.js';
-import { classifyProviderFailure, providerActivityFailure } from './provider-failure.js';
+import { modelStepFailure } from './provider-failure.js';
 import { stepOutput } from './step-output.js';
 import { streamed } from './streamed-step.js';
 
@@ -58,6 +58,33 @@ async function modelStep(
   const agent = registry.get(called.agentId);
   const activity = Context.current();
   const { conversation, input } = await withConversation(called, cache);
+  const named = input.model ?? modelName(agent.model as LanguageModel);
+  try {
+    return await answerStep(agent, input, conversation, { cache, factories, tracing });
+  } catch (err) {
+    throw modelStepFailure(err, `the model provider of "${named}"`, activity.info.attempt);
+  }
+}
+
+/** The model's name as runs show it: the agent's string, or an instance's provider and model id. */
+function modelName(model: LanguageModel): string {
+  return typeof model === 'string' ? model : `${model.provider}/${model.modelId}`;
+}
+
+/** What a model step is answered with on this worker: its model providers, conversation cache and tracing. */
+interface StepSetup {
+  cache: ConversationCache;
+  factories: Record<string, ModelFactory>;
+  tracing: Tracing | undefined;
+}
+
+async function answerStep(
+  agent: Agent,
+  input: ResolvedCall,
+  conversation: Awaited<ReturnType<typeof withConversation>>['conversation'],
+  { cache, factories, tracing }: StepSetup,
+): Promise<CallModelOutput> {
+  const activity = Context.current();
   const model: LanguageModel = input.model
     ? resolveModel(input.model, { script: scriptOf(input), ...threadSteps(input) }, factories)
     : (agent.model as LanguageModel);
@@ -93,24 +120,12 @@ async function modelStep(
         STREAM_BATCH_INTERVAL_MS,
       )
     : undefined;
-  try {
-    const answered = await answer(agent, input, request, publisher, progress);
-    // The run's next call references the conversation with this answer, as the workflow appends it.
-    if (conversation) {
-      cache.put(
-        conversationKey(),
-        cachedConversation([...input.messages, ...answered.assistantMessages], conversation),
-      );
-    }
-    return answered;
-  } catch (err) {
-    const failure = classifyProviderFailure(err);
-    if (failure) {
-      const named = input.model ?? (typeof model === 'string' ? model : `${model.provider}/${model.modelId}`);
-      throw providerActivityFailure(failure, `the model provider of "${named}"`);
-    }
-    throw err;
+  const answered = await answer(agent, input, request, publisher, progress);
+  // The run's next call references the conversation with this answer, as the workflow appends it.
+  if (conversation) {
+    cache.put(conversationKey(), cachedConversation([...input.messages, ...answered.assistantMessages], conversation));
   }
+  return answered;
 }
 
 /** The model's answer to one step, by `generateText`, or by `streamText` when it publishes deltas. */

@@ -21,6 +21,7 @@ export type ProviderFailureKind =
   | 'unauthorized'
   | 'forbidden'
   | 'unknown-model'
+  | 'quota-exceeded'
   | 'rejected';
 
 /** The failures of these kinds pass on their own; the others need someone to change something. */
@@ -114,8 +115,14 @@ function kindOfStatus(status: number, reason: string): ProviderFailureKind {
 }
 
 function reasonOf(message: string): string {
-  // The reason reaches terminals (`agentctl runs show`) and logs: no control characters.
-  return clip(message.replace(/\p{Cc}/gu, ' ').trim(), MAX_REASON_CHARS) || 'no reason given';
+  // The reason reaches terminals (`agentctl runs show`) and logs: no control or bidi-format characters.
+  return clip(message.replace(/[\p{Cc}\p{Cf}]/gu, ' ').trim(), MAX_REASON_CHARS) || 'no reason given';
+}
+
+/** The provider's own error code in its parsed error body (`{ error: { code } }`), if any. */
+function errorCode(data: unknown): string | undefined {
+  const code = (data as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function networkCode(err: unknown): string | undefined {
@@ -135,9 +142,15 @@ export function classifyProviderFailure(err: unknown, now = Date.now()): Provide
   if (RetryError.isInstance(err)) return classifyProviderFailure(err.lastError, now);
   if (APICallError.isInstance(err)) {
     const reason = reasonOf(err.message);
-    if (err.statusCode === undefined) {
+    // No answer, or a 2xx whose body was cut off (the SDK marks it retryable) or could not be read.
+    if (err.statusCode === undefined || err.statusCode < 400) {
       const code = networkCode(err);
+      if (err.statusCode !== undefined && !code && !err.isRetryable) return undefined;
       return { kind: code?.includes('TIMEOUT') ? 'timeout' : 'network', retryable: true, reason };
+    }
+    // OpenAI's "insufficient_quota" is a 429 that no wait ends: someone must pay or raise the limit.
+    if (err.statusCode === 429 && errorCode(err.data) === 'insufficient_quota') {
+      return { kind: 'quota-exceeded', retryable: false, status: 429, reason };
     }
     const kind = kindOfStatus(err.statusCode, err.message);
     const retryable = PASSING.has(kind);
@@ -160,7 +173,7 @@ export const PROVIDER_REJECTED = 'ModelCallRejected';
  * The activity failure for `failure`: retryable ones after the provider's `Retry-After` (else the
  * policy's backoff), the others not retried. Both carry the kind, status and reason as details.
  */
-export function providerActivityFailure(failure: ProviderFailure, provider: string): ApplicationFailure {
+export function providerActivityFailure(failure: ProviderFailure, provider: string, attempt = 1): ApplicationFailure {
   const status = failure.status !== undefined ? `HTTP ${failure.status} ` : '';
   const what = failure.retryable ? 'failed' : 'refused the call';
   const message = `${provider} ${what} (${status}${failure.kind}): ${failure.reason}`;
@@ -170,6 +183,32 @@ export function providerActivityFailure(failure: ProviderFailure, provider: stri
     type: failure.retryable ? PROVIDER_UNAVAILABLE : PROVIDER_REJECTED,
     nonRetryable: !failure.retryable,
     details,
-    ...(failure.retryAfterMs !== undefined ? { nextRetryDelay: failure.retryAfterMs } : {}),
+    // The provider's wait, but never less than the backoff: a "retry-after: 0" must not make a storm.
+    ...(failure.retryAfterMs !== undefined
+      ? { nextRetryDelay: Math.max(failure.retryAfterMs, backoffMs(attempt)) }
+      : {}),
   });
+}
+
+/** The default policy's wait after attempt `attempt`: 1 s, doubling, at most 5 minutes. */
+export function backoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, Math.min(attempt - 1, 20)), 300_000);
+}
+
+/**
+ * Attempts of a model step that failed for a reason that is not its provider's (a bug, a prompt the
+ * SDK refuses): retried like any activity, but only this often, as before the retry window; then the
+ * run fails with it, rather than retrying it for hours.
+ */
+export const MAX_UNCLASSIFIED_ATTEMPTS = 5;
+
+/** What the model activity throws for `err`, the failure of its attempt `attempt`. */
+export function modelStepFailure(err: unknown, provider: string, attempt: number): unknown {
+  if (err instanceof ApplicationFailure) return err;
+  const failure = classifyProviderFailure(err);
+  if (failure) return providerActivityFailure(failure, provider, attempt);
+  if (attempt < MAX_UNCLASSIFIED_ATTEMPTS) return err;
+  const error = err instanceof Error ? err : new Error(String(err));
+  // Its name stays its type, so a run fails with e.g. `UnknownModelError` as it did.
+  return ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true, cause: error });
 }
