@@ -292,21 +292,25 @@ describe('policy belongs to the agent', () => {
 });
 
 describe('what a response tells', () => {
-  it('says a run failed and why in its own terms, but nothing of the provider’s answer or internal addresses', async () => {
+  it('says a run waits on its provider, and why in its own terms, but nothing of the provider’s answer or internal addresses', async () => {
     const generated = await call('POST', '/agents/leaky-agent/generate', 'tina', { prompt: 'hi' });
     const body = await generated.text();
-    expect(generated.status).toBe(422);
-    expect(JSON.parse(body)).toMatchObject({ error: { type: 'RunFailedError' } });
-    expect(JSON.parse(body).error.message).toMatch(/the run failed \(ModelCallRejected\)/);
+    expect(generated.status).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ finishReason: 'suspended' });
+    expect(body).toContain('the model provider of \\"openai/leaky-model\\" refused the call (HTTP 401 unauthorized)');
     const streamed = await call('POST', '/agents/leaky-agent/stream', 'tina', { prompt: 'hi' });
     const events = await streamed.text();
-    expect(events).toMatch(/"type":"error"/);
-    for (const text of [body, events]) {
+    expect(events).toMatch(/refused the call \(HTTP 401 unauthorized\)/);
+    const runId = streamed.headers.get('x-run-id')!;
+    // The operator fails it, and finds the provider's reason in the run's failure; callers over HTTP do not.
+    const fail = { kind: 'resolve', runId, action: 'fail', principal: 'ops' } as const;
+    await expect(w.client.decide(fail, { then: 'result' })).rejects.toThrow(/hunter2/);
+    const shown = await call('GET', `/runs/${runId}`, 'tina');
+    const run = await shown.text();
+    expect(shown.status).toBe(200);
+    for (const text of [body, events, run]) {
       expect(text).not.toMatch(/hunter2|10\.0\.0\.5|127\.0\.0\.1|\/v1\/chat/);
     }
-    // The operator still finds the reason in the run itself.
-    const runId = streamed.headers.get('x-run-id')!;
-    await expect(w.client.result(runId)).rejects.toThrow(/hunter2/);
   });
 });
 

@@ -16,18 +16,34 @@ import type { RunState } from './run-state.js';
 /** The failure types of a provider's failure (src/worker/activities/model/provider-failure.ts). */
 const PROVIDER_FAILURES = new Set(['ModelCallRejected', 'ModelProviderUnavailable']);
 
+/** A provider's failure as the run keeps it: what anyone who reads the run sees, and what operators see. */
+export interface ProviderFailureSeen {
+  /** The provider, the status and the kind, without the provider's own words. */
+  shown: string;
+  /** With the provider's reason: for the run's failure, which only operators read in full. */
+  full: string;
+}
+
 /**
  * What a failed model activity says of its provider, when the provider is why it failed: a refusal,
  * or failures for the whole window. Anything else (an unknown model, a bug) is not for a person to retry.
  */
-export function providerFailureOf(err: unknown): string | undefined {
+export function providerFailureOf(err: unknown): ProviderFailureSeen | undefined {
   if (!(err instanceof ActivityFailure)) return undefined;
+  const windowEnded = err.cause instanceof TimeoutFailure;
+  const over = windowEnded ? ', for its whole retry window' : '';
   for (let cause: unknown = err.cause; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof ApplicationFailure && PROVIDER_FAILURES.has(cause.type ?? '')) return cause.message;
+    if (cause instanceof ApplicationFailure && PROVIDER_FAILURES.has(cause.type ?? '')) {
+      const summary = (cause.details?.[0] as { summary?: unknown } | undefined)?.summary;
+      const shown = typeof summary === 'string' ? summary : 'the model provider failed';
+      return { shown: `${shown}${over}`, full: cause.message };
+    }
   }
   // The window ended with no attempt's failure recorded (each was cut off: a worker down, a provider hung).
-  if (err.cause instanceof TimeoutFailure)
-    return `the model step was retried for its whole window: ${err.cause.message}`;
+  if (windowEnded) {
+    const full = `the model step was retried for its whole window: ${err.cause.message}`;
+    return { shown: full, full };
+  }
   return undefined;
 }
 
@@ -53,7 +69,7 @@ export async function modelAnswer(
         args,
         fingerprint: toolCallFingerprint({ runId: state.runId, toolCallId, toolName: MODEL_STEP_TOOL, args }),
       };
-      const uncertainty = clip(failure, 500);
+      const uncertainty = clip(failure.shown, 500);
       // Readers poll a live step fast; a step that waits on a person is not live until it is retried.
       const live = state.stream.log.live;
       state.stream.log.live = false;
@@ -66,7 +82,7 @@ export async function modelAnswer(
       if (decision.resolution === 'retry') continue;
       const why = record.reason ? `: ${record.reason}` : '';
       throw ApplicationFailure.nonRetryable(
-        `the model step was marked failed by ${decidedBy(record)}${why} (its provider: ${uncertainty})`,
+        `the model step was marked failed by ${decidedBy(record)}${why} (its provider: ${clip(failure.full, 500)})`,
         'ModelStepFailed',
       );
     }

@@ -176,8 +176,11 @@ export const PROVIDER_REJECTED = 'ModelCallRejected';
 export function providerActivityFailure(failure: ProviderFailure, provider: string, attempt = 1): ApplicationFailure {
   const status = failure.status !== undefined ? `HTTP ${failure.status} ` : '';
   const what = failure.retryable ? 'failed' : 'refused the call';
-  const message = `${provider} ${what} (${status}${failure.kind}): ${failure.reason}`;
-  const details = [{ kind: failure.kind, status: failure.status ?? null, reason: failure.reason }];
+  // What anyone who reads the run may see (the stream, the HTTP API): never the provider's own words,
+  // which may name its internals. The message, with the reason, goes to operators and the run's failure.
+  const summary = `${provider} ${what} (${status}${failure.kind})`;
+  const message = `${summary}: ${failure.reason}`;
+  const details = [{ kind: failure.kind, status: failure.status ?? null, reason: failure.reason, summary }];
   return ApplicationFailure.create({
     message,
     type: failure.retryable ? PROVIDER_UNAVAILABLE : PROVIDER_REJECTED,
