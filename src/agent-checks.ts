@@ -9,7 +9,7 @@ import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
 import { modelRetrySpec } from './schemas/model-retry.js';
-import { WebSearchOptionsSchema } from './schemas/agent-spec.js';
+import { OVERRIDABLE, WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
 import { clip } from './schemas/limits.js';
 import { RunOptionsSchema } from './schemas/run-options.js';
@@ -152,11 +152,10 @@ export function checkAgent(config: CheckedConfig): {
       throw new TypeError(`defineAgent("${config.id}"): hooks.${name} must be a function`);
   }
   checkTransforms(`defineAgent("${config.id}")`, config.transform);
-  const badOverride = (config.overridable ?? []).find((o) => o !== 'model' && o !== 'instructions');
-  if (badOverride) {
-    throw new TypeError(
-      `defineAgent("${config.id}"): overridable takes "model" and "instructions", not "${badOverride}"`,
-    );
+  const badOverride = (config.overridable ?? []).find((o) => !(OVERRIDABLE as readonly string[]).includes(o));
+  if (badOverride !== undefined) {
+    const takes = OVERRIDABLE.map((o) => `"${o}"`).join(', ');
+    throw new TypeError(`defineAgent("${config.id}"): overridable takes ${takes}, not "${badOverride}"`);
   }
   return { tools, mcpServers };
 }

@@ -4,6 +4,7 @@
  */
 import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
+import type { Overridable } from './schemas/agent-spec.js';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
@@ -59,10 +60,11 @@ export interface AgentOptions {
    */
   approvalDeadline?: ApprovalDeadline;
   /**
-   * The agent owns its model and instructions; list here those a run may set after all (a test, a
-   * comparison of models). Default: none.
+   * The agent owns its model, its instructions and its provider options (`modelSettings.providerOptions`,
+   * which can raise what a call costs or change what the provider keeps); list here those a run may set
+   * after all (a test, a comparison of models). Default: none.
    */
-  overridable?: Array<'model' | 'instructions'>;
+  overridable?: Overridable[];
   /** Code around every tool call of the agent: `beforeToolCall` may skip a call, `afterToolCall` observes. */
   hooks?: AgentHooks;
   /**

@@ -11,6 +11,7 @@ import { AGENT_OPTIONS, checkAgent } from './agent-checks.js';
 import { AgentHandle, type AgentMethodsClient } from './client/agent-handle.js';
 import { memoryOptionsOf } from './memory.js';
 import type { AgentOptions, AgentTool } from './agent-options.js';
+import type { Overridable } from './schemas/agent-spec.js';
 import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
@@ -60,7 +61,7 @@ export class Agent extends AgentHandle implements AgentConfig {
   defaultOptions?: RunOptions;
   access?: AccessPolicy;
   approvalDeadline?: ApprovalDeadline;
-  overridable?: Array<'model' | 'instructions'>;
+  overridable?: Overridable[];
   hooks?: AgentHooks;
   transform?: ToolTransforms;
   requestContextSchema?: z.ZodType;

@@ -54,8 +54,6 @@ export const setCurrentVersion: WorkerEntry['setCurrentVersion'] = lazyFunction(
 /** @deprecated Import it from `durable-agents/worker`. */
 export const versioningFromEnv: WorkerEntry['versioningFromEnv'] = lazyFunction(entry.worker, 'versioningFromEnv');
 /** @deprecated Import it from `durable-agents/worker`. */
-export const resolveModel: WorkerEntry['resolveModel'] = lazyFunction(entry.worker, 'resolveModel');
-/** @deprecated Import it from `durable-agents/worker`. */
 export const AgentRegistry: WorkerEntry['AgentRegistry'] = lazyValue(entry.worker, 'AgentRegistry', true);
 /** @deprecated Import it from `durable-agents/worker`. */
 export type AgentRegistry = InstanceType<WorkerEntry['AgentRegistry']>;
@@ -67,8 +65,6 @@ export const ScriptedLanguageModel: WorkerEntry['ScriptedLanguageModel'] = lazyV
 );
 /** @deprecated Import it from `durable-agents/worker`. */
 export type ScriptedLanguageModel = InstanceType<WorkerEntry['ScriptedLanguageModel']>;
-/** @deprecated Import it from `durable-agents/worker`. */
-export const builtinModels: WorkerEntry['builtinModels'] = lazyValue(entry.worker, 'builtinModels');
 
 // Client: import them from `durable-agents/client`.
 /** @deprecated Import it from `durable-agents/client`. */

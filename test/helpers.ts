@@ -9,7 +9,7 @@ import type { NotificationSettings } from '../src/worker/activities/approvals/no
 import type { Tracing } from '../src/tracing/tracing.js';
 import type { AddressInfo } from 'node:net';
 import { type Agent, type Principal, type RunStreamChunk } from '../src/index.js';
-import { createWorker, type ModelFactory } from '../src/worker/index.js';
+import { createWorker, type CreateWorkerOptions, type ModelFactory } from '../src/worker/index.js';
 import { AgentClient } from '../src/client/index.js';
 import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/server/index.js';
 import type { ModelRetry } from '../src/schemas/model-retry.js';
@@ -30,6 +30,8 @@ export async function startWorker(
   agents: Agent[],
   options: {
     models?: Record<string, ModelFactory>;
+    /** AI SDK providers by name, beside the built-in ones. */
+    providers?: CreateWorkerOptions['providers'];
     enableScriptedModel?: boolean;
     decisionKeys?: DecisionKeys;
     codec?: PayloadCodec;
@@ -52,6 +54,7 @@ export async function startWorker(
     enableScriptedModel: options.enableScriptedModel ?? true,
     decisionKeys: options.decisionKeys,
     models: options.models,
+    ...(options.providers ? { providers: options.providers } : {}),
     codec: options.codec,
     externalStorage: options.externalStorage ?? false,
     tracing: options.tracing ?? false,

@@ -5,6 +5,7 @@
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
 import { readJsonSchema, safeParse } from '../schemas/json.js';
 import { clip } from '../schemas/limits.js';
+import { mergedModelSettings, modelSettingsProblems } from './model-settings.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -67,6 +68,7 @@ export function effectiveRunOptions(
   {
     fromParent = false,
     namedContextKeys = () => true,
+    modelSettingsBounds = () => true,
   }: {
     fromParent?: boolean;
     /**
@@ -74,6 +76,12 @@ export function effectiveRunOptions(
      * has one (a patch: runs from before took them).
      */
     namedContextKeys?: () => boolean;
+    /**
+     * Whether the agent's model settings bound the run's (a ceiling on output tokens, its own provider
+     * options) and are merged with them key by key; asked only when a run sets model settings (a patch:
+     * runs from before replaced the agent's settings with their own, unchecked).
+     */
+    modelSettingsBounds?: () => boolean;
   } = {},
 ): RunOptionsCheck {
   const agent = spec.defaultOptions ?? {};
@@ -120,6 +128,8 @@ export function effectiveRunOptions(
     );
   }
   problems.push(...ungatedProviderTools(spec, agent, run));
+  const bounded = run.modelSettings !== undefined && modelSettingsBounds();
+  if (bounded) problems.push(...modelSettingsProblems(spec, run.modelSettings));
   // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
   if (!fromParent) problems.push(...requestContextProblems(spec, run, namedContextKeys));
   const requestContext = { ...agent.requestContext, ...run.requestContext };
@@ -132,6 +142,7 @@ export function effectiveRunOptions(
       ...(agent.requireToolApproval || run.requireToolApproval ? { requireToolApproval: true } : {}),
       maxSteps: run.maxSteps ?? limit,
       ...activeToolsOf(agent, run, clientTools),
+      ...(bounded ? { modelSettings: mergedModelSettings(agent.modelSettings, run.modelSettings) } : {}),
       ...(Object.keys(requestContext).length > 0 ? { requestContext } : {}),
     },
   };

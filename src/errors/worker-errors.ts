@@ -61,8 +61,8 @@ export class WebSearchUnavailableError extends Error {
     super(
       `Tool "${toolName}" is webSearchTool, the model provider's own web search, but the run's ${which} ` +
         'has no native web search here. Use a model that has one: "openai-responses/<model>" ' +
-        '(OpenAI\'s Responses API; "openai/<model>" is Chat Completions, which has none), or leave the tool ' +
-        'out of the run (activeTools).',
+        '(OpenAI\'s Responses API; "openai/<model>" is Chat Completions, which has none), "anthropic/<model>" ' +
+        'or "google/<model>", or leave the tool out of the run (activeTools).',
     );
   }
 }

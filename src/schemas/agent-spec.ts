@@ -40,7 +40,8 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
 
 /**
  * The options of a provider's native web search, by provider: plain data, recorded with the agent's
- * spec. OpenAI's are those of `openai.tools.webSearch()` (Responses API `web_search`).
+ * spec: OpenAI's, those of `openai.tools.webSearch()` (Responses API `web_search`); Anthropic's and
+ * Google's, those of their packages' own web search tools.
  */
 export const WebSearchOptionsSchema = z
   .object({
@@ -70,9 +71,47 @@ export const WebSearchOptionsSchema = z
       })
       .strict()
       .optional(),
+    /** Anthropic's `web_search` (`anthropic.tools.webSearch_20250305()`). */
+    anthropic: z
+      .object({
+        /** Most searches in one model call. */
+        maxUses: z.number().int().min(1).max(100).optional(),
+        /** Only these domains; not with `blockedDomains`. At most 100. */
+        allowedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+        /** Never these domains. At most 100. */
+        blockedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+        userLocation: z
+          .object({
+            type: z.literal('approximate'),
+            country: z.string().max(MAX_ID).optional(),
+            city: z.string().max(MAX_ID).optional(),
+            region: z.string().max(MAX_ID).optional(),
+            timezone: z.string().max(MAX_ID).optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .refine((o) => !(o.allowedDomains && o.blockedDomains), 'set allowedDomains or blockedDomains, not both')
+      .optional(),
+    /** Gemini's grounding with Google Search (`google.tools.googleSearch()`). */
+    google: z
+      .object({
+        /** Only results published between these times (RFC 3339). */
+        timeRangeFilter: z
+          .object({ startTime: z.string().max(MAX_ID), endTime: z.string().max(MAX_ID) })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type WebSearchOptions = z.infer<typeof WebSearchOptionsSchema>;
+
+/** What an agent owns and may let a run set after all (`overridable`). */
+export const OVERRIDABLE = ['model', 'instructions', 'providerOptions'] as const;
+export type Overridable = (typeof OVERRIDABLE)[number];
 
 /** A tool the model's provider runs itself, inside the model call: what the model activity asks the provider for. */
 export const ProviderToolSchema = z.object({ type: z.literal('web-search'), options: WebSearchOptionsSchema });
@@ -149,7 +188,7 @@ export const AgentSpecSchema = z.object({
   /** Who may start, read and decide. */
   access: AccessPolicySchema.optional(),
   /** Agent-owned options a run may set after all (e.g. the model, for a test or a comparison). */
-  overridable: z.array(z.enum(['model', 'instructions'])).optional(),
+  overridable: z.array(z.enum(OVERRIDABLE)).optional(),
   /** Set when the worker has decision keys: every decision must carry a valid signature. */
   signedDecisions: z.boolean().optional(),
   /** The agent's approval deadline, for calls of tools that set none. */

@@ -55,6 +55,8 @@ export const INLINE_PAYLOAD_LIMITS: PayloadLimits = {
 
 /** A run's request context: bytes of its JSON. Every activity of the run carries it. */
 export const MAX_REQUEST_CONTEXT_BYTES = 16 * 1024;
+/** The most JSON of a run's or an agent's provider options (`modelSettings.providerOptions`). */
+export const MAX_PROVIDER_OPTIONS_BYTES = 16 * 1024;
 /** What the memo may take, of Temporal's 2 MiB. */
 export const MAX_MEMO_BYTES = 1024 * 1024;
 

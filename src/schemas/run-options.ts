@@ -1,6 +1,13 @@
 /** The options of one run: what the model is given and how the run behaves. Sandbox-safe. */
 import { z } from 'zod';
-import { boundedJson, IdSchema, MAX_ID, MAX_REQUEST_CONTEXT_BYTES, MAX_TEXT } from './limits.js';
+import {
+  boundedJson,
+  IdSchema,
+  MAX_ID,
+  MAX_PROVIDER_OPTIONS_BYTES,
+  MAX_REQUEST_CONTEXT_BYTES,
+  MAX_TEXT,
+} from './limits.js';
 import { JsonValueSchema, type JsonValue } from './json.js';
 import { ScriptSchema } from './script.js';
 
@@ -10,7 +17,22 @@ export const ToolChoiceSchema = z.union([
 ]);
 export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
 
-/** Model call settings passed through to the AI SDK. */
+/**
+ * Options of the model's provider, by the provider's AI SDK name, as the AI SDK passes them
+ * (`{ anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } }, openai: { reasoningEffort: 'low' } }`):
+ * plain JSON, measured before it is read, at most 16 KiB. The provider's package checks its own.
+ */
+// Measured first (size and depth, without recursion), then checked as records of JSON values.
+export const ProviderOptionsSchema = (boundedJson(MAX_PROVIDER_OPTIONS_BYTES) as z.ZodType<unknown>).pipe(
+  z.record(IdSchema, z.record(IdSchema, JsonValueSchema)),
+);
+export type ProviderOptions = Record<string, Record<string, JsonValue>>;
+
+/**
+ * Model call settings passed through to the AI SDK. On an agent (`defaultOptions.modelSettings`) they are
+ * defaults a run may change key by key, except `maxOutputTokens`, a ceiling a run may only lower, and
+ * `providerOptions`, which the agent owns unless it lists them in `overridable`.
+ */
 export const ModelSettingsSchema = z
   .object({
     temperature: z.number().optional(),
@@ -21,6 +43,7 @@ export const ModelSettingsSchema = z
     frequencyPenalty: z.number().optional(),
     stopSequences: z.array(z.string().max(MAX_ID)).max(16).optional(),
     seed: z.number().int().optional(),
+    providerOptions: ProviderOptionsSchema.optional(),
   })
   .strict();
 export type ModelSettings = z.infer<typeof ModelSettingsSchema>;

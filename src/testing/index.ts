@@ -18,6 +18,7 @@ import type { PendingToolCall } from '../schemas/decisions.js';
 import { rejectUnknownKeys } from '../options.js';
 import { createWorker } from '../worker/worker.js';
 import type { ModelFactory } from '../worker/models/registry.js';
+import type { ModelProvider } from '../worker/models/providers.js';
 import { startDevServer, type DevServer } from './dev-server.js';
 
 export { RUN_SEARCH_ATTRIBUTES, startDevServer } from './dev-server.js';
@@ -34,7 +35,9 @@ export interface TestKitOptions {
   address?: string;
   /** The Temporal CLI, when the kit starts the server. Default: `TEMPORAL_CLI`, else `temporal` on the PATH. */
   cli?: string;
-  /** Model providers beside the built-in ones and `scripted` (a fake of your own, say). */
+  /** AI SDK providers beside the built-in ones, by the name a model string starts with (see `createWorker`). */
+  providers?: Record<string, ModelProvider>;
+  /** Model factories beside `scripted` (a fake of your own, say). */
   models?: Record<string, ModelFactory>;
   /** The payload codec of the worker and the client. Default: payloads in clear. */
   codec?: PayloadCodec;
@@ -53,7 +56,7 @@ export interface TestKit {
   stop(): Promise<void>;
 }
 
-const KIT_OPTIONS = ['agents', 'address', 'cli', 'models', 'codec', 'workflowBundle'];
+const KIT_OPTIONS = ['agents', 'address', 'cli', 'providers', 'models', 'codec', 'workflowBundle'];
 
 /** Starts a worker for the agents and a client, on a dev server of its own unless given an address. */
 export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
@@ -70,6 +73,7 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
       agents: options.agents,
       enableScriptedModel: true,
       notifications: false,
+      ...(options.providers ? { providers: options.providers } : {}),
       ...(options.models ? { models: options.models } : {}),
       ...(options.codec ? { codec: options.codec } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),

@@ -20,8 +20,10 @@ export { DEFAULT_VERSIONING_BEHAVIOR, setCurrentVersion, versioningFromEnv } fro
 export type { VersioningSettings } from './versioning.js';
 export { AgentRegistry } from './registry.js';
 export { ScriptedLanguageModel } from './models/scripted.js';
-export { builtinModels, resolveModel } from './models/registry.js';
-export type { ModelContext, ModelFactory } from './models/registry.js';
+export { ModelResolver } from './models/registry.js';
+export type { ModelContext, ModelFactory, ModelSources } from './models/registry.js';
+export { BUILTIN_PROVIDERS } from './models/providers.js';
+export type { BuiltinProvider, ModelProvider } from './models/providers.js';
 export type { NotificationSettings } from './activities/approvals/notify.js';
 export type { DecisionKeys } from './activities/approvals/verify-decision.js';
 export { DEFAULT_TASK_QUEUE, resolveConnection } from '../connection/config.js';

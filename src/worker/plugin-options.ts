@@ -14,6 +14,7 @@ import type { CreateWorkerOptions } from './worker-options.js';
 export interface DurableAgentsPluginOptions extends Pick<
   CreateWorkerOptions,
   | 'agents'
+  | 'providers'
   | 'models'
   | 'enableScriptedModel'
   | 'conversationCacheBytes'
@@ -35,6 +36,7 @@ export interface DurableAgentsPluginOptions extends Pick<
 
 export const PLUGIN_OPTION_KEYS: Record<keyof DurableAgentsPluginOptions, true> = {
   agents: true,
+  providers: true,
   models: true,
   enableScriptedModel: true,
   conversationCacheBytes: true,

@@ -31,7 +31,7 @@ import { checkNotificationSettings } from './activities/approvals/notify.js';
 import { McpConnections } from './activities/tools/mcp-connections.js';
 import { conversationCacheProblem } from './activities/model/conversation-cache.js';
 import { workflowInterceptorModules, workflowPreloadModules, workflowsPath } from './bundle.js';
-import { builtinModels, scriptedModel } from './models/registry.js';
+import { ModelResolver, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 import { modelRetrySpec } from '../schemas/model-retry.js';
 import { PLUGIN_OPTION_KEYS, refuseUnloadedEnvironment, type DurableAgentsPluginOptions } from './plugin-options.js';
@@ -68,7 +68,10 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const { codec, externalStorage, tracing } = options;
     const activities = createActivities(
       registry,
-      { ...builtinModels, ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}), ...options.models },
+      new ModelResolver({
+        models: { ...(options.enableScriptedModel ? { scripted: scriptedModel } : {}), ...options.models },
+        ...(options.providers ? { providers: options.providers } : {}),
+      }),
       mcp,
       {
         decisionKeys: options.decisionKeys ?? decisionKeysFromEnv(),

@@ -7,6 +7,7 @@ import type { NotificationSettings } from './activities/approvals/notify.js';
 import type { DecisionKeys } from './activities/approvals/verify-decision.js';
 import type { ConnectionSettings } from '../connection/config.js';
 import type { ModelFactory } from './models/registry.js';
+import type { ModelProvider } from './models/providers.js';
 import { rejectUnknownKeys } from '../options.js';
 import { modelRetrySpec, type ModelRetry } from '../schemas/model-retry.js';
 import { createSearchAttributesSetting } from '../connection/search-attributes.js';
@@ -17,7 +18,17 @@ import type { VersioningSettings } from './versioning.js';
 export interface CreateWorkerOptions extends ConnectionSettings {
   /** The agents this worker runs. */
   agents: Agent[];
-  /** Extra model providers by name prefix, next to the built-in `openai` and `openai-responses`. */
+  /**
+   * AI SDK providers by the name a model string starts with, e.g. `{ ollama: createOpenAICompatible({ name:
+   * 'ollama', baseURL }) }` for `ollama/llama3.2`. They join the built-in ones (`openai`, `openai-responses`,
+   * `anthropic`, `google`, `openai-compatible`: see `BUILTIN_PROVIDERS`) in one `createProviderRegistry`,
+   * and win over a built-in one of the same name. See docs/guides/models.md.
+   */
+  providers?: Record<string, ModelProvider>;
+  /**
+   * Model factories by name prefix that see the run (its script): for fakes of your own. Asked before
+   * `providers` and the built-in ones.
+   */
   models?: Record<string, ModelFactory>;
   /**
    * Serve the offline `scripted` model, which plays the run's `script`: whoever starts a run then
@@ -104,6 +115,7 @@ export interface CreateWorkerOptions extends ConnectionSettings {
 /** Every option, so that the compiler names one the list lacks (an option documented but refused). */
 const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
   agents: true,
+  providers: true,
   models: true,
   enableScriptedModel: true,
   conversationCacheBytes: true,

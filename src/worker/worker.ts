@@ -106,6 +106,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   const tracing = options.tracing || ownTracing;
   const plugin = new DurableAgentsPlugin({
     agents: options.agents,
+    ...(options.providers ? { providers: options.providers } : {}),
     ...(options.models ? { models: options.models } : {}),
     ...(options.enableScriptedModel ? { enableScriptedModel: true } : {}),
     ...(options.conversationCacheBytes !== undefined ? { conversationCacheBytes: options.conversationCacheBytes } : {}),

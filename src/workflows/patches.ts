@@ -68,6 +68,13 @@ export const PATCHES = {
       'a model step its provider refuses, or fails for the whole retry window, waits for a resolution ' +
       '(retry or fail); runs from before failed',
   },
+  modelSettingsBounds: {
+    id: 'model-settings-bounds',
+    release: '0.4.0',
+    change:
+      "a run's model settings are merged with its agent's key by key, may not raise its maxOutputTokens, " +
+      'and may set provider options only where the agent allows; runs from before replaced them unchecked',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

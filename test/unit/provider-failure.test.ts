@@ -2,7 +2,7 @@
  * How a provider's failure is read: which pass (retried, after `Retry-After`) and which do not (not
  * retried, with the provider's reason), and the activity failure each becomes.
  */
-import { APICallError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
+import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import {
@@ -111,6 +111,10 @@ describe('classifyProviderFailure', () => {
     expect(
       classifyProviderFailure(new NoSuchModelError({ modelId: 'gpt-9', modelType: 'languageModel' }), NOW),
     ).toMatchObject({ kind: 'unknown-model', retryable: false });
+    // A provider package not installed, or a base URL not set: the worker must be set up, then retried.
+    expect(
+      classifyProviderFailure(new LoadSettingError({ message: 'set OPENAI_COMPATIBLE_BASE_URL' }), NOW),
+    ).toMatchObject({ kind: 'not-configured', retryable: false, reason: 'set OPENAI_COMPATIBLE_BASE_URL' });
     const gaveUp = new RetryError({
       message: 'Failed after 3 attempts',
       reason: 'maxRetriesExceeded',

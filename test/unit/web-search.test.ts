@@ -3,6 +3,8 @@
  * policy, which provider tool a model gets, what the run records of a provider's calls, and how the
  * stream and the UI message stream show them.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -48,8 +50,12 @@ describe('createWebSearchTool', () => {
     expect(() => createWebSearchTool({ openai: { searchContextSize: 'huge' as 'low' } })).toThrow(
       'createWebSearchTool: openai.searchContextSize: Invalid option: expected one of "low"|"medium"|"high"',
     );
-    expect(() => createWebSearchTool({ anthropic: {} } as never)).toThrow(
-      'createWebSearchTool: Unrecognized key: "anthropic"',
+    expect(() => createWebSearchTool({ bing: {} } as never)).toThrow('createWebSearchTool: Unrecognized key: "bing"');
+    expect(() => createWebSearchTool({ anthropic: { maxUses: 3, safeSearch: true } } as never)).toThrow(
+      'createWebSearchTool: anthropic: Unrecognized key: "safeSearch"',
+    );
+    expect(() => createWebSearchTool({ anthropic: { allowedDomains: ['a.org'], blockedDomains: ['b.org'] } })).toThrow(
+      'createWebSearchTool: anthropic: set allowedDomains or blockedDomains, not both',
     );
   });
 });
@@ -134,18 +140,45 @@ describe('nativeProviderTool', () => {
   const openai = createOpenAI({ apiKey: 'sk-test' });
   const spec = { type: 'web-search' as const, options: { openai: { searchContextSize: 'low' as const } } };
 
-  it("is OpenAI's web_search on the Responses API, with the options", () => {
-    const tool = nativeProviderTool(openai.responses('gpt-test'), spec, { toolName: 'search', modelName: undefined });
+  it("is OpenAI's web_search on the Responses API, with the options", async () => {
+    const tool = await nativeProviderTool(openai.responses('gpt-test'), spec, {
+      toolName: 'search',
+      modelName: undefined,
+    });
     expect(tool).toMatchObject({ type: 'provider', id: 'openai.web_search', args: { searchContextSize: 'low' } });
   });
 
-  it('is an error naming the provider, the model and what to use on any other model', () => {
+  it("is Anthropic's web_search and Gemini's Google Search, each with its own options", async () => {
+    const options = {
+      openai: { searchContextSize: 'low' as const },
+      anthropic: { maxUses: 3, allowedDomains: ['nodejs.org'] },
+      google: { timeRangeFilter: { startTime: '2026-01-01T00:00:00Z', endTime: '2026-12-01T00:00:00Z' } },
+    };
+    const both = { type: 'web-search' as const, options };
+    const call = { toolName: 'search', modelName: undefined };
+    const claude = createAnthropic({ apiKey: 'sk-ant-test' })('claude-test');
+    await expect(nativeProviderTool(claude, both, call)).resolves.toMatchObject({
+      type: 'provider',
+      id: 'anthropic.web_search_20250305',
+      args: { maxUses: 3, allowedDomains: ['nodejs.org'] },
+    });
+    const gemini = createGoogleGenerativeAI({ apiKey: 'test' })('gemini-test');
+    await expect(nativeProviderTool(gemini, both, call)).resolves.toMatchObject({
+      type: 'provider',
+      id: 'google.google_search',
+      args: { timeRangeFilter: options.google.timeRangeFilter },
+    });
+  });
+
+  it('is an error naming the provider, the model and what to use on any other model', async () => {
     const chat = () => nativeProviderTool(openai.chat('gpt-test'), spec, { toolName: 'search', modelName: 'openai/x' });
-    expect(chat).toThrow(WebSearchUnavailableError);
-    expect(chat).toThrow(/the run's model "openai\/x" \(AI SDK provider "openai.chat"\) has no native web search/);
+    await expect(chat()).rejects.toThrow(WebSearchUnavailableError);
+    await expect(chat()).rejects.toThrow(
+      /the run's model "openai\/x" \(AI SDK provider "openai.chat"\) has no native web search/,
+    );
     const scripted = new ScriptedLanguageModel([{ text: 'x' }]);
-    expect(() => nativeProviderTool(scripted, spec, { toolName: 'web', modelName: undefined })).toThrow(
-      /Tool "web" is webSearchTool.*model instance of provider "scripted".*"openai-responses\/<model>"/,
+    await expect(nativeProviderTool(scripted, spec, { toolName: 'web', modelName: undefined })).rejects.toThrow(
+      /Tool "web" is webSearchTool.*model instance of provider "scripted".*"openai-responses\/<model>".*"anthropic\/<model>" or "google\/<model>"/,
     );
   });
 });

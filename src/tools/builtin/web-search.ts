@@ -41,7 +41,8 @@ export function createWebSearchTool(options: WebSearchOptions = {}): ProviderToo
 
 /**
  * The model provider's native web search: OpenAI's Responses API `web_search` (models
- * `openai-responses/<model>`, or an `@ai-sdk/openai` Responses model instance). On any other model a
+ * `openai-responses/<model>`, or an `@ai-sdk/openai` Responses model instance), Anthropic's `web_search`
+ * (`anthropic/<model>`) or Gemini's grounding with Google Search (`google/<model>`). On any other model a
  * run that offers it fails before its first model call with `WebSearchUnavailableError`.
  */
 export const webSearchTool: ProviderTool = createWebSearchTool();

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Agent } from '../../agent.js';
 import { McpServerUnavailableError } from '../../errors.js';
-import type { ModelFactory } from '../models/registry.js';
+import type { ModelResolver } from '../models/registry.js';
 import type { AgentRegistry } from '../registry.js';
 import type { Tracing } from '../../tracing/tracing.js';
 import { callModel } from './model/call-model.js';
@@ -39,7 +39,7 @@ export interface ActivitySettings {
  */
 export function createActivities(
   registry: AgentRegistry,
-  models: Record<string, ModelFactory>,
+  models: ModelResolver,
   mcp: McpConnections,
   settings: ActivitySettings,
 ): AgentActivities {

@@ -1,7 +1,7 @@
-import { createOpenAI } from '@ai-sdk/openai';
-import type { LanguageModel } from 'ai';
+import { createProviderRegistry, type LanguageModel } from 'ai';
 import { UnknownModelError } from '../../errors.js';
 import type { Script } from '../../schemas/script.js';
+import { BUILTIN_PROVIDERS, importProvider, providerEnvironment, type ModelProvider } from './providers.js';
 import { ScriptedLanguageModel } from './scripted.js';
 
 /** What a model factory gets besides the model id. */
@@ -13,17 +13,11 @@ export interface ModelContext {
 }
 
 /**
- * Makes a model from the part of a model name after `<provider>/`. Plug other AI SDK providers in
- * through `createWorker({ models: { anthropic: (id) => anthropic(id) } })`.
+ * Makes a model from the part of a model name after `<provider>/`, given the run: for models that play
+ * a run's script, or fakes of your own (`createWorker({ models })`). A real provider is registered as an
+ * AI SDK provider instead (`createWorker({ providers })`).
  */
 export type ModelFactory = (modelId: string, context: ModelContext) => LanguageModel;
-
-function openaiProvider() {
-  return createOpenAI({
-    apiKey: process.env.OPENAI_API_KEY,
-    baseURL: process.env.OPENAI_BASE_URL,
-  });
-}
 
 /**
  * The offline scripted model; the run's `script` option says what it answers. It lets whoever starts
@@ -37,42 +31,91 @@ export const scriptedModel: ModelFactory = (_id, { script, priorSteps }) => {
   return new ScriptedLanguageModel(script, priorSteps);
 };
 
-/**
- * The built-in providers:
- * - `openai/<model>`: OpenAI's Chat Completions API through `@ai-sdk/openai`, which every
- *   OpenAI-compatible server (set `OPENAI_BASE_URL`) also speaks.
- * - `openai-responses/<model>`: OpenAI's Responses API.
- */
-export const builtinModels: Record<string, ModelFactory> = {
-  openai: (id) => openaiProvider().chat(id),
-  'openai-responses': (id) => openaiProvider().responses(id),
-};
+/** Where a worker's models come from. */
+export interface ModelSources {
+  /** Factories by provider name, `scripted` among them where enabled: they are asked first. */
+  models?: Record<string, ModelFactory>;
+  /** AI SDK providers by name (`createAnthropic({...})`, `createOpenAICompatible({...})`): before the built-in ones. */
+  providers?: Record<string, ModelProvider>;
+  /** Where the built-in providers' keys and base URLs are read: default `process.env`, when first used. */
+  env?: NodeJS.ProcessEnv;
+}
 
-/** Resolves a model name (`provider/model`, or a bare provider name such as `scripted`). */
-export function resolveModel(
-  name: string,
-  context: ModelContext,
-  factories: Record<string, ModelFactory>,
-): LanguageModel {
-  const slash = name.indexOf('/');
-  const provider = slash === -1 ? name : name.slice(0, slash);
-  const modelId = slash === -1 ? '' : name.slice(slash + 1);
-  const factory = Object.hasOwn(factories, provider) ? factories[provider] : undefined;
-  if (!factory && provider === 'scripted') {
-    throw new UnknownModelError(
-      name,
-      'the scripted model is off on this worker: it lets whoever starts a run dictate every tool call. ' +
-        'Enable it for tests and demos with createWorker({ enableScriptedModel: true }).',
-    );
+/**
+ * Resolves a run's model name (`provider/model`, or a bare provider name such as `scripted`) to an AI
+ * SDK model: through the worker's factories, else through one AI SDK provider registry
+ * (`createProviderRegistry`, separator `/`) of the application's providers and the built-in ones
+ * ({@link BUILTIN_PROVIDERS}), whose packages are imported when a run first names them.
+ */
+export class ModelResolver {
+  readonly #models: Record<string, ModelFactory>;
+  readonly #providers: Record<string, ModelProvider>;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #loaded = new Map<string, Promise<ModelProvider>>();
+  // The built-in providers loaded so far; the registry is made anew when one is added.
+  #loadedNow: Record<string, ModelProvider> = {};
+  #registry: ReturnType<typeof createProviderRegistry> | undefined;
+
+  constructor(sources: ModelSources = {}) {
+    this.#models = { ...sources.models };
+    this.#providers = { ...sources.providers };
+    this.#env = sources.env ?? process.env;
   }
-  if (!factory) {
-    throw new UnknownModelError(
-      name,
-      `no provider "${provider}" on this worker; known: ${Object.keys(factories)
-        .map((p) => `"${p}"`)
-        .join(', ')}. ` + 'Use e.g. "openai/gpt-4o-mini", or register a provider with createWorker({ models }).',
-    );
+
+  /** The provider names this worker resolves. */
+  names(): string[] {
+    return [
+      ...new Set([...Object.keys(this.#models), ...Object.keys(this.#providers), ...Object.keys(BUILTIN_PROVIDERS)]),
+    ];
   }
-  if (slash !== -1 && !modelId) throw new UnknownModelError(name, `name a model after "${provider}/"`);
-  return factory(modelId, context);
+
+  /** The model `name` names, for a run with `context`; `UnknownModelError` where no provider has that name. */
+  async resolve(name: string, context: ModelContext): Promise<LanguageModel> {
+    const slash = name.indexOf('/');
+    const provider = slash === -1 ? name : name.slice(0, slash);
+    const modelId = slash === -1 ? '' : name.slice(slash + 1);
+    const factory = Object.hasOwn(this.#models, provider) ? this.#models[provider] : undefined;
+    if (factory) {
+      if (slash !== -1 && !modelId) throw new UnknownModelError(name, `name a model after "${provider}/"`);
+      return factory(modelId, context);
+    }
+    if (provider === 'scripted') {
+      throw new UnknownModelError(
+        name,
+        'the scripted model is off on this worker: it lets whoever starts a run dictate every tool call. ' +
+          'Enable it for tests and demos with createWorker({ enableScriptedModel: true }).',
+      );
+    }
+    const own = Object.hasOwn(this.#providers, provider);
+    if (!own && !Object.hasOwn(BUILTIN_PROVIDERS, provider)) {
+      throw new UnknownModelError(
+        name,
+        `no provider "${provider}" on this worker; known: ${this.names()
+          .map((p) => `"${p}"`)
+          .join(', ')}. Use e.g. "openai/gpt-4o-mini", or register a provider with createWorker({ providers }).`,
+      );
+    }
+    if (!modelId) throw new UnknownModelError(name, `name a model after "${provider}/"`);
+    if (!own) await this.#load(provider);
+    this.#registry ??= createProviderRegistry({ ...this.#loadedNow, ...this.#providers }, { separator: '/' });
+    return this.#registry.languageModel(name as `${string}/${string}`);
+  }
+
+  async #load(name: string): Promise<void> {
+    let loading = this.#loaded.get(name);
+    if (!loading) {
+      const builtin = BUILTIN_PROVIDERS[name]!;
+      loading = importProvider(name, builtin).then((module) =>
+        builtin.make(module, providerEnvironment(builtin, this.#env)),
+      );
+      // A failed load (a package not installed, a setting missing) is tried again on the next step.
+      loading.catch(() => this.#loaded.delete(name));
+      this.#loaded.set(name, loading);
+    }
+    const provider = await loading;
+    if (this.#loadedNow[name] !== provider) {
+      this.#loadedNow = { ...this.#loadedNow, [name]: provider };
+      this.#registry = undefined;
+    }
+  }
 }

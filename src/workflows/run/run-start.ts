@@ -60,6 +60,7 @@ export async function startRun(input: RunInput, state: RunState): Promise<Starte
   const checked = effectiveRunOptions(agentSpec, input.options, {
     fromParent: input.parent !== undefined,
     namedContextKeys: () => takes('namedContextKeys'),
+    modelSettingsBounds: () => takes('modelSettingsBounds'),
   });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { generateText, streamText, type LanguageModel, type ModelMessage, type TelemetryOptions } from 'ai';
-import { resolveModel, type ModelFactory } from '../../models/registry.js';
+import type { ModelResolver } from '../../models/registry.js';
 import type { Agent } from '../../../agent.js';
 import type { AgentRegistry } from '../../registry.js';
 import { scriptOfCall, type Script } from '../../../schemas/script.js';
@@ -31,7 +31,7 @@ const STREAM_BATCH_INTERVAL_MS = 100;
  */
 export async function callModel(
   registry: AgentRegistry,
-  factories: Record<string, ModelFactory>,
+  models: ModelResolver,
   called: CallModelInput,
   cache: ConversationCache,
   tracing?: Tracing,
@@ -42,7 +42,7 @@ export async function callModel(
   // is noticed within the heartbeat timeout and the call retried elsewhere.
   const beat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
-    return await modelStep(registry, factories, called, cache, tracing);
+    return await modelStep(registry, models, called, cache, tracing);
   } finally {
     clearInterval(beat);
   }
@@ -50,7 +50,7 @@ export async function callModel(
 
 async function modelStep(
   registry: AgentRegistry,
-  factories: Record<string, ModelFactory>,
+  models: ModelResolver,
   called: CallModelInput,
   cache: ConversationCache,
   tracing: Tracing | undefined,
@@ -60,7 +60,7 @@ async function modelStep(
   const { conversation, input } = await withConversation(called, cache);
   const named = input.model ?? modelName(agent.model as LanguageModel);
   try {
-    return await answerStep(agent, input, conversation, { cache, factories, tracing });
+    return await answerStep(agent, input, conversation, { cache, models, tracing });
   } catch (err) {
     throw modelStepFailure(err, `the model provider of "${named}"`, activity.info.attempt);
   }
@@ -74,7 +74,7 @@ function modelName(model: LanguageModel): string {
 /** What a model step is answered with on this worker: its model providers, conversation cache and tracing. */
 interface StepSetup {
   cache: ConversationCache;
-  factories: Record<string, ModelFactory>;
+  models: ModelResolver;
   tracing: Tracing | undefined;
 }
 
@@ -82,11 +82,11 @@ async function answerStep(
   agent: Agent,
   input: ResolvedCall,
   conversation: Awaited<ReturnType<typeof withConversation>>['conversation'],
-  { cache, factories, tracing }: StepSetup,
+  { cache, models, tracing }: StepSetup,
 ): Promise<CallModelOutput> {
   const activity = Context.current();
   const model: LanguageModel = input.model
-    ? resolveModel(input.model, { script: scriptOf(input), ...threadSteps(input) }, factories)
+    ? await models.resolve(input.model, { script: scriptOf(input), ...threadSteps(input) })
     : (agent.model as LanguageModel);
 
   const request = {
@@ -94,7 +94,7 @@ async function answerStep(
     // An agent without instructions sends no system message at all, rather than an empty one.
     ...(input.instructions ? { instructions: input.instructions } : {}),
     messages: input.messages as ModelMessage[],
-    tools: modelTools(agent, model, input),
+    tools: await modelTools(agent, model, input),
     toolChoice: input.toolChoice,
     maxRetries: 0, // Temporal retries the activity
     abortSignal: activity.cancellationSignal,

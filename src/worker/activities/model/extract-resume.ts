@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, generateText, jsonSchema, Output, type JSONSchema7, type LanguageModel } from 'ai';
 import { errorMessage } from '../../../errors.js';
-import { resolveModel, type ModelFactory } from '../../models/registry.js';
+import type { ModelResolver } from '../../models/registry.js';
 import type { AgentRegistry } from '../../registry.js';
 import { extractionInstructions, extractionSchema } from '../../../schemas/auto-resume.js';
 import { oneLine, zodFromJsonSchema, type JsonValue } from '../../../schemas/json.js';
@@ -21,12 +21,12 @@ interface Extracted {
 
 export async function extractResumeData(
   registry: AgentRegistry,
-  factories: Record<string, ModelFactory>,
+  models: ModelResolver,
   input: ExtractResumeDataInput,
 ): Promise<ExtractResumeDataOutput> {
   const agent = registry.get(input.agentId);
   const model: LanguageModel = input.model
-    ? resolveModel(input.model, { script: input.script }, factories)
+    ? await models.resolve(input.model, { script: input.script })
     : (agent.model as LanguageModel);
   let answer: Extracted;
   try {

@@ -18,11 +18,11 @@ import { ownTool } from '../tools/transform-payload.js';
 import type { ResolvedCall } from './call-conversation.js';
 
 /** The step's tools by the names the model calls them. */
-export function modelTools(agent: Agent, model: LanguageModel, input: ResolvedCall): ToolSet {
+export async function modelTools(agent: Agent, model: LanguageModel, input: ResolvedCall): Promise<ToolSet> {
   const tools: ToolSet = {};
   for (const def of input.tools) {
     if (def.provider) {
-      tools[def.name] = providerTool(model, def.name, def.provider, input.model);
+      tools[def.name] = await providerTool(model, def.name, def.provider, input.model);
       continue;
     }
     const registered = ownTool(agent, def.name);
@@ -42,14 +42,14 @@ export function modelTools(agent: Agent, model: LanguageModel, input: ResolvedCa
 }
 
 /** The provider's tool for the run's model; a model without one fails the run before anything is sent. */
-function providerTool(
+async function providerTool(
   model: LanguageModel,
   toolName: string,
   spec: NonNullable<ModelToolDefinition['provider']>,
   modelName: string | undefined,
-): Tool {
+): Promise<Tool> {
   try {
-    return nativeProviderTool(model, spec, { toolName, modelName });
+    return await nativeProviderTool(model, spec, { toolName, modelName });
   } catch (err) {
     // No retry gives the model a web search: the run fails with the reason at once.
     if (err instanceof WebSearchUnavailableError) throw ApplicationFailure.nonRetryable(err.message, err.name);

@@ -6,7 +6,7 @@
  * with the provider's own reason, never its raw response body.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { APICallError, LoadAPIKeyError, NoSuchModelError, RetryError } from 'ai';
+import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, RetryError } from 'ai';
 import { clip } from '../../../schemas/limits.js';
 
 /** The kinds of provider failure, by what an operator does about them. */
@@ -22,6 +22,7 @@ export type ProviderFailureKind =
   | 'forbidden'
   | 'unknown-model'
   | 'quota-exceeded'
+  | 'not-configured'
   | 'rejected';
 
 /** The failures of these kinds pass on their own; the others need someone to change something. */
@@ -158,6 +159,9 @@ export function classifyProviderFailure(err: unknown, now = Date.now()): Provide
     return { kind, retryable, status: err.statusCode, ...(wait !== undefined ? { retryAfterMs: wait } : {}), reason };
   }
   if (LoadAPIKeyError.isInstance(err)) return { kind: 'unauthorized', retryable: false, reason: reasonOf(err.message) };
+  // The worker lacks the provider's package or a setting (a base URL): someone must install or set it.
+  if (LoadSettingError.isInstance(err))
+    return { kind: 'not-configured', retryable: false, reason: reasonOf(err.message) };
   if (NoSuchModelError.isInstance(err))
     return { kind: 'unknown-model', retryable: false, reason: reasonOf(err.message) };
   const code = networkCode(err);

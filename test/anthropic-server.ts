@@ -1,0 +1,199 @@
+/**
+ * A local Anthropic server over real HTTP, speaking the Messages API (`POST /v1/messages`) as
+ * `@ai-sdk/anthropic` calls it: a JSON `message`, or server-sent events (`event: <type>` and
+ * `data: <json>`) when the request streams, with the events and fields the package parses. It is the
+ * sibling of openai-server.ts, with the same shape and the same `ModelAnswer`s, so that a test can
+ * point the `anthropic/<model>` provider at something real without an account or the network.
+ * A request with no answer, or to another path, gets HTTP 400 / 404 with Anthropic's error body
+ * (which the provider does not retry) and is recorded in `unexpected`.
+ *
+ * `@ai-sdk/anthropic` 4.0.112 reads `ANTHROPIC_BASE_URL` (when the provider is created: the package's
+ * default `anthropic` instance reads it at import) and `ANTHROPIC_API_KEY` (at each request), and sends
+ * the key as `x-api-key`, with `anthropic-version: 2023-06-01`.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ModelAnswer } from './openai-server.js';
+
+export type { ModelAnswer } from './openai-server.js';
+
+/** A Messages API request, as far as the tests read it. */
+export interface MessagesRequest {
+  model: string;
+  /** `true` when the call streams; the package leaves it out otherwise. */
+  stream?: boolean;
+  system?: unknown;
+  messages: Array<{ role: string; content: string | unknown[] }>;
+  tools?: Array<{ name: string; description?: string; input_schema?: unknown; type?: string }>;
+  tool_choice?: unknown;
+  max_tokens?: number;
+  [k: string]: unknown;
+}
+
+export interface RecordedRequest {
+  /** When it arrived (`Date.now()`). */
+  at: number;
+  path: string;
+  /** The `x-api-key` header. */
+  auth: string | undefined;
+  body: MessagesRequest;
+}
+
+export interface FakeAnthropic {
+  /** `http://127.0.0.1:<port>/v1`, for `ANTHROPIC_BASE_URL` or `createAnthropic({ baseURL })`. */
+  baseURL: string;
+  requests: RecordedRequest[];
+  /** Requests that found no answer. */
+  unexpected: RecordedRequest[];
+  /** Queues answers, one per coming request. */
+  answer(...answers: ModelAnswer[]): void;
+  /** How many queued answers no request has taken yet. */
+  pending(): number;
+  /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
+  reset(): { unexpected: RecordedRequest[]; pending: ModelAnswer[] };
+  /**
+   * Points `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` of this process at the server: providers
+   * created after this (`createAnthropic()`) reach it.
+   */
+  useInThisProcess(apiKey?: string): void;
+  close(): Promise<void>;
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+/** Anthropic's error `type` for an HTTP status (https://docs.anthropic.com/en/api/errors). */
+function errorType(status: number): string {
+  const types: Record<number, string> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    529: 'overloaded_error',
+  };
+  return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+const errorBody = (status: number, message: string) =>
+  JSON.stringify({ type: 'error', error: { type: errorType(status), message } });
+
+const USAGE = { input_tokens: 12, output_tokens: 5 };
+
+/** Splits a string in two halves, as a model streams it (an empty half is dropped). */
+const halves = (text: string) => {
+  const half = Math.ceil(text.length / 2);
+  return [text.slice(0, half), text.slice(half)].filter(Boolean);
+};
+
+/**
+ * Starts the server. `respond` answers a request when no queued answer is left (return undefined for
+ * none).
+ */
+export async function startFakeAnthropic(
+  respond?: (request: MessagesRequest, index: number) => ModelAnswer | undefined,
+): Promise<FakeAnthropic> {
+  const requests: RecordedRequest[] = [];
+  const unexpected: RecordedRequest[] = [];
+  const queue: ModelAnswer[] = [];
+  let calls = 0;
+
+  const server: Server = createServer(async (req, res) => {
+    const header = req.headers['x-api-key'];
+    const recorded: RecordedRequest = {
+      at: Date.now(),
+      path: req.url ?? '',
+      auth: Array.isArray(header) ? header[0] : header,
+      body: JSON.parse((await body(req)) || '{}'),
+    };
+    requests.push(recorded);
+    const index = requests.length - 1;
+    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(errorBody(status, message));
+    };
+    if (req.method !== 'POST' || recorded.path.split('?')[0] !== '/v1/messages') {
+      unexpected.push(recorded);
+      return fail(404, `the fake serves POST /v1/messages, not ${req.method} ${recorded.path}`);
+    }
+    const next = queue.shift() ?? respond?.(recorded.body, index);
+    if (!next) {
+      unexpected.push(recorded);
+      return fail(400, 'the test expected no model call here');
+    }
+    if ('fail' in next) return fail(next.fail.status, next.fail.message, next.fail.headers);
+
+    const content =
+      'toolCalls' in next
+        ? next.toolCalls.map((c) => ({
+            type: 'tool_use' as const,
+            id: c.id ?? `toolu_${++calls}`,
+            name: c.name,
+            input: c.args ?? {},
+          }))
+        : [{ type: 'text' as const, text: next.text }];
+    const stopReason = 'toolCalls' in next ? 'tool_use' : 'end_turn';
+    const message = { id: `msg_${index}`, type: 'message', role: 'assistant', model: recorded.body.model };
+    if (!recorded.body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...message, content, stop_reason: stopReason, stop_sequence: null, usage: USAGE }));
+      return;
+    }
+    const event = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    event('message_start', {
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: USAGE.input_tokens, output_tokens: 1 },
+      },
+    });
+    event('ping', {});
+    content.forEach((block, i) => {
+      if (block.type === 'text') {
+        event('content_block_start', { index: i, content_block: { type: 'text', text: '' } });
+        for (const part of halves(block.text)) {
+          event('content_block_delta', { index: i, delta: { type: 'text_delta', text: part } });
+        }
+      } else {
+        // As Anthropic streams a tool call: an empty `input` first, then its JSON in pieces.
+        event('content_block_start', { index: i, content_block: { ...block, input: {} } });
+        for (const part of halves(JSON.stringify(block.input))) {
+          event('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: part } });
+        }
+      }
+      event('content_block_stop', { index: i });
+    });
+    event('message_delta', {
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: USAGE.output_tokens },
+    });
+    event('message_stop', {});
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return {
+    baseURL,
+    requests,
+    unexpected,
+    answer: (...answers) => void queue.push(...answers),
+    pending: () => queue.length,
+    reset: () => {
+      requests.length = 0;
+      return { unexpected: unexpected.splice(0), pending: queue.splice(0) };
+    },
+    useInThisProcess(apiKey = 'sk-ant-test') {
+      process.env.ANTHROPIC_BASE_URL = baseURL;
+      process.env.ANTHROPIC_API_KEY = apiKey;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
