@@ -12,6 +12,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { lineChart } from './chart.js';
 import { entriesSection } from './entries.js';
 import { startDevServer } from './dev-server.js';
+import { failureModels } from './model-failures.js';
 import { streamModels } from './stream-model.js';
 import { fmt, summarize, type Summary } from './stats.js';
 import { streamLatencyHttp } from './stream-http.js';
@@ -231,6 +232,33 @@ async function historyGrowth(s: Systems): Promise<void> {
   say('');
 }
 
+/** What a provider's failure adds to a one-step run's history: retried attempts, and a fallback model. */
+async function modelFailureHistory(s: Systems): Promise<void> {
+  const key = randomUUID().slice(0, 8);
+  const runs = {
+    'answered at once': await s.client.generate('bench-agent', 'go', { model: 'bench-ok/x' }),
+    'after 3 failed attempts (429)': await s.client.generate('bench-agent', 'go', { model: `bench-429/${key}:3` }),
+    'by a fallback model': await s.client.generate('bench-fallback-agent', 'go'),
+  };
+  say('## History of a one-step run whose provider fails');
+  say('');
+  say('| the model step | events | KiB | activities |');
+  say('|---|---|---|---|');
+  const out: Record<string, Awaited<ReturnType<typeof chainHistory>>> = {};
+  for (const [name, run] of Object.entries(runs)) {
+    if (run.text !== 'done') throw new Error(`model-failures: the run "${name}" answered ${JSON.stringify(run.text)}`);
+    const chain = (out[name] = await chainHistory(s, run.runId));
+    say(`| ${name} | ${chain.events} | ${fmt(chain.bytes / 1024, 1)} | ${chain.activities} |`);
+  }
+  say('');
+  say(
+    "(Temporal records an activity's failed attempts in no event: a retried step costs its history the " +
+      'last failure, in the completed event of its one activity. A fallback answers within the attempt.)',
+  );
+  say('');
+  results.modelFailureHistory = out;
+}
+
 /** One run that asks for 20 approvals one after the other: what waiting on pauses adds to its history. */
 async function approvalHistory(s: Systems): Promise<void> {
   const approvals = 20;
@@ -423,7 +451,7 @@ async function streamReaderHistory(s: Systems): Promise<void> {
 const server = await startDevServer();
 const address = server.address;
 const started = performance.now();
-const s = await startSystems(address, streamModels);
+const s = await startSystems(address, { ...streamModels, ...failureModels });
 /** The workflow bundles of worker processes, built once, when a section first needs them. */
 let built: Promise<Awaited<ReturnType<typeof buildBundles>>> | undefined;
 const bundles = () => (built ??= buildBundles());
@@ -440,6 +468,7 @@ try {
   if (section('history')) await historyGrowth(s);
   if (section('approvals')) await approvalLatency(s);
   if (section('approval-history')) await approvalHistory(s);
+  if (section('model-failures')) await modelFailureHistory(s);
   if (section('throughput')) await throughput(address, s);
   if (section('processes')) {
     results.processThroughput = await processThroughput(address, s.temporal, server.pid, await bundles(), say, {

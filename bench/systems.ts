@@ -11,6 +11,7 @@ import { createTool, defineAgent, type Script } from '../src/index.js';
 import { createWorker, ScriptedLanguageModel, type AgentWorker, type ModelFactory } from '../src/worker/index.js';
 import { AgentClient } from '../src/client/index.js';
 import * as activities from './activities.js';
+import { fallbackBenchAgent } from './model-failures.js';
 
 /** N steps of one no-op tool call each, then the final text. */
 export function benchScript(steps: number): Script {
@@ -94,7 +95,7 @@ export async function startSystems(address: string, extraModels: Record<string, 
   });
   const agentQueue = `bench-agent-${suffix}`;
   const agentWorker = await createWorker({
-    agents: [benchAgent],
+    agents: [benchAgent, fallbackBenchAgent],
     connection: native,
     namespace: 'default',
     taskQueue: agentQueue,

@@ -32,6 +32,12 @@ export interface AgentOptions {
    */
   model: string | LanguageModel;
   /**
+   * Models to answer a step, in order, when the model's provider fails before it streamed anything (a
+   * rate limit, an outage, a refusal): model names the worker resolves, at most 4. The step records which
+   * model answered it. A run that sets its own `model` (where the agent allows it) has no fallbacks.
+   */
+  fallbackModels?: string[];
+  /**
    * Tools keyed by the name the model calls them by: tools made with `createTool`, and `webSearchTool`
    * (the model provider's own web search, which the provider runs inside the model call).
    */

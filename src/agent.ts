@@ -54,6 +54,7 @@ export class Agent extends AgentHandle implements AgentConfig {
   description?: string;
   instructions: string;
   model!: string | LanguageModel;
+  fallbackModels?: string[];
   tools: Record<string, AgentTool>;
   agents: Record<string, Agent>;
   workflows: Record<string, WorkflowTool>;

@@ -49,6 +49,7 @@ export function runLines(run: RunInfo): string[] {
     lines.push(`model step: retrying, attempt ${retry.attempt} (${next}${ends})`);
     lines.push(`  last failure: ${retry.lastFailure ?? 'unknown'}`);
   }
+  for (const f of run.modelFallbacks ?? []) lines.push(`model step ${f.stepNumber}: answered by fallback ${f.model}`);
   lines.push(`pending tool calls: ${run.pendingToolCalls.length === 0 ? 'none' : ''}`);
   for (const p of run.pendingToolCalls) lines.push(`  ${pendingLine(p)}`);
   lines.push(`decisions: ${run.decisions.length === 0 ? 'none' : ''}`);

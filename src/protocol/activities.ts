@@ -15,6 +15,9 @@ import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
 import type { BeganTurn } from './thread-messages.js';
+import type { ConversationDelta } from './conversation-ref.js';
+
+export type { CallSetup, ConversationDelta, ConversationRef, SentSetup } from './conversation-ref.js';
 
 /** A run's turn on its thread begins (see `beginThreadTurn`). */
 export interface BeginThreadTurnInput {
@@ -76,6 +79,8 @@ export interface CallModelInput {
   publishToken?: string;
   /** Model name; undefined means the model instance the agent was defined with. */
   model: string | undefined;
+  /** Models that answer, in order, when `model`'s provider fails before it streamed anything. */
+  fallbackModels?: string[];
   /** The run's script, or (with `scriptWindow`) the one step of it this call needs. */
   script: Script | undefined;
   scriptWindow?: ScriptWindow;
@@ -136,6 +141,8 @@ export interface CallModelOutput {
   assistantMessages: Message[];
   /** Bytes of progress sent (a sub-agent's step, given `progress`). */
   progressBytes?: number;
+  /** The model that answered, where it was one of the agent's fallback models. */
+  model?: string;
 }
 
 export interface ExecuteToolInput {
@@ -270,29 +277,3 @@ export interface VerifyDecisionInput {
 }
 
 export type VerifyDecisionOutput = { ok: true } | { ok: false; reason: string };
-
-/** The first `count` messages of a run's conversation, named by their digest. */
-export interface ConversationRef {
-  count: number;
-  digest: string;
-}
-
-/** What a model call carries of the conversation: the reference and the messages after it. */
-export interface ConversationDelta {
-  base: ConversationRef;
-  added: Message[];
-  /**
-   * Set when the call's instructions and tools are those the run's previous call carried, by their
-   * {@link setupDigest}: the call then carries neither (they are most of a call's fixed bytes).
-   */
-  sameSetup?: string;
-}
-
-/** What a model call is told besides the conversation, and its digest. */
-export interface CallSetup {
-  instructions: string;
-  tools: ModelToolDefinition[];
-}
-
-/** A call's setup as the run last sent it whole, with its digest. */
-export type SentSetup = CallSetup & { digest: string };

@@ -182,6 +182,8 @@ export const AgentSpecSchema = z.object({
   instructions: z.string(),
   /** The agent's model name, or undefined when the agent was given a model instance. */
   model: z.string().optional(),
+  /** Models that answer a step, in order, when the model's provider fails. */
+  fallbackModels: z.array(z.string().max(MAX_ID)).max(4).optional(),
   tools: z.array(ToolSpecSchema),
   /** The agent's options: defaults for what callers may set, bounds (approval, tools, steps) runs may tighten. */
   defaultOptions: RunOptionsSchema.optional(),

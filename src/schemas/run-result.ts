@@ -6,6 +6,7 @@ import { AutoResumeSettingsSchema } from './auto-resume.js';
 import { JsonValueSchema } from './json.js';
 import { MessageSchema } from './message.js';
 import { RUN_STATUSES } from './run-status.js';
+import { MAX_ID } from './limits.js';
 
 export const UsageSchema = z.object({
   inputTokens: z.number(),
@@ -78,6 +79,8 @@ export const StepRecordSchema = z.object({
   usage: UsageSchema,
   /** The pages the provider's web search found or the model cited, when there are any. */
   sources: z.array(SourceRecordSchema).max(SOURCE_LIMITS.perStep).optional(),
+  /** The model that answered the step, where it was one of the agent's fallback models. */
+  model: z.string().max(MAX_ID).optional(),
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
@@ -131,6 +134,9 @@ export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, too
 }));
 export type RunResult = z.output<typeof RunResultSchema>;
 
+/** How many fallback-answered steps the memo lists. */
+export const MEMO_MODEL_FALLBACKS = 20;
+
 /**
  * The run's state as its memo shows it, kept by the workflow on every change. Read with
  * DescribeWorkflowExecution or a visibility list, it needs no worker.
@@ -149,7 +155,13 @@ export const RunMemoSchema = z.object({
   autoResume: AutoResumeSettingsSchema.optional(),
   /** How many more calls the run waits on than the memo could list (see `fitMemo`); the run's result lists all. */
   omittedPendingToolCalls: z.number().int().optional(),
+  /** The steps one of the agent's fallback models answered, the last {@link MEMO_MODEL_FALLBACKS}. */
+  modelFallbacks: z
+    .array(z.object({ stepNumber: z.number().int(), model: z.string().max(MAX_ID) }))
+    .max(MEMO_MODEL_FALLBACKS)
+    .optional(),
 });
+
 export type RunMemo = z.infer<typeof RunMemoSchema>;
 export const RUN_MEMO_KEY = 'agentRun';
 /** The memo key of a run's refusals (see `RefusalSummarySchema`), apart from its memo. */

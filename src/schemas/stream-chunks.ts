@@ -139,7 +139,15 @@ const RunEventChunkSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool-error'), ...call, error: z.string(), declined: z.boolean(), ...byProvider }),
   /** A page the provider's web search found or the model cited in this step. */
   z.object({ type: z.literal('source'), ...step, ...SourceRecordSchema.shape }),
-  z.object({ type: z.literal('step-finish'), ...step, text: z.string(), finishReason: z.string(), usage: UsageSchema }),
+  z.object({
+    type: z.literal('step-finish'),
+    ...step,
+    text: z.string(),
+    finishReason: z.string(),
+    usage: UsageSchema,
+    /** The model that answered the step, where it was one of the agent's fallback models. */
+    model: z.string().optional(),
+  }),
   /** A segment ends: the run finished, or it pauses (`suspended`) until a decision. */
   z.object({
     type: z.literal('finish'),

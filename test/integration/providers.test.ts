@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { createTool, defineAgent, RunFailedError, type RunStreamChunk } from '../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../anthropic-server.js';
 import { startFakeGoogle, type FakeGoogle } from '../google-server.js';
+import { runLines } from '../../src/cli/format.js';
 import { collect, startWorker, type TestWorker } from '../helpers.js';
 import { startFakeOpenAI, type FakeOpenAI, type ModelAnswer } from '../openai-server.js';
 
@@ -73,6 +74,19 @@ beforeAll(async () => {
       agentOn('gemini-agent', 'google/gemini-test'),
       agentOn('local-agent', 'openai-compatible/qwen/qwen3-8b'),
       agentOn('ollama-agent', 'ollama/llama3.2'),
+      defineAgent({
+        id: 'resilient',
+        name: 'Resilient',
+        model: 'anthropic/claude-test',
+        fallbackModels: ['google/gemini-test'],
+      }),
+      defineAgent({
+        id: 'resilient-open',
+        name: 'Resilient, open',
+        model: 'openai-compatible/qwen/qwen3-8b',
+        fallbackModels: ['google/gemini-test'],
+        overridable: ['model'],
+      }),
       defineAgent({
         id: 'thinker',
         name: 'Thinker',
@@ -297,5 +311,57 @@ describe('model settings and provider options as data', () => {
         'modelSettings.providerOptions: agent "thinker" owns its provider options; a run may not set them',
     );
     expect(anthropic.requests).toEqual([]);
+  });
+});
+
+describe('model fallbacks', () => {
+  it("answers a step with the next model when the agent's own provider fails, and says which answered", async () => {
+    anthropic.reset();
+    google.reset();
+    anthropic.answer({ fail: { status: 503, message: 'Service unavailable' } });
+    google.answer({ text: 'From Gemini.' });
+    const done = await w.client.generate('resilient', 'Hello?');
+
+    expect(done.text).toBe('From Gemini.');
+    expect(done.steps[0]).toMatchObject({ text: 'From Gemini.', model: 'google/gemini-test' });
+    // The fallback answered within the step's first attempt: nothing was retried.
+    expect(anthropic.requests).toHaveLength(1);
+    expect(google.requests).toHaveLength(1);
+    const run = await w.client.getRun(done.runId);
+    expect(run.modelFallbacks).toEqual([{ stepNumber: 0, model: 'google/gemini-test' }]);
+    expect(runLines(run)).toContain('model step 0: answered by fallback google/gemini-test');
+  });
+
+  it("says so in the stream's step-finish", async () => {
+    anthropic.reset();
+    google.reset();
+    anthropic.answer({ fail: { status: 429, message: 'Rate limited' } });
+    google.answer({ text: 'From Gemini.' });
+    const chunks = await collect(await w.client.stream('resilient', 'Hello?'));
+    expect(text(chunks)).toBe('From Gemini.');
+    expect(chunks.find((c) => c.type === 'step-finish')).toMatchObject({ stepNumber: 0, model: 'google/gemini-test' });
+  });
+
+  it('retries the step from its own model when every model failed in a way that passes', async () => {
+    anthropic.reset();
+    google.reset();
+    anthropic.answer({ fail: { status: 429, message: 'Rate limited' } }, { text: 'Claude is back.' });
+    google.answer({ fail: { status: 401, message: 'API key not valid.' } });
+    const done = await w.client.generate('resilient', 'Hello?');
+
+    expect(done.text).toBe('Claude is back.');
+    expect(done.steps[0]!.model).toBeUndefined(); // the agent's own model answered
+    expect(anthropic.requests).toHaveLength(2);
+    expect(google.requests).toHaveLength(1);
+    expect((await w.client.getRun(done.runId)).modelFallbacks).toBeUndefined();
+  });
+
+  it('has no fallbacks in a run that names its own model', async () => {
+    anthropic.reset();
+    google.reset();
+    anthropic.answer({ fail: { status: 401, message: 'invalid x-api-key' } });
+    const paused = await w.client.generate('resilient-open', 'Hello?', { model: 'anthropic/claude-test' });
+    expect(paused.pendingToolCalls).toEqual([expect.objectContaining({ toolName: '@model' })]);
+    expect(google.requests).toHaveLength(0);
   });
 });

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { describe, expect, it } from 'vitest';
-import { UnknownModelError } from '../../src/index.js';
+import { defineAgent, UnknownModelError } from '../../src/index.js';
 import { BUILTIN_PROVIDERS, ModelResolver, ScriptedLanguageModel } from '../../src/worker/index.js';
 import { importProvider } from '../../src/worker/models/providers.js';
 import { scriptedModel } from '../../src/worker/models/registry.js';
@@ -102,6 +102,30 @@ describe('ModelResolver', () => {
     );
     await expect(builtins().resolve('anthropic', none)).rejects.toThrow(
       'Unknown model "anthropic": name a model after "anthropic/"',
+    );
+  });
+});
+
+describe('fallbackModels', () => {
+  const agent = (fallbackModels: unknown) =>
+    defineAgent({ id: 'a', name: 'a', model: 'openai/gpt-4o', fallbackModels: fallbackModels as string[] });
+
+  it('takes up to 4 distinct model names', () => {
+    expect(agent(['anthropic/claude-sonnet-4-5', 'google/gemini-2.5-flash']).fallbackModels).toEqual([
+      'anthropic/claude-sonnet-4-5',
+      'google/gemini-2.5-flash',
+    ]);
+  });
+  it('refuses what is not a list of model names, naming the entry', () => {
+    expect(() => agent('anthropic/claude')).toThrow('defineAgent("a"): fallbackModels must be an array of model names');
+    expect(() => agent(['claude'])).toThrow(
+      'defineAgent("a"): fallbackModels: "claude" is not a model name such as "anthropic/claude-sonnet-4-5"',
+    );
+    expect(() => agent(['openai/gpt-4o'])).toThrow(
+      `defineAgent("a"): fallbackModels: "openai/gpt-4o" is named twice (or is the agent's model)`,
+    );
+    expect(() => agent(['a/1', 'a/2', 'a/3', 'a/4', 'a/5'])).toThrow(
+      'defineAgent("a"): fallbackModels has 5 models; at most 4',
     );
   });
 });

@@ -69,6 +69,8 @@ export interface RunInfo extends SuspendedRun {
    * the attempt, the last failure and when the next attempt starts. `getRun` reads it; lists do not.
    */
   modelRetry?: ModelStepRetry;
+  /** The steps one of the agent's fallback models answered (its own model's provider failed), the last 20. */
+  modelFallbacks?: Array<{ stepNumber: number; model: string }>;
 }
 
 /** Which build of which Worker Deployment a run is on, and whether it stays there. */
@@ -165,6 +167,7 @@ function runInfo(
     startedBy: memo?.startedBy,
     read: memo?.read,
     ...(memo?.autoResume ? { autoResume: memo.autoResume } : {}),
+    ...(memo?.modelFallbacks ? { modelFallbacks: memo.modelFallbacks } : {}),
     ...(build ? { build } : {}),
   };
 }

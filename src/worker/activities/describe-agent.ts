@@ -73,6 +73,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     description: agent.description,
     instructions: agent.instructions,
     model: typeof agent.model === 'string' ? agent.model : undefined,
+    ...(agent.fallbackModels?.length ? { fallbackModels: agent.fallbackModels } : {}),
     tools: [
       ...Object.entries(agent.tools).map(([name, tool]) => toolSpec(agent, name, tool)),
       ...Object.entries(agent.agents).map(([key, sub]): ToolSpec => ({

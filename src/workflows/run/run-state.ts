@@ -17,7 +17,7 @@ import type {
 } from '../../schemas/decisions.js';
 import type { Message } from '../../schemas/message.js';
 import type { RunCarry } from '../../schemas/run-input.js';
-import type { RunMemo, RunStatus } from '../../schemas/run-result.js';
+import { MEMO_MODEL_FALLBACKS, type RunMemo, type RunStatus } from '../../schemas/run-result.js';
 import { finishChunk } from '../../schemas/stream-chunks.js';
 import type { TurnStatus } from '../../schemas/thread.js';
 import { DecisionWaits } from './decision-waits.js';
@@ -141,7 +141,16 @@ export class RunState {
 
   memo(): RunMemo {
     const memo = this.mirror.memo(this.status, this.version, this.pending(), this.ledger.trail.all());
-    return { ...memo, ...this.setup.access, ...(this.autoResume ? { autoResume: this.autoResume.settings } : {}) };
+    const modelFallbacks = this.conversation
+      .stepsSoFar()
+      .flatMap(({ stepNumber, model }) => (model ? [{ stepNumber, model }] : []))
+      .slice(-MEMO_MODEL_FALLBACKS);
+    return {
+      ...memo,
+      ...this.setup.access,
+      ...(this.autoResume ? { autoResume: this.autoResume.settings } : {}),
+      ...(modelFallbacks.length > 0 ? { modelFallbacks } : {}),
+    };
   }
 
   /** An approve, decline, resume or result signal, as it arrived. */

@@ -65,6 +65,10 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
         runId: state.runId,
         agentId: spec.id,
         model: options.model ?? spec.model,
+        // A run that names its own model (where the agent allows it) asked for that model alone.
+        ...(spec.fallbackModels && (options.model ?? spec.model) === spec.model
+          ? { fallbackModels: spec.fallbackModels }
+          : {}),
         ...(options.script
           ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)
           : { script: undefined }),
@@ -125,8 +129,15 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
     }),
   );
   const step = state.conversation.finishStep(outcomes);
-  const { text, finishReason, usage } = step;
-  state.stream.publish({ type: 'step-finish', stepNumber, text, finishReason, usage });
+  const { text, finishReason, usage, model: answeredBy } = step;
+  state.stream.publish({
+    type: 'step-finish',
+    stepNumber,
+    text,
+    finishReason,
+    usage,
+    ...(answeredBy ? { model: answeredBy } : {}),
+  });
 
   // A tool run ends with its call's outcome: no model reads it.
   return model.toolCalls.length === 0 || toolRun !== undefined;

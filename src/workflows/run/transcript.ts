@@ -150,6 +150,7 @@ export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes:
     finishReason: model.finishReason,
     usage: model.usage,
     ...(model.sources ? { sources: model.sources } : {}),
+    ...(model.model ? { model: model.model } : {}),
   };
 }
 

@@ -12,9 +12,9 @@ import type { CallModelInput, CallModelOutput } from '../../../protocol/activiti
 import { inputDeltaShown } from '../tools/transform-payload.js';
 import { conversationKey, withConversation, type ResolvedCall } from './call-conversation.js';
 import { modelTools } from './model-tools.js';
-import { modelStepFailure } from './provider-failure.js';
+import { classifyProviderFailure, modelStepFailure } from './provider-failure.js';
 import { stepOutput } from './step-output.js';
-import { streamed } from './streamed-step.js';
+import { streamed, type StepStreamState } from './streamed-step.js';
 
 /** How often the model activity heartbeats (its heartbeat timeout is 15 s: see agent-run.ts). */
 const HEARTBEAT_EVERY_MS = 3_000;
@@ -58,11 +58,30 @@ async function modelStep(
   const agent = registry.get(called.agentId);
   const activity = Context.current();
   const { conversation, input } = await withConversation(called, cache);
-  const named = input.model ?? modelName(agent.model as LanguageModel);
-  try {
-    return await answerStep(agent, input, conversation, { cache, models, tracing });
-  } catch (err) {
-    throw modelStepFailure(err, `the model provider of "${named}"`, activity.info.attempt);
+  const chain = [input.model, ...(called.fallbackModels ?? [])];
+  const stream: StepStreamState = { streamed: false, retryMarked: false };
+  let passing: { err: unknown; named: string } | undefined;
+  for (let index = 0; ; index++) {
+    const model = chain[index];
+    const named = model ?? modelName(agent.model as LanguageModel);
+    try {
+      const answered = await answerStep(agent, { ...input, model }, conversation, { cache, models, tracing, stream });
+      return index === 0 ? answered : { ...answered, model: named };
+    } catch (err) {
+      const failure = classifyProviderFailure(err);
+      if (failure?.retryable) passing = { err, named };
+      // Another model answers only where the provider failed, and before anything of the step streamed.
+      if (index < chain.length - 1 && failure && !stream.streamed) {
+        activity.log.warn(`model step ${input.stepNumber}: "${named}" failed; "${chain[index + 1]}" answers`, {
+          kind: failure.kind,
+          status: failure.status,
+        });
+        continue;
+      }
+      // A failure that passes, of any model tried, is retried (all of them, from the first) before the step waits.
+      const thrown = failure && !failure.retryable && passing ? passing : { err, named };
+      throw modelStepFailure(thrown.err, `the model provider of "${thrown.named}"`, activity.info.attempt);
+    }
   }
 }
 
@@ -76,13 +95,14 @@ interface StepSetup {
   cache: ConversationCache;
   models: ModelResolver;
   tracing: Tracing | undefined;
+  stream: StepStreamState;
 }
 
 async function answerStep(
   agent: Agent,
   input: ResolvedCall,
   conversation: Awaited<ReturnType<typeof withConversation>>['conversation'],
-  { cache, models, tracing }: StepSetup,
+  { cache, models, tracing, stream }: StepSetup,
 ): Promise<CallModelOutput> {
   const activity = Context.current();
   const model: LanguageModel = input.model
@@ -120,7 +140,7 @@ async function answerStep(
         STREAM_BATCH_INTERVAL_MS,
       )
     : undefined;
-  const answered = await answer(agent, input, request, publisher, progress);
+  const answered = await answer(agent, input, request, { publisher, progress, stream });
   // The run's next call references the conversation with this answer, as the workflow appends it.
   if (conversation) {
     cache.put(conversationKey(), cachedConversation([...input.messages, ...answered.assistantMessages], conversation));
@@ -133,8 +153,7 @@ async function answer(
   agent: Agent,
   input: ResolvedCall,
   request: Parameters<typeof generateText>[0] & Parameters<typeof streamText>[0],
-  publisher: ChunkPublisher | undefined,
-  progress: ProgressSender | undefined,
+  { publisher, progress, stream }: { publisher?: ChunkPublisher; progress?: ProgressSender; stream: StepStreamState },
 ): Promise<CallModelOutput> {
   if (!publisher && !progress) {
     const result = await generateText(request);
@@ -147,7 +166,7 @@ async function answer(
     });
   }
   const at = { stepNumber: input.stepNumber, attempt: Context.current().info.attempt };
-  const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input));
+  const result = await streamed(request, { publisher, progress }, at, inputDeltaShown(agent, input), stream);
   const response = (await result.finalStep).response;
   const recorded = await stepOutput(agent, input, {
     text: await result.text,

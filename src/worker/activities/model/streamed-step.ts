@@ -4,6 +4,14 @@ import type { ChunkPublisher } from '../stream/chunk-publisher.js';
 import type { ProgressSender } from '../stream/progress-sender.js';
 import type { inputDeltaShown } from '../tools/transform-payload.js';
 
+/** What one attempt of a step has streamed so far, across the models that tried it. */
+export interface StepStreamState {
+  /** Whether any delta went out: a step that streamed something is not answered by another model. */
+  streamed: boolean;
+  /** Whether the attempt's `model-retry` marker went out (once, whichever model tries first). */
+  retryMarked: boolean;
+}
+
 /**
  * Streams one model step, publishing its deltas to the run's stream, its text to the run that streams
  * a sub-agent; they are all there when it returns.
@@ -13,17 +21,22 @@ export async function streamed(
   { publisher, progress }: { publisher?: ChunkPublisher; progress?: ProgressSender },
   at: { stepNumber: number; attempt: number },
   inputDelta: ReturnType<typeof inputDeltaShown>,
+  state: StepStreamState,
 ): Promise<ReturnType<typeof streamText>> {
   const activity = Context.current();
-  if (at.attempt > 1) {
+  if (at.attempt > 1 && !state.retryMarked) {
+    state.retryMarked = true;
     const error = `attempt ${at.attempt - 1} of this model call failed`;
     publisher?.publish({ type: 'model-retry', ...at, error }, { now: true });
     progress?.event({ type: 'model-retry', ...at }, { now: true });
   }
-  const result = streamText(request);
+  // The error reaches the loop below as an `error` part and is classified there; the SDK's default
+  // handler would also print it, provider response body and all, to the worker's console.
+  const result = streamText({ ...request, onError: () => undefined });
   const flush = () => Promise.all([publisher?.flush(), progress?.flush()]);
   try {
     for await (const part of result.stream) {
+      if (part.type === 'text-delta' || part.type === 'tool-input-start') state.streamed = true;
       if (part.type === 'text-delta') {
         publisher?.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
         progress?.text(at.stepNumber, part.text);
