@@ -17,18 +17,40 @@ export function modelSettingsProblems(spec: AgentSpec, run: ModelSettings | unde
       `modelSettings.maxOutputTokens: ${run.maxOutputTokens} is more than agent "${spec.id}" allows (${ceiling})`,
     );
   }
+  // The agent's own, sent back as they are (a client that echoes what it read), are no change.
+  if (run.providerOptions === undefined || sameJson(run.providerOptions, agent.providerOptions)) return problems;
   const may = spec.overridable ?? [];
-  if (
-    run.providerOptions !== undefined &&
-    !may.includes('providerOptions') &&
-    !sameJson(run.providerOptions, agent.providerOptions)
-  ) {
+  if (!may.includes('providerOptions')) {
     problems.push(
       `modelSettings.providerOptions: agent "${spec.id}" owns its provider options; a run may not set them ` +
         `(the agent allows: ${may.join(', ') || 'none'})`,
     );
+    return problems;
   }
-  return problems;
+  return [...problems, ...forbiddenProviderOptions(run.providerOptions)];
+}
+
+/**
+ * Provider options no run may set, whatever the agent allows: they give the provider tools it runs itself,
+ * which no approval can stop (Anthropic's MCP servers and code container), or reach state beyond the run
+ * (OpenAI's stored responses and conversations, Gemini's cached contents). An agent may set them itself.
+ */
+const RUN_FORBIDDEN: Readonly<Record<string, readonly string[]>> = {
+  anthropic: ['mcpServers', 'container'],
+  openai: ['previousResponseId', 'conversation'],
+  google: ['cachedContent'],
+};
+
+function forbiddenProviderOptions(options: ProviderOptions | undefined): string[] {
+  return Object.entries(options ?? {}).flatMap(([provider, set]) =>
+    (Object.hasOwn(RUN_FORBIDDEN, provider) ? RUN_FORBIDDEN[provider]! : [])
+      .filter((key) => Object.hasOwn(set, key))
+      .map(
+        (key) =>
+          `modelSettings.providerOptions.${provider}.${key}: a run may not set it, whatever its agent allows ` +
+          '(it gives the provider tools no approval stops, or reaches state beyond the run); set it on the agent',
+      ),
+  );
 }
 
 /**

@@ -69,6 +69,7 @@ export function effectiveRunOptions(
     fromParent = false,
     namedContextKeys = () => true,
     modelSettingsBounds = () => true,
+    continued = false,
   }: {
     fromParent?: boolean;
     /**
@@ -82,6 +83,11 @@ export function effectiveRunOptions(
      * runs from before replaced the agent's settings with their own, unchecked).
      */
     modelSettingsBounds?: () => boolean;
+    /**
+     * A run continued as new, with the options its first history took: they are merged as there, not
+     * refused (a run from before the bounds goes on with what it was started with).
+     */
+    continued?: boolean;
   } = {},
 ): RunOptionsCheck {
   const agent = spec.defaultOptions ?? {};
@@ -129,7 +135,7 @@ export function effectiveRunOptions(
   }
   problems.push(...ungatedProviderTools(spec, agent, run));
   const bounded = run.modelSettings !== undefined && modelSettingsBounds();
-  if (bounded) problems.push(...modelSettingsProblems(spec, run.modelSettings));
+  if (bounded && !continued) problems.push(...modelSettingsProblems(spec, run.modelSettings));
   // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
   if (!fromParent) problems.push(...requestContextProblems(spec, run, namedContextKeys));
   const requestContext = { ...agent.requestContext, ...run.requestContext };

@@ -23,9 +23,17 @@ export type ToolChoice = z.infer<typeof ToolChoiceSchema>;
  * plain JSON, measured before it is read, at most 16 KiB. The provider's package checks its own.
  */
 // Measured first (size and depth, without recursion), then checked as records of JSON values.
-export const ProviderOptionsSchema = (boundedJson(MAX_PROVIDER_OPTIONS_BYTES) as z.ZodType<unknown>).pipe(
-  z.record(IdSchema, z.record(IdSchema, JsonValueSchema)),
-);
+export const ProviderOptionsSchema = (boundedJson(MAX_PROVIDER_OPTIONS_BYTES) as z.ZodType<unknown>)
+  // zod would drop such a key without a word: refuse it, as any key that cannot be what it says.
+  .refine((value) => !hasProtoKey(value, 2), 'a provider or option may not be named "__proto__"')
+  .pipe(z.record(IdSchema, z.record(IdSchema, JsonValueSchema)));
+
+/** Whether `value` has an own `__proto__` key within its first `depth` levels. */
+function hasProtoKey(value: unknown, depth: number): boolean {
+  if (depth === 0 || typeof value !== 'object' || value === null) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some((v) => hasProtoKey(v, depth - 1));
+}
 export type ProviderOptions = Record<string, Record<string, JsonValue>>;
 
 /**

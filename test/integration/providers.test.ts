@@ -81,6 +81,12 @@ beforeAll(async () => {
         fallbackModels: ['google/gemini-test'],
       }),
       defineAgent({
+        id: 'resilient-typo',
+        name: 'Resilient, with a fallback no provider here has',
+        model: 'anthropic/claude-test',
+        fallbackModels: ['mistral/mistral-large'],
+      }),
+      defineAgent({
         id: 'resilient-open',
         name: 'Resilient, open',
         model: 'openai-compatible/qwen/qwen3-8b',
@@ -354,6 +360,14 @@ describe('model fallbacks', () => {
     expect(anthropic.requests).toHaveLength(2);
     expect(google.requests).toHaveLength(1);
     expect((await w.client.getRun(done.runId)).modelFallbacks).toBeUndefined();
+  });
+
+  it('passes over a fallback that cannot answer: the step is retried as it would be without it', async () => {
+    anthropic.reset();
+    anthropic.answer({ fail: { status: 429, message: 'Rate limited' } }, { text: 'Claude is back.' });
+    const done = await w.client.generate('resilient-typo', 'Hello?');
+    expect(done.text).toBe('Claude is back.');
+    expect(anthropic.requests).toHaveLength(2);
   });
 
   it('has no fallbacks in a run that names its own model', async () => {

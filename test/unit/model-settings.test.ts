@@ -57,6 +57,31 @@ describe("a run's model settings, bounded by its agent's", () => {
     });
   });
 
+  it('may never set provider options that give the provider tools or reach beyond the run', () => {
+    const open = { ...spec, overridable: ['providerOptions'] } as AgentSpec;
+    const mcp = { anthropic: { mcpServers: [{ type: 'url', url: 'https://evil.example', name: 'x' }] } };
+    expect(effectiveRunOptions(open, { modelSettings: { providerOptions: mcp } })).toEqual({
+      allowed: false,
+      problems: [
+        'modelSettings.providerOptions.anthropic.mcpServers: a run may not set it, whatever its agent allows ' +
+          '(it gives the provider tools no approval stops, or reaches state beyond the run); set it on the agent',
+      ],
+    });
+    const other = { openai: { previousResponseId: 'resp_of_someone_else' } };
+    expect(effectiveRunOptions(open, { modelSettings: { providerOptions: other } })).toMatchObject({
+      allowed: false,
+      problems: [expect.stringMatching(/^modelSettings.providerOptions.openai.previousResponseId: a run may not/)],
+    });
+    // The agent's own, echoed back, are no change.
+    const owning = { ...open, defaultOptions: { modelSettings: { providerOptions: mcp } } } as unknown as AgentSpec;
+    expect(effectiveRunOptions(owning, { modelSettings: { providerOptions: mcp } })).toMatchObject({ allowed: true });
+  });
+
+  it('are merged, not refused, in a run continued as new: its first history took them', () => {
+    const continued = effectiveRunOptions(spec, { modelSettings: { maxOutputTokens: 100_000 } }, { continued: true });
+    expect(continued).toMatchObject({ allowed: true, options: { modelSettings: { maxOutputTokens: 100_000 } } });
+  });
+
   it('are not checked or merged in a run from before the bounds (the patch), which replayed them as sent', () => {
     const old = effectiveRunOptions(
       spec,
@@ -89,6 +114,11 @@ describe('provider options as data', () => {
     expect(ModelSettingsSchema.safeParse({ providerOptions: { openai: 'low' } }).success).toBe(false);
     expect(ModelSettingsSchema.safeParse({ providerOptions: { openai: { f: () => 1 } } }).success).toBe(false);
     expect(RunOptionsSchema.safeParse({ modelSettings: { providerOption: {} } }).success).toBe(false);
+    for (const raw of ['{"__proto__": {"a": 1}}', '{"openai": {"__proto__": {"a": 1}}}']) {
+      const parsed = ModelSettingsSchema.safeParse({ providerOptions: JSON.parse(raw) });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toBe('a provider or option may not be named "__proto__"');
+    }
   });
 
   it('on an agent, and runs may be let set them', () => {

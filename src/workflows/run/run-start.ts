@@ -53,14 +53,18 @@ export async function startRun(input: RunInput, state: RunState): Promise<Starte
   // result comes back in the task that recorded it, where a patch recorded in the next one reads as
   // absent (and the run would fail with a non-determinism error).
   const threadMemory = state.lean && beginsThreadTurn(input) ? takes('threadMemory') : undefined;
+  // Asked here for the same reason, where the run sets what they check.
+  const namedContextKeys = input.options.requestContext !== undefined ? takes('namedContextKeys') : true;
+  const modelSettingsBounds = input.options.modelSettings !== undefined ? takes('modelSettingsBounds') : true;
   const agentSpec = withToolKinds(input.carry?.spec ?? (await describeOnce(state, input.agentId)));
   // A sub-agent's run is started by its parent's agent, not by a caller.
   const start = input.parent ? { allowed: true as const } : canStart(agentSpec.access, agentSpec.id, input.startedBy);
   if (!start.allowed) throw ApplicationFailure.nonRetryable(start.message, 'NotAllowed');
   const checked = effectiveRunOptions(agentSpec, input.options, {
     fromParent: input.parent !== undefined,
-    namedContextKeys: () => takes('namedContextKeys'),
-    modelSettingsBounds: () => takes('modelSettingsBounds'),
+    namedContextKeys: () => namedContextKeys,
+    modelSettingsBounds: () => modelSettingsBounds,
+    continued: input.carry !== undefined,
   });
   if (!checked.allowed) {
     const problems = checked.problems.join('; ');

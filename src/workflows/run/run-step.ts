@@ -66,7 +66,7 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
         agentId: spec.id,
         model: options.model ?? spec.model,
         // A run that names its own model (where the agent allows it) asked for that model alone.
-        ...(spec.fallbackModels && (options.model ?? spec.model) === spec.model
+        ...(spec.fallbackModels && (options.model ?? spec.model) === (spec.defaultOptions?.model ?? spec.model)
           ? { fallbackModels: spec.fallbackModels }
           : {}),
         ...(options.script

@@ -12,6 +12,7 @@ import type { CallModelInput, CallModelOutput } from '../../../protocol/activiti
 import { inputDeltaShown } from '../tools/transform-payload.js';
 import { conversationKey, withConversation, type ResolvedCall } from './call-conversation.js';
 import { modelTools } from './model-tools.js';
+import { errorMessage } from '../../../errors.js';
 import { classifyProviderFailure, modelStepFailure } from './provider-failure.js';
 import { stepOutput } from './step-output.js';
 import { streamed, type StepStreamState } from './streamed-step.js';
@@ -61,6 +62,7 @@ async function modelStep(
   const chain = [input.model, ...(called.fallbackModels ?? [])];
   const stream: StepStreamState = { streamed: false, retryMarked: false };
   let passing: { err: unknown; named: string } | undefined;
+  let refused: { err: unknown; named: string } | undefined;
   for (let index = 0; ; index++) {
     const model = chain[index];
     const named = model ?? modelName(agent.model as LanguageModel);
@@ -70,16 +72,16 @@ async function modelStep(
     } catch (err) {
       const failure = classifyProviderFailure(err);
       if (failure?.retryable) passing = { err, named };
-      // Another model answers only where the provider failed, and before anything of the step streamed.
-      if (index < chain.length - 1 && failure && !stream.streamed) {
-        activity.log.warn(`model step ${input.stepNumber}: "${named}" failed; "${chain[index + 1]}" answers`, {
-          kind: failure.kind,
-          status: failure.status,
-        });
-        continue;
-      }
+      else if (failure) refused ??= { err, named };
+      // A fallback that cannot answer at all (no such provider here, no web search) is passed over: the
+      // providers' failures before it are the step's, so it is retried or waits as it would without it.
+      const unusable = !failure && index > 0;
+      const why = failure ? { kind: failure.kind, status: failure.status } : { error: errorMessage(err) };
+      if (failure || unusable) activity.log.warn(`model step ${input.stepNumber}: "${named}" failed`, why);
+      // Another model answers only before anything of the step streamed.
+      if (index < chain.length - 1 && (failure || unusable) && !stream.streamed) continue;
       // A failure that passes, of any model tried, is retried (all of them, from the first) before the step waits.
-      const thrown = failure && !failure.retryable && passing ? passing : { err, named };
+      const thrown = (failure?.retryable ? undefined : passing) ?? (unusable ? refused : undefined) ?? { err, named };
       throw modelStepFailure(thrown.err, `the model provider of "${thrown.named}"`, activity.info.attempt);
     }
   }
