@@ -7,15 +7,40 @@
  * A request with no answer, or to another path, gets HTTP 400 / 404 with Anthropic's error body
  * (which the provider does not retry) and is recorded in `unexpected`.
  *
+ * A `webSearch` answer is Anthropic's own web search run inside the call: a `server_tool_use` block
+ * (`srvtoolu_<n>`, `web_search`), its `web_search_tool_result`, then the text. The fake keeps the searches
+ * it made and, as Anthropic does, refuses (400) a request that sends one back that it never made, or
+ * changed, or without its result right after the call.
+ *
  * `@ai-sdk/anthropic` 4.0.112 reads `ANTHROPIC_BASE_URL` (when the provider is created: the package's
  * default `anthropic` instance reads it at import) and `ANTHROPIC_API_KEY` (at each request), and sends
  * the key as `x-api-key`, with `anthropic-version: 2023-06-01`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
 import type { ModelAnswer } from './openai-server.js';
 
 export type { ModelAnswer } from './openai-server.js';
+
+type ToolCalls = Extract<ModelAnswer, { toolCalls: unknown }>['toolCalls'];
+
+/**
+ * Anthropic's web search (the `web_search` server tool) for `query`, finding `results`, then `text`; with
+ * `cite`, the text cites the first result (`web_search_result_location`); with `toolCalls`, the model
+ * calls those tools after the text (stop reason `tool_use`).
+ */
+export interface WebSearchAnswer {
+  webSearch: {
+    query: string;
+    results: Array<{ url: string; title: string }>;
+    text: string;
+    cite?: boolean;
+    toolCalls?: ToolCalls;
+  };
+}
+
+export type AnthropicAnswer = ModelAnswer | WebSearchAnswer;
 
 /** A Messages API request, as far as the tests read it. */
 export interface MessagesRequest {
@@ -24,7 +49,8 @@ export interface MessagesRequest {
   stream?: boolean;
   system?: unknown;
   messages: Array<{ role: string; content: string | unknown[] }>;
-  tools?: Array<{ name: string; description?: string; input_schema?: unknown; type?: string }>;
+  /** A function tool (`input_schema`), or a server tool: `{ type: 'web_search_20250305', name: 'web_search', ... }`. */
+  tools?: Array<{ name: string; description?: string; input_schema?: unknown; type?: string; [k: string]: unknown }>;
   tool_choice?: unknown;
   max_tokens?: number;
   [k: string]: unknown;
@@ -46,11 +72,11 @@ export interface FakeAnthropic {
   /** Requests that found no answer. */
   unexpected: RecordedRequest[];
   /** Queues answers, one per coming request. */
-  answer(...answers: ModelAnswer[]): void;
+  answer(...answers: AnthropicAnswer[]): void;
   /** How many queued answers no request has taken yet. */
   pending(): number;
   /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
-  reset(): { unexpected: RecordedRequest[]; pending: ModelAnswer[] };
+  reset(): { unexpected: RecordedRequest[]; pending: AnthropicAnswer[] };
   /**
    * Points `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` of this process at the server: providers
    * created after this (`createAnthropic()`) reach it.
@@ -90,17 +116,51 @@ const halves = (text: string) => {
   return [text.slice(0, half), text.slice(half)].filter(Boolean);
 };
 
+type Block = { type: string } & Record<string, unknown>;
+
+/**
+ * What Anthropic refuses of the searches a request sends back: a `server_tool_use` or
+ * `web_search_tool_result` the server never made or that was changed, or a search not followed by its result.
+ */
+function refusal(request: MessagesRequest, searches: Map<string, { query: string; results: Block[] }>) {
+  for (const [m, message] of request.messages.entries()) {
+    const blocks = (Array.isArray(message.content) ? message.content : []) as Block[];
+    for (const [b, block] of blocks.entries()) {
+      const at = `messages.${m}.content.${b}`;
+      if (block.type === 'server_tool_use') {
+        const made = searches.get(String(block.id));
+        if (!made || !isDeepStrictEqual(block.input, { query: made.query }) || message.role !== 'assistant') {
+          return `${at}: server_tool_use ${String(block.id)} is not one this API made`;
+        }
+        const next = blocks[b + 1];
+        if (next?.type !== 'web_search_tool_result' || next.tool_use_id !== block.id) {
+          return `${at}: server_tool_use ids were found without web_search_tool_result blocks immediately after: ${String(block.id)}`;
+        }
+      } else if (block.type === 'web_search_tool_result') {
+        const made = searches.get(String(block.tool_use_id));
+        if (!made || !isDeepStrictEqual(block.content, made.results)) {
+          return `${at}: web_search_tool_result is not one this API made`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * Starts the server. `respond` answers a request when no queued answer is left (return undefined for
  * none).
  */
 export async function startFakeAnthropic(
-  respond?: (request: MessagesRequest, index: number) => ModelAnswer | undefined,
+  respond?: (request: MessagesRequest, index: number) => AnthropicAnswer | undefined,
 ): Promise<FakeAnthropic> {
   const requests: RecordedRequest[] = [];
   const unexpected: RecordedRequest[] = [];
-  const queue: ModelAnswer[] = [];
+  const queue: AnthropicAnswer[] = [];
+  const searches = new Map<string, { query: string; results: Block[] }>();
   let calls = 0;
+  const toolUses = (toolCalls: ToolCalls): Block[] =>
+    toolCalls.map((c) => ({ type: 'tool_use', id: c.id ?? `toolu_${++calls}`, name: c.name, input: c.args ?? {} }));
 
   const server: Server = createServer(async (req, res) => {
     const header = req.headers['x-api-key'];
@@ -120,6 +180,11 @@ export async function startFakeAnthropic(
       unexpected.push(recorded);
       return fail(404, `the fake serves POST /v1/messages, not ${req.method} ${recorded.path}`);
     }
+    const refused = refusal(recorded.body, searches);
+    if (refused) {
+      unexpected.push(recorded);
+      return fail(400, refused);
+    }
     const next = queue.shift() ?? respond?.(recorded.body, index);
     if (!next) {
       unexpected.push(recorded);
@@ -127,16 +192,28 @@ export async function startFakeAnthropic(
     }
     if ('fail' in next) return fail(next.fail.status, next.fail.message, next.fail.headers);
 
-    const content =
-      'toolCalls' in next
-        ? next.toolCalls.map((c) => ({
-            type: 'tool_use' as const,
-            id: c.id ?? `toolu_${++calls}`,
-            name: c.name,
-            input: c.args ?? {},
-          }))
-        : [{ type: 'text' as const, text: next.text }];
-    const stopReason = 'toolCalls' in next ? 'tool_use' : 'end_turn';
+    let content: Block[];
+    if ('webSearch' in next) {
+      const { query, results: found, text, cite, toolCalls = [] } = next.webSearch;
+      const id = `srvtoolu_${++calls}`;
+      const results = found.map(({ url, title }, i) => ({
+        type: 'web_search_result',
+        url,
+        title,
+        encrypted_content: `fake-${id}-${i}`,
+        page_age: 'April 30, 2025',
+      }));
+      searches.set(id, { query, results });
+      const location = { type: 'web_search_result_location', cited_text: text, encrypted_index: `fake-index-${id}` };
+      const citations = cite && found[0] && [{ ...location, url: found[0].url, title: found[0].title }];
+      content = [
+        { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+        { type: 'web_search_tool_result', tool_use_id: id, content: results },
+        { type: 'text', text, ...(citations && { citations }) },
+        ...toolUses(toolCalls),
+      ];
+    } else content = 'toolCalls' in next ? toolUses(next.toolCalls) : [{ type: 'text', text: next.text }];
+    const stopReason = content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
     const message = { id: `msg_${index}`, type: 'message', role: 'assistant', model: recorded.body.model };
     if (!recorded.body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -157,17 +234,21 @@ export async function startFakeAnthropic(
     });
     event('ping', {});
     content.forEach((block, i) => {
+      const delta = (d: Record<string, unknown>) => event('content_block_delta', { index: i, delta: d });
       if (block.type === 'text') {
-        event('content_block_start', { index: i, content_block: { type: 'text', text: '' } });
-        for (const part of halves(block.text)) {
-          event('content_block_delta', { index: i, delta: { type: 'text_delta', text: part } });
-        }
+        const citations = (block.citations as unknown[] | undefined) ?? [];
+        const start = { type: 'text', text: '', ...(block.citations !== undefined && { citations: [] }) };
+        event('content_block_start', { index: i, content_block: start });
+        // A cited text's citations come first, then its text.
+        for (const citation of citations) delta({ type: 'citations_delta', citation });
+        for (const part of halves(String(block.text))) delta({ type: 'text_delta', text: part });
+      } else if (block.type === 'web_search_tool_result') {
+        // A search's results come whole, in the block's start.
+        event('content_block_start', { index: i, content_block: block });
       } else {
-        // As Anthropic streams a tool call: an empty `input` first, then its JSON in pieces.
+        // As Anthropic streams a tool call, its own or the model's: an empty `input` first, then its JSON in pieces.
         event('content_block_start', { index: i, content_block: { ...block, input: {} } });
-        for (const part of halves(JSON.stringify(block.input))) {
-          event('content_block_delta', { index: i, delta: { type: 'input_json_delta', partial_json: part } });
-        }
+        for (const part of halves(JSON.stringify(block.input))) delta({ type: 'input_json_delta', partial_json: part });
       }
       event('content_block_stop', { index: i });
     });

@@ -16,12 +16,22 @@
  * of an answer carries a `thoughtSignature` (`fake-signature-<request index>`), as Gemini 3's do: the SDK
  * keeps it in the call's `providerMetadata.google` and must send it back with the call, or it sends a
  * `skip_thought_signature_validator` sentinel and warns (it treats unknown ids like `gemini-x` as Gemini 3).
+ * A `webSearch` answer is grounding with Google Search: the text, with the candidate's `groundingMetadata`
+ * (`webSearchQueries`, a `groundingChunks` `web` entry per result, `groundingSupports`), whole or in the
+ * last streamed chunk, as Gemini sends it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ModelAnswer } from './openai-server.js';
 
 export type { ModelAnswer } from './openai-server.js';
+
+/** Gemini grounding its answer `text` with Google Search: it searched for `query` and found `results`. */
+export interface WebSearchAnswer {
+  webSearch: { query: string; results: Array<{ url: string; title: string }>; text: string };
+}
+
+export type GoogleAnswer = ModelAnswer | WebSearchAnswer;
 
 /**
  * A `generateContent` request, as far as the tests read it. `model` and `stream` are not in Gemini's
@@ -35,8 +45,10 @@ export interface GenerateContentRequest {
   stream: boolean;
   contents: Array<{ role: string; parts: unknown[] }>;
   systemInstruction?: { parts: Array<{ text: string }> };
+  /** Function declarations, or a Gemini tool such as `{ googleSearch: {} }`. */
   tools?: Array<{
     functionDeclarations?: Array<{ name: string; description?: string; parametersJsonSchema?: unknown }>;
+    googleSearch?: Record<string, unknown>;
   }>;
   toolConfig?: unknown;
   generationConfig?: Record<string, unknown>;
@@ -59,11 +71,11 @@ export interface FakeGoogle {
   /** Requests that found no answer. */
   unexpected: RecordedRequest[];
   /** Queues answers, one per coming request. */
-  answer(...answers: ModelAnswer[]): void;
+  answer(...answers: GoogleAnswer[]): void;
   /** How many queued answers no request has taken yet. */
   pending(): number;
   /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
-  reset(): { unexpected: RecordedRequest[]; pending: ModelAnswer[] };
+  reset(): { unexpected: RecordedRequest[]; pending: GoogleAnswer[] };
   /**
    * Sets `GOOGLE_GENERATIVE_AI_API_KEY` of this process. Only the key: the package has no base-URL
    * variable, so the provider still needs `createGoogleGenerativeAI({ baseURL })`.
@@ -108,11 +120,11 @@ const ROUTE = /^\/v1beta\/(?:models\/)?([^:?]+):(generateContent|streamGenerateC
  * none).
  */
 export async function startFakeGoogle(
-  respond?: (request: GenerateContentRequest, index: number) => ModelAnswer | undefined,
+  respond?: (request: GenerateContentRequest, index: number) => GoogleAnswer | undefined,
 ): Promise<FakeGoogle> {
   const requests: RecordedRequest[] = [];
   const unexpected: RecordedRequest[] = [];
-  const queue: ModelAnswer[] = [];
+  const queue: GoogleAnswer[] = [];
 
   const server: Server = createServer(async (req, res) => {
     const header = req.headers['x-goog-api-key'];
@@ -146,11 +158,32 @@ export async function startFakeGoogle(
     if ('fail' in next) return fail(next.fail.status, next.fail.message, next.fail.headers);
 
     const base = { modelVersion: recorded.body.model, responseId: `resp-${index}` };
+    const search = 'webSearch' in next ? next.webSearch : undefined;
+    // Gemini grounds the whole answer: the metadata comes with it, or with its last streamed chunk.
+    const groundingMetadata = search && {
+      webSearchQueries: [search.query],
+      searchEntryPoint: { renderedContent: `<div class="search">${search.query}</div>` },
+      groundingChunks: search.results.map(({ url, title }) => ({ web: { uri: url, title } })),
+      groundingSupports: [
+        {
+          segment: { startIndex: 0, endIndex: search.text.length, text: search.text },
+          groundingChunkIndices: search.results.map((_, i) => i),
+        },
+      ],
+    };
     const answer = (parts: unknown[], finishReason?: string) => ({
-      candidates: [{ content: { role: 'model', parts }, ...(finishReason && { finishReason }), index: 0 }],
+      candidates: [
+        {
+          content: { role: 'model', parts },
+          ...(finishReason && { finishReason }),
+          ...(finishReason && groundingMetadata && { groundingMetadata }),
+          index: 0,
+        },
+      ],
       usageMetadata: USAGE,
       ...base,
     });
+    const text = search ? search.text : 'text' in next ? next.text : '';
     const parts =
       'toolCalls' in next
         ? next.toolCalls.map((c, i) => ({
@@ -158,7 +191,7 @@ export async function startFakeGoogle(
             // Gemini 3 signs the first function call of an answer, and wants the signature back with it.
             ...(i === 0 && { thoughtSignature: `fake-signature-${index}` }),
           }))
-        : [{ text: next.text }];
+        : [{ text }];
     if (!recorded.body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer(parts, 'STOP')));
@@ -171,8 +204,8 @@ export async function startFakeGoogle(
       chunk(answer(parts, 'STOP'));
     } else {
       // The text in two chunks, as a model streams it; the last one carries the finish reason.
-      const half = Math.ceil(next.text.length / 2);
-      const pieces = [next.text.slice(0, half), next.text.slice(half)].filter(Boolean);
+      const half = Math.ceil(text.length / 2);
+      const pieces = [text.slice(0, half), text.slice(half)].filter(Boolean);
       if (pieces.length === 0) pieces.push('');
       pieces.forEach((text, i) => chunk(answer([{ text }], i === pieces.length - 1 ? 'STOP' : undefined)));
     }
