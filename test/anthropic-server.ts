@@ -16,9 +16,9 @@
  * default `anthropic` instance reads it at import) and `ANTHROPIC_API_KEY` (at each request), and sends
  * the key as `x-api-key`, with `anthropic-version: 2023-06-01`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
+import { FakeLedger, listenFake, readBody, type FakeProvider, type Recorded } from './fake-provider.js';
 import type { ModelAnswer } from './openai-server.js';
 
 export type { ModelAnswer } from './openai-server.js';
@@ -56,40 +56,10 @@ export interface MessagesRequest {
   [k: string]: unknown;
 }
 
-export interface RecordedRequest {
-  /** When it arrived (`Date.now()`). */
-  at: number;
-  path: string;
-  /** The `x-api-key` header. */
-  auth: string | undefined;
-  body: MessagesRequest;
-}
-
-export interface FakeAnthropic {
-  /** `http://127.0.0.1:<port>/v1`, for `ANTHROPIC_BASE_URL` or `createAnthropic({ baseURL })`. */
-  baseURL: string;
-  requests: RecordedRequest[];
-  /** Requests that found no answer. */
-  unexpected: RecordedRequest[];
-  /** Queues answers, one per coming request. */
-  answer(...answers: AnthropicAnswer[]): void;
-  /** How many queued answers no request has taken yet. */
-  pending(): number;
-  /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
-  reset(): { unexpected: RecordedRequest[]; pending: AnthropicAnswer[] };
-  /**
-   * Points `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` of this process at the server: providers
-   * created after this (`createAnthropic()`) reach it.
-   */
-  useInThisProcess(apiKey?: string): void;
-  close(): Promise<void>;
-}
-
-async function body(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text;
-}
+/** A request as the server recorded it; `auth` is the `x-api-key` header. */
+export type RecordedRequest = Recorded<MessagesRequest>;
+/** `baseURL` is for `ANTHROPIC_BASE_URL` or `createAnthropic({ baseURL })`; `useInThisProcess` sets both variables. */
+export type FakeAnthropic = FakeProvider<MessagesRequest, AnthropicAnswer>;
 
 /** Anthropic's error `type` for an HTTP status (https://docs.anthropic.com/en/api/errors). */
 function errorType(status: number): string {
@@ -154,9 +124,7 @@ function refusal(request: MessagesRequest, searches: Map<string, { query: string
 export async function startFakeAnthropic(
   respond?: (request: MessagesRequest, index: number) => AnthropicAnswer | undefined,
 ): Promise<FakeAnthropic> {
-  const requests: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const queue: AnthropicAnswer[] = [];
+  const ledger = new FakeLedger<MessagesRequest, AnthropicAnswer>(respond);
   const searches = new Map<string, { query: string; results: Block[] }>();
   let calls = 0;
   const toolUses = (toolCalls: ToolCalls): Block[] =>
@@ -168,28 +136,24 @@ export async function startFakeAnthropic(
       at: Date.now(),
       path: req.url ?? '',
       auth: Array.isArray(header) ? header[0] : header,
-      body: JSON.parse((await body(req)) || '{}'),
+      body: JSON.parse((await readBody(req)) || '{}'),
     };
-    requests.push(recorded);
-    const index = requests.length - 1;
+    const index = ledger.record(recorded);
     const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(errorBody(status, message));
     };
     if (req.method !== 'POST' || recorded.path.split('?')[0] !== '/v1/messages') {
-      unexpected.push(recorded);
+      ledger.unexpected.push(recorded);
       return fail(404, `the fake serves POST /v1/messages, not ${req.method} ${recorded.path}`);
     }
     const refused = refusal(recorded.body, searches);
     if (refused) {
-      unexpected.push(recorded);
+      ledger.unexpected.push(recorded);
       return fail(400, refused);
     }
-    const next = queue.shift() ?? respond?.(recorded.body, index);
-    if (!next) {
-      unexpected.push(recorded);
-      return fail(400, 'the test expected no model call here');
-    }
+    const next = ledger.take(recorded, index);
+    if (!next) return fail(400, 'the test expected no model call here');
     if ('fail' in next) return fail(next.fail.status, next.fail.message, next.fail.headers);
 
     let content: Block[];
@@ -259,22 +223,8 @@ export async function startFakeAnthropic(
     event('message_stop', {});
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return {
-    baseURL,
-    requests,
-    unexpected,
-    answer: (...answers) => void queue.push(...answers),
-    pending: () => queue.length,
-    reset: () => {
-      requests.length = 0;
-      return { unexpected: unexpected.splice(0), pending: queue.splice(0) };
-    },
-    useInThisProcess(apiKey = 'sk-ant-test') {
-      process.env.ANTHROPIC_BASE_URL = baseURL;
-      process.env.ANTHROPIC_API_KEY = apiKey;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenFake(server, '/v1', ledger, (baseURL, apiKey = 'sk-ant-test') => {
+    process.env.ANTHROPIC_BASE_URL = baseURL;
+    process.env.ANTHROPIC_API_KEY = apiKey;
+  });
 }

@@ -20,8 +20,8 @@
  * (`webSearchQueries`, a `groundingChunks` `web` entry per result, `groundingSupports`), whole or in the
  * last streamed chunk, as Gemini sends it.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { FakeLedger, listenFake, readBody, type FakeProvider, type Recorded } from './fake-provider.js';
 import type { ModelAnswer } from './openai-server.js';
 
 export type { ModelAnswer } from './openai-server.js';
@@ -55,40 +55,13 @@ export interface GenerateContentRequest {
   [k: string]: unknown;
 }
 
-export interface RecordedRequest {
-  /** When it arrived (`Date.now()`). */
-  at: number;
-  path: string;
-  /** The `x-goog-api-key` header. */
-  auth: string | undefined;
-  body: GenerateContentRequest;
-}
-
-export interface FakeGoogle {
-  /** `http://127.0.0.1:<port>/v1beta`, for `createGoogleGenerativeAI({ baseURL })`. */
-  baseURL: string;
-  requests: RecordedRequest[];
-  /** Requests that found no answer. */
-  unexpected: RecordedRequest[];
-  /** Queues answers, one per coming request. */
-  answer(...answers: GoogleAnswer[]): void;
-  /** How many queued answers no request has taken yet. */
-  pending(): number;
-  /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
-  reset(): { unexpected: RecordedRequest[]; pending: GoogleAnswer[] };
-  /**
-   * Sets `GOOGLE_GENERATIVE_AI_API_KEY` of this process. Only the key: the package has no base-URL
-   * variable, so the provider still needs `createGoogleGenerativeAI({ baseURL })`.
-   */
-  useInThisProcess(apiKey?: string): void;
-  close(): Promise<void>;
-}
-
-async function body(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text;
-}
+/** A request as the server recorded it; `auth` is the `x-goog-api-key` header. */
+export type RecordedRequest = Recorded<GenerateContentRequest>;
+/**
+ * `baseURL` is for `createGoogleGenerativeAI({ baseURL })` or the worker's `GOOGLE_GENERATIVE_AI_BASE_URL`;
+ * `useInThisProcess` sets both (the package itself reads no base-URL variable: the worker does).
+ */
+export type FakeGoogle = FakeProvider<GenerateContentRequest, GoogleAnswer>;
 
 /** Google's canonical error `status` for an HTTP status (google.rpc.Code). */
 function errorStatus(code: number): string {
@@ -122,9 +95,7 @@ const ROUTE = /^\/v1beta\/(?:models\/)?([^:?]+):(generateContent|streamGenerateC
 export async function startFakeGoogle(
   respond?: (request: GenerateContentRequest, index: number) => GoogleAnswer | undefined,
 ): Promise<FakeGoogle> {
-  const requests: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const queue: GoogleAnswer[] = [];
+  const ledger = new FakeLedger<GenerateContentRequest, GoogleAnswer>(respond);
 
   const server: Server = createServer(async (req, res) => {
     const header = req.headers['x-goog-api-key'];
@@ -135,26 +106,22 @@ export async function startFakeGoogle(
       path,
       auth: Array.isArray(header) ? header[0] : header,
       body: {
-        ...JSON.parse((await body(req)) || '{}'),
+        ...JSON.parse((await readBody(req)) || '{}'),
         model: decodeURIComponent(route?.[1] ?? ''),
         stream: route?.[2] === 'streamGenerateContent',
       },
     };
-    requests.push(recorded);
-    const index = requests.length - 1;
+    const index = ledger.record(recorded);
     const fail = (code: number, message: string, headers: Record<string, string> = {}) => {
       res.writeHead(code, { 'content-type': 'application/json', ...headers });
       res.end(errorBody(code, message));
     };
     if (req.method !== 'POST' || !route) {
-      unexpected.push(recorded);
+      ledger.unexpected.push(recorded);
       return fail(404, `the fake serves POST /v1beta/models/<model>:generateContent, not ${req.method} ${path}`);
     }
-    const next = queue.shift() ?? respond?.(recorded.body, index);
-    if (!next) {
-      unexpected.push(recorded);
-      return fail(400, 'the test expected no model call here');
-    }
+    const next = ledger.take(recorded, index);
+    if (!next) return fail(400, 'the test expected no model call here');
     if ('fail' in next) return fail(next.fail.status, next.fail.message, next.fail.headers);
 
     const base = { modelVersion: recorded.body.model, responseId: `resp-${index}` };
@@ -211,21 +178,8 @@ export async function startFakeGoogle(
     }
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1beta`;
-  return {
-    baseURL,
-    requests,
-    unexpected,
-    answer: (...answers) => void queue.push(...answers),
-    pending: () => queue.length,
-    reset: () => {
-      requests.length = 0;
-      return { unexpected: unexpected.splice(0), pending: queue.splice(0) };
-    },
-    useInThisProcess(apiKey = 'google-test-key') {
-      process.env.GOOGLE_GENERATIVE_AI_API_KEY = apiKey;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenFake(server, '/v1beta', ledger, (baseURL, apiKey = 'google-test-key') => {
+    process.env.GOOGLE_GENERATIVE_AI_API_KEY = apiKey;
+    process.env.GOOGLE_GENERATIVE_AI_BASE_URL = baseURL;
+  });
 }

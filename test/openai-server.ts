@@ -5,8 +5,8 @@
  * Each request gets the next answer the test queued, or the one its `respond` function gives; a request
  * with no answer gets HTTP 400 (which the provider does not retry) and is recorded in `unexpected`.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { FakeLedger, listenFake, readBody, type FakeProvider, type Recorded } from './fake-provider.js';
 
 /** A Chat Completions request, as far as the tests read it. */
 export interface ChatRequest {
@@ -32,36 +32,8 @@ export type ModelAnswer =
   | { toolCalls: Array<{ name: string; args: unknown; id?: string }> }
   | { fail: { status: number; message: string; headers?: Record<string, string> } };
 
-export interface RecordedRequest {
-  /** When it arrived (`Date.now()`). */
-  at: number;
-  path: string;
-  auth: string | undefined;
-  body: ChatRequest;
-}
-
-export interface FakeOpenAI {
-  /** `http://127.0.0.1:<port>/v1`, for `OPENAI_BASE_URL`. */
-  baseURL: string;
-  requests: RecordedRequest[];
-  /** Requests that found no answer. */
-  unexpected: RecordedRequest[];
-  /** Queues answers, one per coming request. */
-  answer(...answers: ModelAnswer[]): void;
-  /** How many queued answers no request has taken yet. */
-  pending(): number;
-  /** Clears the recorded requests and the queue; returns the unexpected requests and unused answers. */
-  reset(): { unexpected: RecordedRequest[]; pending: ModelAnswer[] };
-  /** Points `OPENAI_BASE_URL` and `OPENAI_API_KEY` of this process at the server. */
-  useInThisProcess(apiKey?: string): void;
-  close(): Promise<void>;
-}
-
-async function body(req: IncomingMessage): Promise<string> {
-  let text = '';
-  for await (const chunk of req) text += chunk;
-  return text;
-}
+export type RecordedRequest = Recorded<ChatRequest>;
+export type FakeOpenAI = FakeProvider<ChatRequest, ModelAnswer>;
 
 const USAGE = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
 
@@ -72,23 +44,19 @@ const USAGE = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
 export async function startFakeOpenAI(
   respond?: (request: ChatRequest, index: number) => ModelAnswer | undefined,
 ): Promise<FakeOpenAI> {
-  const requests: RecordedRequest[] = [];
-  const unexpected: RecordedRequest[] = [];
-  const queue: ModelAnswer[] = [];
+  const ledger = new FakeLedger<ChatRequest, ModelAnswer>(respond);
   let calls = 0;
 
   const server: Server = createServer(async (req, res) => {
-    const recorded = {
+    const recorded: RecordedRequest = {
       at: Date.now(),
       path: req.url ?? '',
       auth: req.headers.authorization,
-      body: JSON.parse(await body(req)),
+      body: JSON.parse(await readBody(req)),
     };
-    requests.push(recorded);
-    const index = requests.length - 1;
-    const next = queue.shift() ?? respond?.(recorded.body, index);
+    const index = ledger.record(recorded);
+    const next = ledger.take(recorded, index);
     if (!next) {
-      unexpected.push(recorded);
       res.writeHead(400, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'the test expected no model call here', type: 'invalid_request' } }));
       return;
@@ -143,22 +111,8 @@ export async function startFakeOpenAI(
     res.write(chunk([], { usage: USAGE }));
     res.end('data: [DONE]\n\n');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return {
-    baseURL,
-    requests,
-    unexpected,
-    answer: (...answers) => void queue.push(...answers),
-    pending: () => queue.length,
-    reset: () => {
-      requests.length = 0;
-      return { unexpected: unexpected.splice(0), pending: queue.splice(0) };
-    },
-    useInThisProcess(apiKey = 'sk-test-key') {
-      process.env.OPENAI_BASE_URL = baseURL;
-      process.env.OPENAI_API_KEY = apiKey;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listenFake(server, '/v1', ledger, (baseURL, apiKey = 'sk-test-key') => {
+    process.env.OPENAI_BASE_URL = baseURL;
+    process.env.OPENAI_API_KEY = apiKey;
+  });
 }

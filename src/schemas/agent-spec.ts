@@ -38,6 +38,20 @@ export type ToolActivityOptions = z.infer<typeof ToolActivityOptionsSchema>;
 
 const JsonSchemaObject = z.record(z.string(), z.unknown());
 
+/** Where a web search is to seem to come from, roughly: the providers' `userLocation`. */
+const UserLocationSchema = z
+  .object({
+    type: z.literal('approximate'),
+    country: z.string().max(MAX_ID).optional(),
+    city: z.string().max(MAX_ID).optional(),
+    region: z.string().max(MAX_ID).optional(),
+    timezone: z.string().max(MAX_ID).optional(),
+  })
+  .strict();
+
+/** Domains without "http(s)://", subdomains included: at most 100. */
+const DomainsSchema = z.array(z.string().min(1).max(MAX_ID)).max(100).optional();
+
 /**
  * The options of a provider's native web search, by provider: plain data, recorded with the agent's
  * spec: OpenAI's, those of `openai.tools.webSearch()` (Responses API `web_search`); Anthropic's and
@@ -52,22 +66,13 @@ export const WebSearchOptionsSchema = z
         /** Domains without "http(s)://"; subdomains included. At most 100 each. */
         filters: z
           .object({
-            allowedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
-            blockedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+            allowedDomains: DomainsSchema,
+            blockedDomains: DomainsSchema,
           })
           .strict()
           .optional(),
         searchContextSize: z.enum(['low', 'medium', 'high']).optional(),
-        userLocation: z
-          .object({
-            type: z.literal('approximate'),
-            country: z.string().max(MAX_ID).optional(),
-            city: z.string().max(MAX_ID).optional(),
-            region: z.string().max(MAX_ID).optional(),
-            timezone: z.string().max(MAX_ID).optional(),
-          })
-          .strict()
-          .optional(),
+        userLocation: UserLocationSchema.optional(),
       })
       .strict()
       .optional(),
@@ -77,19 +82,10 @@ export const WebSearchOptionsSchema = z
         /** Most searches in one model call. */
         maxUses: z.number().int().min(1).max(100).optional(),
         /** Only these domains; not with `blockedDomains`. At most 100. */
-        allowedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
+        allowedDomains: DomainsSchema,
         /** Never these domains. At most 100. */
-        blockedDomains: z.array(z.string().min(1).max(MAX_ID)).max(100).optional(),
-        userLocation: z
-          .object({
-            type: z.literal('approximate'),
-            country: z.string().max(MAX_ID).optional(),
-            city: z.string().max(MAX_ID).optional(),
-            region: z.string().max(MAX_ID).optional(),
-            timezone: z.string().max(MAX_ID).optional(),
-          })
-          .strict()
-          .optional(),
+        blockedDomains: DomainsSchema,
+        userLocation: UserLocationSchema.optional(),
       })
       .strict()
       .refine((o) => !(o.allowedDomains && o.blockedDomains), 'set allowedDomains or blockedDomains, not both')

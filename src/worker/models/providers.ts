@@ -48,6 +48,19 @@ interface OpenAIModule {
   createOpenAI: Factory<{ chat(id: string): unknown; responses(id: string): unknown }>;
 }
 
+/** `@ai-sdk/openai` through one of its APIs: Chat Completions (which many servers speak) or Responses. */
+function openAI(api: 'chat' | 'responses'): BuiltinProvider {
+  return {
+    package: '@ai-sdk/openai',
+    apiKeyVariable: 'OPENAI_API_KEY',
+    baseURLVariable: 'OPENAI_BASE_URL',
+    make: (module, settings) => {
+      const openai = (module as OpenAIModule).createOpenAI(defined(settings));
+      return languageModelsOnly((id) => openai[api](id) as LanguageModelV4);
+    },
+  };
+}
+
 function defined(settings: ProviderEnvironment): { apiKey?: string; baseURL?: string } {
   return {
     ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
@@ -65,24 +78,8 @@ function defined(settings: ProviderEnvironment): { apiKey?: string; baseURL?: st
  *   `OPENAI_COMPATIBLE_BASE_URL` (`@ai-sdk/openai-compatible`). Name several with `createWorker({ providers })`.
  */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = Object.freeze({
-  openai: {
-    package: '@ai-sdk/openai',
-    apiKeyVariable: 'OPENAI_API_KEY',
-    baseURLVariable: 'OPENAI_BASE_URL',
-    make: (module, settings) => {
-      const openai = (module as OpenAIModule).createOpenAI(defined(settings));
-      return languageModelsOnly((id) => openai.chat(id) as LanguageModelV4);
-    },
-  },
-  'openai-responses': {
-    package: '@ai-sdk/openai',
-    apiKeyVariable: 'OPENAI_API_KEY',
-    baseURLVariable: 'OPENAI_BASE_URL',
-    make: (module, settings) => {
-      const openai = (module as OpenAIModule).createOpenAI(defined(settings));
-      return languageModelsOnly((id) => openai.responses(id) as LanguageModelV4);
-    },
-  },
+  openai: openAI('chat'),
+  'openai-responses': openAI('responses'),
   anthropic: {
     package: '@ai-sdk/anthropic',
     apiKeyVariable: 'ANTHROPIC_API_KEY',
