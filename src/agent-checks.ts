@@ -20,6 +20,7 @@ import { isBuiltinWorkingMemoryTool, workingMemoryTool } from './tools/builtin/u
 import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js';
 import { checkMcpServers, type McpServer } from './tools/mcp.js';
 import { checkTransforms } from './tools/transforms.js';
+import { structuredOutputSpec } from './structured-output.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -44,6 +45,7 @@ export const AGENT_OPTIONS = [
   'requestContextSchema',
   'memory',
   'modelRetry',
+  'structuredOutput',
 ] as const satisfies ReadonlyArray<keyof AgentOptions | 'agents'>;
 // Fails to compile when AgentOptions gains an option that AGENT_OPTIONS does not list (agent.ts checks AgentConfig).
 const everyAgentOption: Record<Exclude<keyof AgentOptions, (typeof AGENT_OPTIONS)[number]>, never> = {};
@@ -144,6 +146,7 @@ export function checkAgent(config: CheckedConfig): {
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
   if (config.modelRetry !== undefined) modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry);
   if (config.fallbackModels !== undefined) checkFallbackModels(config.id, config.model, config.fallbackModels);
+  if (config.structuredOutput !== undefined) checkStructuredOutput(config);
   for (const [name, hook] of Object.entries(config.hooks ?? {})) {
     if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
       throw new TypeError(
@@ -280,5 +283,16 @@ function checkFallbackModels(id: string, model: unknown, fallbacks: unknown): vo
     }
     if (seen.has(name)) throw new TypeError(`${where}: "${name}" is named twice (or is the agent's model)`);
     seen.add(name);
+  }
+}
+
+/** The agent's output schema can be stored with its runs, and is set in one place. */
+function checkStructuredOutput(config: CheckedConfig): void {
+  const output = structuredOutputSpec(config.structuredOutput);
+  if ('problem' in output) throw new TypeError(`defineAgent("${config.id}"): structuredOutput: ${output.problem}`);
+  if (config.defaultOptions?.structuredOutput !== undefined) {
+    throw new TypeError(
+      `defineAgent("${config.id}"): structuredOutput is set twice, at the top and in defaultOptions; keep one`,
+    );
   }
 }

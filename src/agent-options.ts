@@ -17,6 +17,7 @@ import type { McpServerConfig } from './tools/mcp.js';
 import type { ToolTransforms } from './tools/transforms.js';
 import type { WorkflowTool } from './tools/workflow-tool.js';
 import type { Memory } from './memory.js';
+import type { StructuredOutput } from './structured-output.js';
 
 /** The options of `defineAgent` but its sub-agents (`AgentConfig` adds them). */
 export interface AgentOptions {
@@ -102,6 +103,12 @@ export interface AgentOptions {
    * retried. See docs/guides/models.md.
    */
   modelRetry?: ModelRetry;
+  /**
+   * The final answer of every run is an object that fits `schema` (zod, or a Standard Schema with a JSON
+   * schema): the model is asked for JSON in its provider's JSON mode and the answer is checked
+   * (`result.object`). A run may replace it with its own `structuredOutput`. See docs/guides/models.md.
+   */
+  structuredOutput?: StructuredOutput;
 }
 
 /** A tool an agent may have: its own code (`createTool`), or one the model's provider runs (`webSearchTool`). */

@@ -16,6 +16,7 @@ import type { AccessPolicy } from './schemas/access.js';
 import type { ApprovalDeadline } from './schemas/deadline.js';
 import type { RunOptions } from './schemas/run-options.js';
 import type { ModelRetry } from './schemas/model-retry.js';
+import type { StructuredOutput } from './structured-output.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import type { AgentHooks } from './tools/hooks.js';
 import type { McpServer } from './tools/mcp.js';
@@ -68,6 +69,7 @@ export class Agent extends AgentHandle implements AgentConfig {
   requestContextSchema?: z.ZodType;
   memory?: MemoryOptions;
   modelRetry?: ModelRetry;
+  structuredOutput?: StructuredOutput;
 
   constructor(given: AgentConfig) {
     const { memory: givenMemory, ...rest } = given;

@@ -40,6 +40,7 @@ export type { WorkingMemoryOptions } from './schemas/working-memory.js';
 export { DEFAULT_WORKING_MEMORY_CHARS, MAX_WORKING_MEMORY_CHARS } from './schemas/working-memory.js';
 export type { ApprovalDeadline, DeadlineDuration } from './schemas/deadline.js';
 export type { ModelRetry } from './schemas/model-retry.js';
+export type { OutputSchema, StructuredObject, StructuredOutput } from './structured-output.js';
 export type { WebhookPayload, NotificationType } from './schemas/notification.js';
 export type { ToolInfo, ToolOwner } from './schemas/tool-info.js';
 export { RunChunkSchema } from './schemas/stream-chunks.js';

@@ -28,7 +28,8 @@ export interface ChatRequest {
  * failure with the provider's JSON error body (`{ error: { message } }`) and headers such as `retry-after`.
  */
 export type ModelAnswer =
-  | { text: string }
+  /** Streamed in two deltas, or in `deltas` with `gapMs` between them, as a slow model writes. */
+  | { text: string; deltas?: string[]; gapMs?: number }
   | { toolCalls: Array<{ name: string; args: unknown; id?: string }> }
   | { fail: { status: number; message: string; headers?: Record<string, string> } };
 
@@ -101,9 +102,11 @@ export async function startFakeOpenAI(
       res.write(chunk([{ index: 0, delta: { tool_calls: toolCalls }, finish_reason: null }]));
     } else {
       // The text in two deltas, as a model streams it.
-      const text = (next as { text: string }).text;
+      const { text, deltas, gapMs = 0 } = next as { text: string; deltas?: string[]; gapMs?: number };
       const half = Math.ceil(text.length / 2);
-      for (const part of [text.slice(0, half), text.slice(half)].filter(Boolean)) {
+      const parts = (deltas ?? [text.slice(0, half), text.slice(half)]).filter(Boolean);
+      for (const [i, part] of parts.entries()) {
+        if (i > 0 && gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
         res.write(chunk([{ index: 0, delta: { content: part }, finish_reason: null }]));
       }
     }

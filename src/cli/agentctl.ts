@@ -11,7 +11,7 @@ import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOp
 import { addDecisionCommands } from './decisions.js';
 import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
-import { buildLine, buildsTable, resultLines, runLines, table } from './format.js';
+import { buildLine, buildsTable, objectLines, resultLines, runLines, table } from './format.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/runs/run-input.js';
 import { shownPending } from '../schemas/shown-pending.js';
@@ -155,6 +155,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           `result: ${result.text} ` +
             `(${result.finishReason}, ${result.steps.length} steps, ${result.usage.totalTokens} tokens)`,
         );
+      if (result) lines.push(...objectLines(result));
       if (failure) lines.push(`failure: ${failure}`);
       const shown = { ...info, pendingToolCalls: info.pendingToolCalls.map(shownPending) };
       print(!!o.json, { ...shown, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
@@ -192,11 +193,15 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--resource <id>', 'resource id')
     .option('--max-steps <n>', 'most model calls')
     .option('--require-approval', 'pause every tool call for approval')
+    .option(
+      '--output-schema <file>',
+      'JSON schema file: the final answer is an object that fits it (structured output)',
+    )
     .option('--run-id <id>', 'the run id to use')
     .option('--no-wait', 'print the run id once a worker has taken the run (at most 3 s), without waiting for it')
     .option('--json', 'machine-readable output')
     .action(async (agentId: string, o: Record<string, string | boolean | undefined>, cmd: Command) => {
-      const { promptOption, scriptOption, stepsOption } = await import('./input.js');
+      const { outputSchemaOption, promptOption, scriptOption, stepsOption } = await import('./input.js');
       const prompt = promptOption(o.prompt as string);
       const options: StartOptions = {
         ...(o.model ? { model: o.model as string } : {}),
@@ -205,6 +210,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
         ...(o.maxSteps ? { maxSteps: stepsOption(o.maxSteps as string) } : {}),
         ...(o.requireApproval ? { requireToolApproval: true } : {}),
         ...(o.runId ? { runId: o.runId as string } : {}),
+        ...(o.outputSchema ? { structuredOutput: { schema: await outputSchemaOption(o.outputSchema as string) } } : {}),
       };
       if (o.script) {
         options.script = await scriptOption(o.script as string);

@@ -28,8 +28,15 @@ export function resultLines(result: RunResult): string[] {
     `run ${result.runId}: ${result.finishReason === 'suspended' ? 'suspended' : `finished (${result.finishReason})`}`,
   ];
   if (result.text) lines.push(`text: ${result.text}`);
+  lines.push(...objectLines(result));
   for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
   return lines;
+}
+
+/** A finished run's structured output: its object, or why it has none. */
+export function objectLines(result: Pick<RunResult, 'object' | 'objectError'>): string[] {
+  if (result.objectError !== undefined) return [`object: none: ${result.objectError}`];
+  return result.object === undefined ? [] : [`object: ${JSON.stringify(result.object)}`];
 }
 
 export function runLines(run: RunInfo): string[] {

@@ -4,9 +4,10 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { errorMessage, InvalidInputError } from '../errors.js';
-import { oneLine, type JsonValue } from '../schemas/json.js';
+import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
 import { kib, MAX_INPUT_BYTES, clip } from '../schemas/limits.js';
 import { ScriptSchema, type Script } from '../schemas/script.js';
+import { MAX_OUTPUT_SCHEMA_BYTES } from '../schemas/structured-output.js';
 
 /** The most runs `runs list --limit` lists. */
 export const MAX_LIST_LIMIT = 10_000;
@@ -55,24 +56,12 @@ export function jsonOption(text: string, flag: string): JsonValue {
  */
 export async function scriptOption(file: string): Promise<Script> {
   const flag = `--script ${file}`;
-  const size = await stat(file).then(
-    (s) => s.size,
-    (e: Error) => {
-      throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
-    },
+  const json = await jsonFile(
+    flag,
+    file,
+    MAX_INPUT_BYTES,
+    'is not a script: it is not JSON (a script is a JSON list of steps)',
   );
-  if (size > MAX_INPUT_BYTES) {
-    throw new InvalidInputError(flag, `is ${kib(size)}; a script has at most ${kib(MAX_INPUT_BYTES)}`, true);
-  }
-  const text = await readFile(file, 'utf8').catch((e: Error) => {
-    throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new InvalidInputError(flag, 'is not a script: it is not JSON (a script is a JSON list of steps)');
-  }
   const parsed = ScriptSchema.safeParse(json);
   if (!parsed.success) {
     // Where and what, but nothing of the file: paths name steps and fields, messages the expected types.
@@ -83,4 +72,33 @@ export async function scriptOption(file: string): Promise<Script> {
     throw new InvalidInputError(flag, `is not a script: ${oneLine(problems).slice(0, 400)}`);
   }
   return parsed.data;
+}
+
+/** A JSON file a flag names: at most `maxBytes`, read and parsed, or refused naming the flag (`notJson`: not JSON). */
+async function jsonFile(flag: string, file: string, maxBytes: number, notJson: string): Promise<unknown> {
+  const size = await stat(file).then(
+    (s) => s.size,
+    (e: Error) => {
+      throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
+    },
+  );
+  if (size > maxBytes) throw new InvalidInputError(flag, `is ${kib(size)}; at most ${kib(maxBytes)}`, true);
+  const text = await readFile(file, 'utf8').catch((e: Error) => {
+    throw new InvalidInputError(flag, `cannot be read: ${errorMessage(e)}`);
+  });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidInputError(flag, notJson);
+  }
+}
+
+/** `--output-schema <file>`: a JSON schema file, the run's structured output (checked as the client checks it). */
+export async function outputSchemaOption(file: string): Promise<JsonSchema> {
+  const flag = `--output-schema ${file}`;
+  const json = await jsonFile(flag, file, MAX_OUTPUT_SCHEMA_BYTES, 'is not a JSON schema: it is not JSON');
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new InvalidInputError(flag, 'is not a JSON schema object');
+  }
+  return json as JsonSchema;
 }

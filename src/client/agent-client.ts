@@ -9,6 +9,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
+import type { OutputSchema, StructuredObject } from '../structured-output.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
@@ -94,7 +95,11 @@ export class AgentClient extends ClientReads {
    * (`text-delta`, `tool-call`, `tool-result`, `tool-error`, `tool-call-approval`,
    * `tool-call-suspended`, `step-finish`, `finish`, `error`, ...) up to the first pause or the end.
    */
-  async stream(agentId: string, prompt: RunPrompt, options: StreamOptions = {}): Promise<RunStream> {
+  async stream<S extends OutputSchema = never>(
+    agentId: string,
+    prompt: RunPrompt,
+    options: StreamOptions<S> = {},
+  ): Promise<RunStream<StructuredObject<S>>> {
     const { streamOrResume } = await import('./runs/start-or-resume.js');
     return streamOrResume(this.ctx, this.actor, agentId, prompt, options);
   }
@@ -148,8 +153,16 @@ export class AgentClient extends ClientReads {
    * new run: the model extracts the data for the tool's `resumeSchema` from it, and the run's next
    * result is returned. A message that does not give valid data is refused with
    * `InvalidResumeDataError` saying what is missing; the call still waits.
+   *
+   * Structured output (`structuredOutput: { schema }`, or the agent's own): a finished run's
+   * `result.object` is the model's answer as the schema makes it, typed; a run that finished without
+   * it throws `StructuredOutputError` with the reason and the model's text.
    */
-  async generate(agentId: string, prompt: RunPrompt, options: StartOptions = {}): Promise<RunResult> {
+  async generate<S extends OutputSchema = never>(
+    agentId: string,
+    prompt: RunPrompt,
+    options: StartOptions<S> = {},
+  ): Promise<RunResult<StructuredObject<S>>> {
     const { generateOrResume } = await import('./runs/start-or-resume.js');
     return generateOrResume(this.ctx, this.actor, agentId, prompt, options);
   }

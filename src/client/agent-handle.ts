@@ -8,6 +8,7 @@
 import type { PendingToolCall } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunResult } from '../schemas/run-result.js';
+import type { OutputSchema, StructuredObject } from '../structured-output.js';
 import type { DecisionRequest } from './decisions/decide.js';
 import type { DecisionTarget } from './decisions/decisions.js';
 import type { ThreadToolApproval } from './decisions/thread-decisions.js';
@@ -30,8 +31,16 @@ export interface AgentSuspendedRun {
 
 /** What an agent's methods need of a client; `AgentClient` has it all. */
 export interface AgentMethodsClient {
-  stream(agentId: string, prompt: RunPrompt, options?: StreamOptions): Promise<RunStream>;
-  generate(agentId: string, prompt: RunPrompt, options?: StartOptions): Promise<RunResult>;
+  stream<S extends OutputSchema = never>(
+    agentId: string,
+    prompt: RunPrompt,
+    options?: StreamOptions<S>,
+  ): Promise<RunStream<StructuredObject<S>>>;
+  generate<S extends OutputSchema = never>(
+    agentId: string,
+    prompt: RunPrompt,
+    options?: StartOptions<S>,
+  ): Promise<RunResult<StructuredObject<S>>>;
   decide(request: DecisionRequest, options?: { then?: 'stream' }): Promise<RunStream>;
   decide(request: DecisionRequest, options: { then: 'result' }): Promise<RunResult>;
   listSuspendedRuns(filter?: Pick<RunFilter, 'agentId' | 'threadId' | 'resourceId'>): Promise<SuspendedRun[]>;
@@ -63,12 +72,21 @@ export class AgentHandle {
   }
 
   /** Starts a run that streams: `runId`, `fullStream`, `textStream`, ... up to the first pause or the end. */
-  async stream(prompt: RunPrompt, options?: StreamOptions): Promise<RunStream> {
+  async stream<S extends OutputSchema = never>(
+    prompt: RunPrompt,
+    options?: StreamOptions<S>,
+  ): Promise<RunStream<StructuredObject<S>>> {
     return (await this.use()).stream(this.id, prompt, options);
   }
 
-  /** Starts a run and waits until it finishes or pauses (`finishReason: 'suspended'`). */
-  async generate(prompt: RunPrompt, options?: StartOptions): Promise<RunResult> {
+  /**
+   * Starts a run and waits until it finishes or pauses (`finishReason: 'suspended'`). With
+   * `structuredOutput: { schema }`, a finished run's `object` is typed by the schema.
+   */
+  async generate<S extends OutputSchema = never>(
+    prompt: RunPrompt,
+    options?: StartOptions<S>,
+  ): Promise<RunResult<StructuredObject<S>>> {
     return (await this.use()).generate(this.id, prompt, options);
   }
 

@@ -20,6 +20,7 @@ import {
   UnauthenticatedError,
   StreamClosedError,
   StreamOffsetError,
+  StructuredOutputError,
   UnknownToolError,
 } from '../errors.js';
 import { PAYLOAD_STORE_ERROR } from '../codec/errors.js';
@@ -71,6 +72,7 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof StreamOffsetError, httpStatus: 400, exitCode: REFUSED },
   { matches: (e) => e instanceof StreamClosedError, httpStatus: 410, exitCode: REFUSED },
   { matches: (e) => e instanceof RunFailedError, httpStatus: 422, exitCode: REFUSED },
+  { matches: (e) => e instanceof StructuredOutputError, httpStatus: 422, exitCode: REFUSED },
   { matches: (e) => e instanceof AutoResumeFailedError, httpStatus: 502, exitCode: REFUSED },
   // The payload store failed to keep what this request sent (the disk full, the bucket unreachable).
   {

@@ -77,3 +77,19 @@ export class StreamClosedError extends Error {
     );
   }
 }
+
+/**
+ * A run asked for structured output (`structuredOutput`) that finished without the object: the model
+ * answered with text that is not JSON or does not fit the schema, or the run ran out of steps first.
+ * `text` is what the model answered; the run itself finished, and its result (`result`) is whole.
+ */
+export class StructuredOutputError extends Error {
+  override readonly name = 'StructuredOutputError';
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+    readonly text: string,
+  ) {
+    super(`Run "${runId}" finished without the structured output it was asked for: ${reason}`);
+  }
+}

@@ -11,6 +11,7 @@ import type { ProgressTarget } from '../schemas/run-input.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
 import type { Script, ScriptWindow } from '../schemas/script.js';
+import type { StructuredOutputSpec } from '../schemas/structured-output.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
@@ -102,6 +103,8 @@ export interface CallModelInput {
   tools?: ModelToolDefinition[];
   toolChoice: ToolChoice | undefined;
   settings: ModelSettings | undefined;
+  /** The schema the answer must fit: the model is asked for JSON, and a step without tool calls is checked. */
+  structuredOutput?: StructuredOutputSpec;
   /** The run's request context, for the transforms that run here. */
   requestContext?: RequestContextValues;
   /** A sub-agent's step: its text goes to the run that streams it, within this slice of its budget. */
@@ -143,6 +146,9 @@ export interface CallModelOutput {
   progressBytes?: number;
   /** The model that answered, where it was one of the agent's fallback models. */
   model?: string;
+  /** A step without tool calls of a run with `structuredOutput`: its answer as an object, or why there is none. */
+  object?: JsonValue;
+  objectError?: string;
 }
 
 export interface ExecuteToolInput {

@@ -10,6 +10,7 @@ import {
 } from './limits.js';
 import { JsonValueSchema, type JsonValue } from './json.js';
 import { ScriptSchema } from './script.js';
+import { StructuredOutputSpecSchema } from './structured-output.js';
 
 export const ToolChoiceSchema = z.union([
   z.enum(['auto', 'none', 'required']),
@@ -112,6 +113,12 @@ export const RunOptionsSchema = z
     threadId: IdSchema.optional(),
     resourceId: IdSchema.optional(),
     modelSettings: ModelSettingsSchema.optional(),
+    /**
+     * The final answer is an object that fits this JSON schema (`result.object`): the model is asked for
+     * JSON in its provider's JSON mode, and its answer is checked. On an agent (its `structuredOutput`),
+     * a default a run may replace with its own.
+     */
+    structuredOutput: StructuredOutputSpecSchema.optional(),
     /**
      * A new user message on the run's thread resumes a call of a suspended run there (Mastra's
      * `autoResumeSuspendedTools`): the model extracts the data for the tool's `resumeSchema` from the

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PendingToolCallSchema, DecisionRecordSchema } from './decisions.js';
 import { AccessRuleSchema, PrincipalSchema } from './access.js';
 import { AutoResumeSettingsSchema } from './auto-resume.js';
-import { JsonValueSchema } from './json.js';
+import { JsonValueSchema, type JsonValue } from './json.js';
 import { MessageSchema } from './message.js';
 import { RUN_STATUSES } from './run-status.js';
 import { MAX_ID } from './limits.js';
@@ -81,6 +81,10 @@ export const StepRecordSchema = z.object({
   sources: z.array(SourceRecordSchema).max(SOURCE_LIMITS.perStep).optional(),
   /** The model that answered the step, where it was one of the agent's fallback models. */
   model: z.string().max(MAX_ID).optional(),
+  /** A step that ended without tool calls in a run with an output schema: its answer as that object. */
+  object: JsonValueSchema.optional(),
+  /** Why such a step's answer is not the object (not JSON, or it does not fit the schema). */
+  objectError: z.string().optional(),
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
@@ -123,6 +127,10 @@ export const StoredRunResultSchema = z.object({
   messages: z.array(MessageSchema),
   /** The run's most recent decisions (`MEMO_DECISIONS`): approvals, declines, resumes, results, accepted or refused. */
   decisions: z.array(DecisionRecordSchema).default([]),
+  /** A finished run with an output schema (`structuredOutput`): its answer as that object. */
+  object: JsonValueSchema.optional(),
+  /** Why a finished run with an output schema has no object; the client raises it as `StructuredOutputError`. */
+  objectError: z.string().optional(),
 });
 export type StoredRunResult = z.output<typeof StoredRunResultSchema>;
 
@@ -132,7 +140,10 @@ export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, too
   toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
   toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
 }));
-export type RunResult = z.output<typeof RunResultSchema>;
+export type RunResult<TObject = JsonValue> = Omit<z.output<typeof RunResultSchema>, 'object'> & {
+  /** A finished run with an output schema (`structuredOutput`): its answer as that object. */
+  object?: TObject;
+};
 
 /** How many fallback-answered steps the memo lists. */
 export const MEMO_MODEL_FALLBACKS = 20;

@@ -155,6 +155,9 @@ const RunEventChunkSchema = z.discriminatedUnion('type', [
     text: z.string(),
     usage: UsageSchema,
     pendingToolCalls: z.array(PendingToolCallSchema),
+    /** A finished run with an output schema: its answer as that object, or why there is none. */
+    object: JsonValueSchema.optional(),
+    objectError: z.string().optional(),
   }),
   /** The run failed (or was cancelled); `failureType` is the Temporal failure type, when there is one. */
   z.object({ type: z.literal('error'), error: z.string(), failureType: z.string().optional() }),
@@ -222,5 +225,7 @@ export function finishChunk(
     text: result.text,
     usage: result.usage,
     pendingToolCalls: pending.map(shownPending),
+    ...(result.object !== undefined ? { object: result.object } : {}),
+    ...(result.objectError !== undefined ? { objectError: result.objectError } : {}),
   };
 }

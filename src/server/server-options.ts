@@ -15,6 +15,8 @@ export const DEFAULT_REQUEST_OPTIONS: ReadonlyArray<keyof RunOptions> = [
   'requireToolApproval',
   'toolChoice',
   'modelSettings',
+  // The shape of the answer: it loosens nothing, and the schema is bounded.
+  'structuredOutput',
 ];
 
 /** The options of {@link createServerApp}. */

@@ -31,6 +31,7 @@ import * as streamChunks from '../schemas/stream-chunks.js';
 import * as streamGrace from '../schemas/stream-grace.js';
 import * as streamGraceMs from '../schemas/stream-grace-ms.js';
 import * as streamProtocol from '../schemas/stream-protocol.js';
+import * as structuredOutput from '../schemas/structured-output.js';
 import * as tasks from '../schemas/tasks.js';
 import * as thread from '../schemas/thread.js';
 import * as transformStages from '../schemas/transform-stages.js';
@@ -61,6 +62,7 @@ warmSchemas(
   streamGrace,
   streamGraceMs,
   streamProtocol,
+  structuredOutput,
   tasks,
   thread,
   transformStages,

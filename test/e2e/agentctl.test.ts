@@ -79,6 +79,40 @@ it('starts a run that waits on a client tool, and submits its result', async () 
   });
 });
 
+it('starts a run with structured output from a JSON schema file, and shows its object', async () => {
+  const script = join(dir, 'answer.json');
+  await writeFile(script, JSON.stringify([{ text: '{"city":"Lyon"}' }]));
+  const schema = join(dir, 'schema.json');
+  await writeFile(
+    schema,
+    JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+  );
+  const start = (outputSchema: string) =>
+    ctl(['start', 'toolbox-agent', '--prompt', 'where?', '--script', script, '--output-schema', outputSchema]);
+  const started = await start(schema);
+  expect(started.stderr).toBe('');
+  expect(started.stdout).toContain('object: {"city":"Lyon"}');
+  const runId = /^run (\S+):/.exec(started.stdout)![1]!;
+  const shown = await ctl(['runs', 'show', runId]);
+  expect(shown.stdout).toContain('object: {"city":"Lyon"}');
+
+  await writeFile(script, JSON.stringify([{ text: 'Lyon, I think.' }]));
+  const failed = await start(schema);
+  expect(failed.stdout).toContain('object: none: The model answered with text that is not JSON: "Lyon, I think.".');
+
+  const list = join(dir, 'list-schema.json');
+  await writeFile(list, JSON.stringify({ type: 'array' }));
+  const refused = await start(list);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/^agentctl: .*structuredOutput: schema: its root is of type "array", not an object/);
+  const huge = join(dir, 'huge-schema.json');
+  await writeFile(huge, JSON.stringify({ type: 'object', description: 'x'.repeat(20_000) }));
+  expect(await start(huge)).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/--output-schema .* at most 16 KiB/),
+  });
+});
+
 it('refuses a script file that is not a script, in one line that quotes nothing of the file', async () => {
   const bad = join(dir, 'bad.json');
   await writeFile(bad, JSON.stringify([{ secretField: 'hunter2' }]));

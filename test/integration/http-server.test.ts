@@ -341,6 +341,24 @@ describe('the HTTP server', () => {
     expect(result.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Add 2 and 3' }] });
   });
 
+  it('takes structuredOutput as a JSON schema: the result has the object, or the answer is a 422', async () => {
+    const schema = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+    const generate = (text: string) =>
+      post('/agents/toolbox-agent/generate', {
+        prompt: 'Add 2 and 3',
+        options: { model: 'scripted', script: [{ text }], structuredOutput: { schema } },
+      });
+    const ok = await generate('{"sum":5}');
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ object: { sum: 5 }, text: '{"sum":5}' });
+
+    const refused = await generate('Five.');
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({
+      error: { type: 'StructuredOutputError', message: expect.stringContaining('text that is not JSON: "Five."') },
+    });
+  });
+
   it("answers /generate with what the stream shows: display transforms' forms, never the raw values", async () => {
     const generate = async (script: Script) => {
       const res = await post('/agents/transform-agent/generate', { prompt: 'go', options: { script } });

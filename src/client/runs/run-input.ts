@@ -7,6 +7,7 @@ import { oneLine } from '../../schemas/json.js';
 import { IdSchema, jsonBytes, kib, MAX_INPUT_BYTES, measureJson } from '../../schemas/limits.js';
 import { checkInput } from '../checks.js';
 import { storableClientTools, type ClientToolInput } from './client-tools.js';
+import { structuredOutputSpec, type OutputSchema, type StructuredOutput } from '../../structured-output.js';
 import { MessageSchema, type Message } from '../../schemas/message.js';
 import type { RunInput } from '../../schemas/run-input.js';
 import type { PrincipalInput } from '../identity.js';
@@ -20,7 +21,10 @@ export { DEFAULT_STREAM_GRACE_MS } from '../../schemas/stream-grace.js';
 export type RunPrompt = string | Message[];
 
 /** Options of `AgentClient.start` and `AgentClient.generate`. */
-export interface StartOptions extends Omit<RunOptions, 'requireToolApproval' | 'clientTools'> {
+export interface StartOptions<S extends OutputSchema = OutputSchema> extends Omit<
+  RunOptions,
+  'requireToolApproval' | 'clientTools' | 'structuredOutput'
+> {
   /** The run id (the Temporal workflow id); default `run-<uuid>`. */
   runId?: string;
   /** Who starts the run (default: the client's principal): they may read it, and the agent's policy is checked. */
@@ -54,10 +58,16 @@ export interface StartOptions extends Omit<RunOptions, 'requireToolApproval' | '
    * `toolChoice` or `modelSettings` for the whole run instead.
    */
   prepareStep?: never;
+  /**
+   * The final answer is an object that fits `schema` (a zod schema, or a Standard Schema with a JSON
+   * schema): `result.object`, typed, checked by the worker against its JSON schema and here by the schema
+   * itself. A run that finishes without it throws `StructuredOutputError`. Replaces the agent's own.
+   */
+  structuredOutput?: StructuredOutput<S>;
 }
 
 /** Options of `AgentClient.stream`. */
-export interface StreamOptions extends StartOptions {
+export interface StreamOptions<S extends OutputSchema = OutputSchema> extends StartOptions<S> {
   /**
    * How long the finished run stays open so that subscribers can read its last chunks (default
    * 10 s, at most 10 minutes; cancelling the run ends it). A subscriber that comes later still gets
@@ -93,13 +103,15 @@ export function buildRunInput(
   warn: (message: string) => void,
 ): RunInput {
   checkInput('agentId', IdSchema, agentId);
-  const { requireToolApproval, hooks, clientTools, toolsets, prepareStep, ...rest } = options;
+  const { requireToolApproval, hooks, clientTools, toolsets, prepareStep, structuredOutput, ...rest } = options;
   const known = [...Object.keys(RunOptionsSchema.shape), 'hooks', 'toolsets', 'prepareStep'];
   const unknown = Object.keys(options).filter((key) => !known.includes(key));
   if (unknown.length > 0) throw new InvalidRunOptionsError(unknown.map((k) => unknownKeyMessage(k, known)).join('; '));
   if (prepareStep !== undefined) throw new InvalidRunOptionsError(PREPARE_STEP_REFUSAL);
   if (hooks !== undefined) throw new InvalidRunOptionsError(PER_CALL_HOOKS_REFUSAL);
   const storedTools = storableClientTools(clientTools, toolsets);
+  const output = structuredOutput === undefined ? undefined : structuredOutputSpec(structuredOutput);
+  if (output && 'problem' in output) throw new InvalidRunOptionsError(`structuredOutput: ${output.problem}`);
   // Input nested too deep to check or to serialise is refused before a schema recurses into it.
   const walked = measureJson({ prompt, options: rest });
   if (!walked.ok) throw new InvalidInputError('the run input', `not JSON data that can be sent: ${walked.problem}`);
@@ -107,6 +119,7 @@ export function buildRunInput(
   const parsedOptions = RunOptionsSchema.safeParse({
     ...rest,
     ...(storedTools ? { clientTools: storedTools } : {}),
+    ...(output ? { structuredOutput: output.spec } : {}),
     ...(approval !== undefined ? { requireToolApproval: approval } : {}),
   });
   if (!parsedOptions.success) throw new InvalidRunOptionsError(oneLine(parsedOptions.error.issues));

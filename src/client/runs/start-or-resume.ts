@@ -3,6 +3,8 @@
  * agent waits on a call the message may decide (`autoResumeSuspendedTools`), it resumes that run;
  * else it starts a new one.
  */
+import { withObject } from './structured-result.js';
+import type { OutputSchema, StructuredObject } from '../../structured-output.js';
 import type { RunResult } from '../../schemas/run-result.js';
 import type { ClientActor, ClientContext } from '../context.js';
 import { autoResumeOnThread, type AutoResumed } from '../decisions/auto-resume.js';
@@ -46,16 +48,16 @@ export async function startOrResume(
 }
 
 /** The stream of the run the message resumed (from where it stood) or started. */
-export async function streamOrResume(
+export async function streamOrResume<S extends OutputSchema = never>(
   ctx: ClientContext,
   actor: ClientActor,
   agentId: string,
   prompt: RunPrompt,
-  options: StreamOptions,
-): Promise<RunStream> {
+  options: StreamOptions<S>,
+): Promise<RunStream<StructuredObject<S>>> {
   const { streamGraceMs, ...startOptions } = options;
   const resumed = await autoResume(ctx, actor, agentId, prompt, startOptions, streamGrace(streamGraceMs));
-  if (resumed) return new RunStream(ctx, resumed.runId, resumed.fromOffset ?? 0);
+  if (resumed) return new RunStream(ctx, resumed.runId, resumed.fromOffset ?? 0, options.structuredOutput);
   const { runId } = await startRun(ctx, {
     agentId,
     prompt,
@@ -64,19 +66,23 @@ export async function streamOrResume(
     principal: actor.principal,
     warn: actor.warn,
   });
-  return new RunStream(ctx, runId, 0);
+  return new RunStream(ctx, runId, 0, options.structuredOutput);
 }
 
 /** The next result of the run the message resumed or started: final, or its next pause. */
-export async function generateOrResume(
+export async function generateOrResume<S extends OutputSchema = never>(
   ctx: ClientContext,
   actor: ClientActor,
   agentId: string,
   prompt: RunPrompt,
-  options: StartOptions,
-): Promise<RunResult> {
+  options: StartOptions<S>,
+): Promise<RunResult<StructuredObject<S>>> {
   const resumed = await autoResume(ctx, actor, agentId, prompt, options);
-  if (resumed) return nextResult(ctx, resumed.runId, { decisionId: resumed.decisionId });
+  if (resumed)
+    return withObject(
+      await nextResult(ctx, resumed.runId, { decisionId: resumed.decisionId }),
+      options.structuredOutput,
+    );
   const { runId, pause } = await startRunWaiting(ctx, {
     agentId,
     prompt,
@@ -84,5 +90,5 @@ export async function generateOrResume(
     principal: actor.principal,
     warn: actor.warn,
   });
-  return nextResult(ctx, runId, {}, pause);
+  return withObject(await nextResult(ctx, runId, {}, pause), options.structuredOutput);
 }

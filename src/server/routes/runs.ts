@@ -2,6 +2,7 @@
  * The routes of runs: start one (streamed, or answered whole), read its stream from any position, its
  * status and trail, and the waiting runs and calls a caller may see.
  */
+import { withObject } from '../../client/runs/structured-result.js';
 import type { Context, Hono } from 'hono';
 import { confinedTenant } from '../../approvals/access.js';
 import type { AgentClient } from '../../client/agent-client.js';
@@ -84,7 +85,9 @@ export function serveRunRoutes(
     const stream = await client.stream(agentId, prompt, options);
     const chunks = stream.fromOffset > 0 ? await client.readChunks(stream.runId, { toOffset: stream.fromOffset }) : [];
     for await (const chunk of stream) chunks.push(chunk);
-    return c.json(shownResult(await client.next(stream.runId), chunks));
+    // As `generate`: a run that finished without the structured output it was asked for is a 422.
+    const result = await withObject(await client.next(stream.runId));
+    return c.json(shownResult(result, chunks));
   });
 
   app.get('/runs/:runId/stream', async (c) => {

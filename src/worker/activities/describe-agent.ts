@@ -9,6 +9,8 @@ import { approvalDeadlineSpec } from '../../schemas/deadline.js';
 import { modelRetrySpec } from '../../schemas/model-retry.js';
 import { transformStages } from '../../tools/transforms.js';
 import type { DescribeAgentInput } from '../../protocol/activities.js';
+import type { RunOptions } from '../../schemas/run-options.js';
+import { structuredOutputSpec } from '../../structured-output.js';
 import type { McpToolEntry } from './tools/mcp-tool-list.js';
 
 // Made in tools/schema.ts, for any schema library; exported here too, where the spec is made.
@@ -100,7 +102,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
         ...transformed(agent, undefined),
       })),
     ],
-    defaultOptions: agent.defaultOptions,
+    defaultOptions: withStructuredOutput(agent),
     ...(agent.access ? { access: agent.access } : {}),
     ...(agent.approvalDeadline
       ? { approvalDeadline: approvalDeadlineSpec(`agent "${agent.id}"`, agent.approvalDeadline) }
@@ -150,4 +152,13 @@ export function withMcpTools(agent: Agent, spec: AgentSpec, tools: McpToolEntry[
     };
   });
   return { ...spec, tools: [...spec.tools, ...added] };
+}
+
+/** The agent's options for every run, with its `structuredOutput` as runs store it (a default a run may replace). */
+function withStructuredOutput(agent: Agent): RunOptions | undefined {
+  if (agent.structuredOutput === undefined) return agent.defaultOptions;
+  const output = structuredOutputSpec(agent.structuredOutput);
+  // defineAgent checked it: a problem here is an agent changed after it was defined.
+  if ('problem' in output) throw new TypeError(`agent "${agent.id}": structuredOutput: ${output.problem}`);
+  return { ...agent.defaultOptions, structuredOutput: output.spec };
 }

@@ -126,6 +126,7 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     }
     if (await runStep(started, offer, stepNumber)) break;
   }
+  state.objectDue = options.structuredOutput !== undefined;
   return state.snapshot().result;
 }
 

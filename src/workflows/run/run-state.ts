@@ -60,6 +60,8 @@ export class RunState {
   threadKey: string | undefined;
   /** Set for a run on a thread: what a new message there may decide, and the model that reads it. */
   autoResume: AutoResumeSetup | undefined;
+  /** Set when a run with an output schema took its last step: its result has the object, or why there is none. */
+  objectDue = false;
   /** The approval ledger: its events go through the methods below, which carry out its effects. */
   readonly ledger: ApprovalLedger;
   readonly waits: DecisionWaits;
@@ -135,7 +137,8 @@ export class RunState {
     const { messages } = conversation;
     const decisions = this.ledger.trail.all().slice(-MEMO_DECISIONS);
     const steps = conversation.stepsSoFar();
-    const result = runResult({ runId, agentId, steps, messages, pending: this.pending(), decisions });
+    const pending = this.pending();
+    const result = runResult({ runId, agentId, steps, messages, pending, decisions, structured: this.objectDue });
     return { status: this.status, version: this.version, result: fitResult(result) };
   }
 

@@ -84,6 +84,7 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
         ...(state.thread?.prefix ? { threadMessages: state.thread.prefix } : {}),
         toolChoice: options.toolChoice,
         settings: options.modelSettings,
+        ...(options.structuredOutput ? { structuredOutput: options.structuredOutput } : {}),
         ...(options.requestContext ? { requestContext: options.requestContext } : {}),
         ...(progress ? { progress } : {}),
       }),

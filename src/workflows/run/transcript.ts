@@ -16,6 +16,7 @@ import type { JsonValue } from '../../schemas/json.js';
 import type { Message } from '../../schemas/message.js';
 import type { StepRecord, StoredRunResult, ToolCallRecord, ToolResultRecord, Usage } from '../../schemas/run-result.js';
 import type { RunChunk } from '../../schemas/stream-chunks.js';
+import { noAnswerReason } from '../../schemas/structured-output.js';
 import type { ToolModelOutput } from '../../schemas/tool-output.js';
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
@@ -151,6 +152,8 @@ export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes:
     usage: model.usage,
     ...(model.sources ? { sources: model.sources } : {}),
     ...(model.model ? { model: model.model } : {}),
+    ...(model.object !== undefined ? { object: model.object } : {}),
+    ...(model.objectError !== undefined ? { objectError: model.objectError } : {}),
   };
 }
 
@@ -165,6 +168,8 @@ export function runResult(args: {
   messages: Message[];
   pending: PendingToolCall[];
   decisions: DecisionRecord[];
+  /** The run has an output schema: once it finished, its result has the object or why there is none. */
+  structured?: boolean;
 }): StoredRunResult {
   const { steps, pending } = args;
   const last = steps[steps.length - 1];
@@ -196,7 +201,15 @@ export function runResult(args: {
       : {}),
     messages: args.messages,
     decisions: args.decisions,
+    ...(args.structured && !waitingOn ? finalObject(steps) : {}),
   };
+}
+
+/** A finished run's object: its last step's, or why there is none. */
+function finalObject(steps: StepRecord[]): Pick<StoredRunResult, 'object' | 'objectError'> {
+  const last = steps[steps.length - 1];
+  if (last?.object !== undefined) return { object: last.object };
+  return { objectError: last?.objectError ?? noAnswerReason(steps.length, last?.finishReason ?? 'other') };
 }
 
 /**

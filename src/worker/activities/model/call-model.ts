@@ -14,6 +14,7 @@ import { conversationKey, withConversation, type ResolvedCall } from './call-con
 import { modelTools } from './model-tools.js';
 import { errorMessage } from '../../../errors.js';
 import { classifyProviderFailure, modelStepFailure } from './provider-failure.js';
+import { jsonOutput } from './json-output.js';
 import { stepOutput } from './step-output.js';
 import { streamed, type StepStreamState } from './streamed-step.js';
 
@@ -118,6 +119,7 @@ async function answerStep(
     messages: input.messages as ModelMessage[],
     tools: await modelTools(agent, model, input),
     toolChoice: input.toolChoice,
+    ...(input.structuredOutput ? { output: jsonOutput(input.structuredOutput) } : {}),
     maxRetries: 0, // Temporal retries the activity
     abortSignal: activity.cancellationSignal,
     ...input.settings,

@@ -9,6 +9,7 @@ import { toolCallFingerprint } from '../../../approvals/fingerprint.js';
 import type { CallModelOutput, ModelToolCall } from '../../../protocol/activities.js';
 import { clip, jsonBytes, kib, MAX_DATA_BYTES, MAX_ID } from '../../../schemas/limits.js';
 import type { Message } from '../../../schemas/message.js';
+import { checkObject } from '../../../schemas/structured-output.js';
 import type { Usage } from '../../../schemas/run-result.js';
 import { toJson, transcribedCalls } from '../tools/transform-payload.js';
 import type { ResolvedCall } from './call-conversation.js';
@@ -40,8 +41,12 @@ export async function stepOutput(agent: Agent, call: ResolvedCall, answer: StepA
   const toolCalls = answer.content.filter(
     (part): part is SdkToolCall => part.type === 'tool-call' && !part.providerExecuted,
   );
+  // A step that calls no tool is the run's answer: with an output schema, it must be that object.
+  const object =
+    call.structuredOutput && toolCalls.length === 0 ? checkObject(call.structuredOutput, text, finishReason) : {};
   return {
     text,
+    ...object,
     ...providerResults(runId, answer.content),
     toolCalls: markDuplicateIds(
       toolCalls.map((call) => ({
