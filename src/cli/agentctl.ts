@@ -11,7 +11,7 @@ import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOp
 import { addDecisionCommands } from './decisions.js';
 import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
-import { buildLine, buildsTable, objectLines, resultLines, runLines, table } from './format.js';
+import { buildLine, buildsTable, objectLines, resultLines, retryCell, runLines, table } from './format.js';
 import { failureOf } from '../client/failures.js';
 import type { StartOptions } from '../client/runs/run-input.js';
 import { shownPending } from '../schemas/shown-pending.js';
@@ -97,11 +97,24 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .option('--agent <id>', 'only runs of this agent')
     .option('--thread <id>', 'only runs on this thread')
     .option('--resource <id>', 'only runs of this resource')
+    .option(
+      '--model-retrying',
+      'only runs whose model step is being retried because its provider fails, with the attempt and the last failure ' +
+        '(each running run is described)',
+    )
     .option('--limit <n>', 'at most this many runs (1-10000)', '50')
     .option('--json', 'machine-readable output')
     .action(
       async (
-        o: { status?: 'running'; agent?: string; thread?: string; resource?: string; limit: string; json?: boolean },
+        o: {
+          status?: 'running';
+          agent?: string;
+          thread?: string;
+          resource?: string;
+          modelRetrying?: boolean;
+          limit: string;
+          json?: boolean;
+        },
         cmd: Command,
       ) => {
         // Checked before connecting; loaded here, not at the top, like everything --help does not need.
@@ -113,6 +126,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           agentId: o.agent,
           threadId: o.thread,
           resourceId: o.resource,
+          ...(o.modelRetrying ? { modelRetrying: true as const } : {}),
           limit,
         });
         const rows = list.map((r) => [
@@ -123,13 +137,19 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
           r.threadId ?? '-',
           r.startTime.toISOString(),
           r.build ? buildLine(r.build) : '-',
+          ...(o.modelRetrying ? [retryCell(r.modelRetry)] : []),
         ]);
         print(
           !!o.json,
           list.map((r) => ({ ...r, pendingToolCalls: r.pendingToolCalls.map(shownPending) })),
           list.length === 0
             ? ['no runs']
-            : table([['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED', 'BUILD'], ...rows]),
+            : table([
+                ['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED', 'BUILD'].concat(
+                  o.modelRetrying ? ['MODEL RETRY'] : [],
+                ),
+                ...rows,
+              ]),
         );
       },
     );

@@ -6,8 +6,10 @@ import type { RunResult } from '../schemas/run-result.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { BuildInfo } from '../client/runs/builds.js';
 import type { RunBuild, RunInfo } from '../client/runs/runs.js';
+import type { ModelStepRetry } from '../client/runs/model-step.js';
 import { shownPending } from '../schemas/shown-pending.js';
 import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
+import { clip } from '../schemas/limits.js';
 
 /** A waiting call as an operator sees it: in the display form the run's stream shows, never the raw values. */
 export function pendingLine(waiting: PendingToolCall): string {
@@ -31,6 +33,13 @@ export function resultLines(result: RunResult): string[] {
   lines.push(...objectLines(result));
   for (const p of result.pendingToolCalls) lines.push(`pending: ${pendingLine(p)}`);
   return lines;
+}
+
+/** A retried model step in a list: the attempt, when the next one starts, and the last failure, clipped. */
+export function retryCell(retry: ModelStepRetry | undefined): string {
+  if (!retry) return '-';
+  const next = retry.nextAttemptAt ? `, next ${retry.nextAttemptAt.toISOString()}` : '';
+  return `attempt ${retry.attempt}${next}: ${clip(retry.lastFailure ?? 'unknown', 120)}`;
 }
 
 /** A finished run's structured output: its object, or why it has none. */

@@ -45,7 +45,7 @@ export class ClientReads {
 
   /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
   async listRuns(filter: RunFilter = {}): Promise<RunInfo[]> {
-    rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'limit']);
+    rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'modelRetrying', 'limit']);
     const { listRuns } = await import('./runs/runs.js');
     return listRuns(this.ctx, filter);
   }

@@ -66,6 +66,10 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   expect(retrying.modelRetry!.lastFailure).toBe(
     'the model provider of "openai/gpt-test" failed (HTTP 429 rate-limited): Rate limit reached for gpt-test',
   );
+  // An operator finds every run stuck on a provider: this one, with the same attempt and failure, and no other.
+  const found = await w.client.listRuns({ modelRetrying: true, agentId: 'patient-agent' });
+  expect(found.map((r) => r.runId)).toEqual([runId]);
+  expect(found[0]!.modelRetry!.lastFailure).toBe(retrying.modelRetry!.lastFailure);
   expect(runLines(retrying).join('\n')).toMatch(
     /model step: retrying, attempt \d \((next at|running)[^)]*, retried until [^)]+\)\n {2}last failure: the model provider of "openai\/gpt-test" failed \(HTTP 429 rate-limited\): Rate limit reached for gpt-test/,
   );
@@ -78,6 +82,7 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(1900);
   expect(await modelWindowMs(runId)).toBe(3_600_000); // the worker's window: the agent set none
   expect((await w.client.getRun(runId)).modelRetry).toBeUndefined();
+  expect(await w.client.listRuns({ modelRetrying: true, agentId: 'patient-agent' })).toEqual([]);
 });
 
 it('does not retry a wrong key: the run waits with the reason, and a retry once it is fixed completes it', async () => {

@@ -3,7 +3,7 @@
  * activity (Temporal keeps the attempt, the last failure and the next attempt's time), so an operator
  * sees it with no query to the run and no worker up.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 
 /** The model step of a run that its provider keeps failing, while Temporal retries it. */
@@ -51,4 +51,39 @@ async function failureMessage(
     () => undefined,
   );
   return error?.message ?? failure.message ?? undefined;
+}
+
+/** How many runs {@link retryingRuns} describes at once. */
+const DESCRIBE_AT_ONCE = 8;
+
+/**
+ * The runs of `listed` whose model step is being retried, each with its `modelRetry`, in their order:
+ * each is described (a few at a time), since visibility does not show an activity's attempts. A run
+ * that ended meanwhile is left out.
+ */
+export async function* retryingRuns<R extends { runId: string }>(
+  temporal: Client,
+  listed: AsyncIterable<R>,
+): AsyncGenerator<R & { modelRetry: ModelStepRetry }> {
+  const retryOf = async (run: R) => {
+    const described = await temporal.workflow
+      .getHandle(run.runId)
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return undefined; // gone past its retention meanwhile
+        throw err;
+      });
+    const retry = described && (await modelStepRetry(temporal, described.raw));
+    return retry ? { ...run, modelRetry: retry } : undefined;
+  };
+  let batch: R[] = [];
+  const flush = async function* () {
+    for (const found of await Promise.all(batch.map(retryOf))) if (found) yield found;
+    batch = [];
+  };
+  for await (const run of listed) {
+    batch.push(run);
+    if (batch.length >= DESCRIBE_AT_ONCE) yield* flush();
+  }
+  yield* flush();
 }

@@ -31,7 +31,7 @@ import { AgentIdKey, AgentResourceIdKey, AgentStatusKey, AgentThreadIdKey } from
 import { runRef } from '../checks.js';
 import type { ClientContext } from '../context.js';
 import { queryValue } from './visibility-query.js';
-import { modelStepRetry, type ModelStepRetry } from './model-step.js';
+import { modelStepRetry, retryingRuns, type ModelStepRetry } from './model-step.js';
 
 /** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
 export interface SuspendedRun {
@@ -128,6 +128,12 @@ export interface RunFilter {
   agentId?: string;
   threadId?: string;
   resourceId?: string;
+  /**
+   * Only runs whose model step is being retried because its provider fails, each with `modelRetry`:
+   * Temporal keeps an activity's retries to itself, so every running run the other filters match is
+   * described (a few at a time) to read its model activity. An operator's search, not a hot path.
+   */
+  modelRetrying?: true;
   /** At most this many (default 100). */
   limit?: number;
 }
@@ -207,7 +213,8 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   const clauses = [`WorkflowType = 'agentRun'`];
   if (filter.status) clauses.push(`AgentStatus = ${queryValue('status', filter.status)}`);
   // A terminated or timed-out workflow keeps the status it last reported; it runs no more.
-  if (filter.status === 'running' || filter.status === 'suspended') clauses.push(`ExecutionStatus = 'Running'`);
+  const open = filter.status === 'running' || filter.status === 'suspended' || filter.modelRetrying;
+  if (open) clauses.push(`ExecutionStatus = 'Running'`);
   if (filter.agentId) clauses.push(`AgentId = ${queryValue('agentId', filter.agentId)}`);
   if (filter.threadId) clauses.push(`AgentThreadId = ${queryValue('threadId', filter.threadId)}`);
   if (filter.resourceId) clauses.push(`AgentResourceId = ${queryValue('resourceId', filter.resourceId)}`);
@@ -215,7 +222,8 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   const runs: RunInfo[] = [];
   // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
   const pageSize = Math.min(limit, 1000);
-  for await (const info of listExecutions(ctx, clauses.join(' AND '), pageSize)) {
+  const listed = listExecutions(ctx, clauses.join(' AND '), pageSize);
+  for await (const info of filter.modelRetrying ? retryingRuns(ctx.temporal, listed) : listed) {
     runs.push(info);
     if (runs.length >= limit) break;
   }
