@@ -9,14 +9,14 @@ import { oneLine, type JsonSchema, type JsonValue } from './schemas/json.js';
 import { StructuredOutputSpecSchema, type StructuredOutputSpec } from './schemas/structured-output.js';
 import { checkWith, jsonSchemaOf, schemaProblem, type SchemaCheck, type ToolSchema } from './tools/schema.js';
 
+/** What a structured output's `schema` may be: a schema of a library, or a JSON schema as such. */
+export type OutputSchema = ToolSchema | JsonSchema;
+
 /**
  * What a run's final answer must be (the AI SDK's `Output.object`, Mastra's `structuredOutput`): an
  * object that fits `schema`. The model is shown its JSON schema (at most 16 KiB, an object at the root)
  * and asked for JSON in its provider's JSON mode.
  */
-/** What a structured output's `schema` may be: a schema of a library, or a JSON schema as such. */
-export type OutputSchema = ToolSchema | JsonSchema;
-
 export interface StructuredOutput<S extends OutputSchema = OutputSchema> {
   /**
    * A zod schema, or another library's Standard Schema with a JSON schema (an arktype `type(...)`, ...);
@@ -57,14 +57,36 @@ export function structuredOutputSpec(given: unknown): { spec: StructuredOutputSp
   if (problem !== undefined) return { problem: `schema ${problem}` };
   let json: Record<string, unknown>;
   try {
-    // The model writes what the schema takes (its input); the schema makes the object of it.
-    json = jsonSchemaOf(schema as ToolSchema, 'input');
+    // The model writes what the schema takes (its input); the schema makes the object of it. What JSON
+    // schema cannot say (a z.date()) would let any answer through the worker and none through the caller.
+    json =
+      schema instanceof z.ZodType
+        ? z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' })
+        : jsonSchemaOf(schema as ToolSchema, 'input');
   } catch (err) {
     return { problem: `schema has no JSON schema: ${err instanceof Error ? err.message : String(err)}` };
   }
+  json = closedObjects(json) as Record<string, unknown>;
   const parsed = StructuredOutputSpecSchema.safeParse({ schema: json, name, description });
   if (!parsed.success) return { problem: oneLine(parsed.error.issues) };
   return { spec: parsed.data };
+}
+
+/**
+ * The JSON schema with `additionalProperties: false` on every object that leaves it open, as the AI SDK's
+ * `zodSchema` sends it: OpenAI's strict JSON mode (its default) refuses a schema without it, and a
+ * library schema's input side leaves objects open (extra keys are stripped, not refused).
+ */
+function closedObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closedObjects);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === 'const' || key === 'enum' || key === 'default' || key === 'examples' ? value : closedObjects(value);
+  }
+  if (out.type === 'object' && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
 }
 
 /** A plain JSON schema, rather than a schema of a library (which has `~standard`). */

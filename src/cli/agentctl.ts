@@ -13,6 +13,7 @@ import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
 import { buildLine, buildsTable, objectLines, resultLines, retryCell, runLines, table } from './format.js';
 import { failureOf } from '../client/failures.js';
+import { StructuredOutputError } from '../errors.js';
 import type { StartOptions } from '../client/runs/run-input.js';
 import { shownPending } from '../schemas/shown-pending.js';
 
@@ -247,6 +248,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       }
       const result = await c.next(runId);
       print(!!o.json, result, resultLines(result));
+      // A script that asked for structured output learns from the exit code that it has none.
+      if (result.objectError !== undefined) throw new StructuredOutputError(runId, result.objectError, result.text);
     });
 
   try {

@@ -9,7 +9,7 @@ import type { RunBuild, RunInfo } from '../client/runs/runs.js';
 import type { ModelStepRetry } from '../client/runs/model-step.js';
 import { shownPending } from '../schemas/shown-pending.js';
 import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
-import { clip } from '../schemas/limits.js';
+import { truncate } from '../schemas/safe-parse.js';
 
 /** A waiting call as an operator sees it: in the display form the run's stream shows, never the raw values. */
 export function pendingLine(waiting: PendingToolCall): string {
@@ -39,7 +39,8 @@ export function resultLines(result: RunResult): string[] {
 export function retryCell(retry: ModelStepRetry | undefined): string {
   if (!retry) return '-';
   const next = retry.nextAttemptAt ? `, next ${retry.nextAttemptAt.toISOString()}` : '';
-  return `attempt ${retry.attempt}${next}: ${clip(retry.lastFailure ?? 'unknown', 120)}`;
+  // safe-parse, not limits: agentctl's --help loads this file, and must not load zod.
+  return `attempt ${retry.attempt}${next}: ${truncate((retry.lastFailure ?? 'unknown').replace(/\s+/g, ' '), 120)}`;
 }
 
 /** A finished run's structured output: its object, or why it has none. */

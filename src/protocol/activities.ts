@@ -146,8 +146,8 @@ export interface CallModelOutput {
   progressBytes?: number;
   /** The model that answered, where it was one of the agent's fallback models. */
   model?: string;
-  /** A step without tool calls of a run with `structuredOutput`: its answer as an object, or why there is none. */
-  object?: JsonValue;
+  /** A step without tool calls of a run with `structuredOutput`: its text is the object, or why it is not. */
+  objectOk?: true;
   objectError?: string;
 }
 

@@ -7,6 +7,7 @@ import { JsonValueSchema, type JsonValue } from './json.js';
 import { MessageSchema } from './message.js';
 import { RUN_STATUSES } from './run-status.js';
 import { MAX_ID } from './limits.js';
+import { objectOfText } from './structured-output.js';
 
 export const UsageSchema = z.object({
   inputTokens: z.number(),
@@ -81,8 +82,8 @@ export const StepRecordSchema = z.object({
   sources: z.array(SourceRecordSchema).max(SOURCE_LIMITS.perStep).optional(),
   /** The model that answered the step, where it was one of the agent's fallback models. */
   model: z.string().max(MAX_ID).optional(),
-  /** A step that ended without tool calls in a run with an output schema: its answer as that object. */
-  object: JsonValueSchema.optional(),
+  /** A step that ended without tool calls in a run with an output schema: its text is that object, checked. */
+  objectOk: z.literal(true).optional(),
   /** Why such a step's answer is not the object (not JSON, or it does not fit the schema). */
   objectError: z.string().optional(),
 });
@@ -127,19 +128,33 @@ export const StoredRunResultSchema = z.object({
   messages: z.array(MessageSchema),
   /** The run's most recent decisions (`MEMO_DECISIONS`): approvals, declines, resumes, results, accepted or refused. */
   decisions: z.array(DecisionRecordSchema).default([]),
-  /** A finished run with an output schema (`structuredOutput`): its answer as that object. */
-  object: JsonValueSchema.optional(),
   /** Why a finished run with an output schema has no object; the client raises it as `StructuredOutputError`. */
   objectError: z.string().optional(),
 });
 export type StoredRunResult = z.output<typeof StoredRunResultSchema>;
 
 /** What a run returns when it finishes or pauses, as the client gives it: every tool call and result of its steps. */
-export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, toolResults, ...result }) => ({
-  ...result,
-  toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
-  toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
-}));
+export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, toolResults, ...result }) => {
+  const object = finalObject(result);
+  return {
+    ...result,
+    toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
+    toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
+    ...(object !== undefined ? { object } : {}),
+  };
+});
+
+/**
+ * A finished run's object (`structuredOutput`): its last step's text, which the worker checked against
+ * the schema. Kept once, as the text: a large answer counts once less against the payload limit.
+ */
+export function finalObject(
+  result: Pick<StoredRunResult, 'steps' | 'pendingToolCalls' | 'objectError'>,
+): JsonValue | undefined {
+  const last = result.steps[result.steps.length - 1];
+  if (!last?.objectOk || result.objectError !== undefined || result.pendingToolCalls.length > 0) return undefined;
+  return objectOfText(last.text);
+}
 export type RunResult<TObject = JsonValue> = Omit<z.output<typeof RunResultSchema>, 'object'> & {
   /** A finished run with an output schema (`structuredOutput`): its answer as that object. */
   object?: TObject;

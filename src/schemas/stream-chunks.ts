@@ -20,7 +20,13 @@ import {
   MAX_RUN_REF,
   MAX_TEXT,
 } from './limits.js';
-import { RunFinishReasonSchema, SourceRecordSchema, UsageSchema, type StoredRunResult } from './run-result.js';
+import {
+  finalObject,
+  RunFinishReasonSchema,
+  SourceRecordSchema,
+  UsageSchema,
+  type StoredRunResult,
+} from './run-result.js';
 
 const step = { stepNumber: z.number() };
 /** Which attempt of the model activity produced a delta; see `model-retry`. */
@@ -209,6 +215,14 @@ export function clientChunk(chunk: RunChunk): ClientChunk {
   return { ...rest, suspendPayload, payload: { ...call(chunk), suspendPayload } };
 }
 
+/** A finished run's object, or why it has none, for its `finish` chunk. */
+function withObject(result: StoredRunResult, pending: PendingToolCall[]): { object?: JsonValue; objectError?: string } {
+  if (pending.length > 0) return {};
+  if (result.objectError !== undefined) return { objectError: result.objectError };
+  const object = finalObject(result);
+  return object !== undefined ? { object } : {};
+}
+
 /** Whether a chunk ends a segment of the stream. */
 export function endsSegment(chunk: { type: RunChunk['type'] }): boolean {
   return chunk.type === 'finish' || chunk.type === 'error';
@@ -225,7 +239,6 @@ export function finishChunk(
     text: result.text,
     usage: result.usage,
     pendingToolCalls: pending.map(shownPending),
-    ...(result.object !== undefined ? { object: result.object } : {}),
-    ...(result.objectError !== undefined ? { objectError: result.objectError } : {}),
+    ...withObject(result, pending),
   };
 }

@@ -99,6 +99,9 @@ it('starts a run with structured output from a JSON schema file, and shows its o
   await writeFile(script, JSON.stringify([{ text: 'Lyon, I think.' }]));
   const failed = await start(schema);
   expect(failed.stdout).toContain('object: none: The model answered with text that is not JSON: "Lyon, I think.".');
+  // A script learns it from the exit code, and the reason in one line.
+  expect(failed.code).toBe(1);
+  expect(failed.stderr).toMatch(/^agentctl: Run "\S+" finished without the structured output it was asked for: /);
 
   const list = join(dir, 'list-schema.json');
   await writeFile(list, JSON.stringify({ type: 'array' }));

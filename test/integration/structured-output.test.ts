@@ -5,6 +5,9 @@
  * agent's own schema, and a model that cannot produce the object (a typed error, never a hanging run).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toStandardJsonSchema } from '@valibot/to-json-schema';
+import { type } from 'arktype';
+import * as v from 'valibot';
 import { z } from 'zod';
 import { createTool, defineAgent, StructuredOutputError } from '../../src/index.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../anthropic-server.js';
@@ -80,7 +83,12 @@ describe('structured output on openai/<model>', () => {
       {
         type: 'json_schema',
         json_schema: expect.objectContaining({
-          schema: expect.objectContaining({ type: 'object', required: ['city', 'temperatureC', 'conditions'] }),
+          schema: expect.objectContaining({
+            type: 'object',
+            required: ['city', 'temperatureC', 'conditions'],
+            additionalProperties: false,
+          }),
+          strict: true,
         }),
       },
     ]);
@@ -211,6 +219,32 @@ describe('structured output on openai/<model>', () => {
     }>;
     expect(own!.json_schema).toMatchObject({ name: 'weather_report', description: 'A weather report' });
     expect(theirs!.json_schema.schema).toMatchObject({ properties: { n: { type: 'number' } } });
+  });
+});
+
+describe('structured output with other Standard Schema libraries', () => {
+  it('takes an arktype type and a valibot schema, typed and checked by them', async () => {
+    openai.reset();
+    openai.answer({ text: '{"city":"Lyon","temperatureC":21}' }, { text: '{"city":"Lyon","temperatureC":21}' });
+
+    const arkReport = type({ city: 'string', temperatureC: 'number' });
+    const ark = await w.client.generate('extractor', 'Weather?', { structuredOutput: { schema: arkReport } });
+    const arkObject: { city: string; temperatureC: number } | undefined = ark.object;
+    expect(arkObject).toEqual({ city: 'Lyon', temperatureC: 21 });
+
+    const valiReport = toStandardJsonSchema(v.object({ city: v.string(), temperatureC: v.number() }));
+    const vali = await w.client.generate('extractor', 'Weather?', { structuredOutput: { schema: valiReport } });
+    const valiObject: { city: string; temperatureC: number } | undefined = vali.object;
+    expect(valiObject).toEqual({ city: 'Lyon', temperatureC: 21 });
+
+    // Each library's JSON schema, closed, went to the provider.
+    for (const format of openaiFormats() as Array<{ json_schema: { schema: object } }>) {
+      expect(format.json_schema.schema).toMatchObject({
+        type: 'object',
+        properties: { city: { type: 'string' }, temperatureC: { type: 'number' } },
+        additionalProperties: false,
+      });
+    }
   });
 });
 

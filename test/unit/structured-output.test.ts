@@ -10,12 +10,13 @@ import { RunOptionsSchema } from '../../src/schemas/run-options.js';
 import {
   checkObject,
   MAX_OUTPUT_SCHEMA_BYTES,
+  objectOfText,
   StructuredOutputSpecSchema,
 } from '../../src/schemas/structured-output.js';
 import { safeParse } from '../../src/schemas/json.js';
 import { structuredOutputSpec } from '../../src/structured-output.js';
 import { runResult } from '../../src/workflows/run/transcript.js';
-import type { StepRecord } from '../../src/schemas/run-result.js';
+import { RunResultSchema, type StepRecord } from '../../src/schemas/run-result.js';
 
 const schema = {
   type: 'object',
@@ -26,15 +27,13 @@ const spec = { schema };
 
 describe('checkObject', () => {
   it('parses and checks the answer', () => {
-    expect(checkObject(spec, '{"city":"Lyon","temperatureC":21}', 'stop')).toEqual({
-      object: { city: 'Lyon', temperatureC: 21 },
-    });
+    expect(checkObject(spec, '{"city":"Lyon","temperatureC":21}', 'stop')).toEqual({ objectOk: true });
   });
 
   it('takes JSON in a Markdown fence, as models without a JSON mode write it', () => {
-    expect(checkObject(spec, '```json\n{"city":"Lyon","temperatureC":21}\n```', 'stop')).toEqual({
-      object: { city: 'Lyon', temperatureC: 21 },
-    });
+    const fenced = '```json\n{"city":"Lyon","temperatureC":21}\n```';
+    expect(checkObject(spec, fenced, 'stop')).toEqual({ objectOk: true });
+    expect(objectOfText(fenced)).toEqual({ city: 'Lyon', temperatureC: 21 });
   });
 
   it('says the answer is not JSON, quoting it, clipped', () => {
@@ -77,6 +76,35 @@ describe('the output schema a run stores', () => {
     );
   });
 
+  it('refuses a schema whose references fan out, which would take hours to check an answer against', () => {
+    // Each level checks the next twice: 2^30 checks of a 2 KiB schema.
+    const $defs: Record<string, unknown> = { d30: { type: 'object' } };
+    for (let i = 0; i < 30; i++)
+      $defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+    const fanOut = { type: 'object', properties: { x: { $ref: '#/$defs/d0' } }, $defs };
+    expect(refused({ schema: fanOut })).toMatch(/more than 2000 schema nodes with its \$refs expanded/);
+    // A recursive schema (a tree) is fine: a reference back into itself counts once.
+    const tree = {
+      type: 'object',
+      properties: { node: { $ref: '#/$defs/node' } },
+      $defs: { node: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#/$defs/node' } } } } },
+    };
+    expect(refused({ schema: tree })).toBeUndefined();
+  });
+
+  it('refuses a pattern that can take exponential time on some strings', () => {
+    const redos = { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } };
+    expect(refused({ schema: redos })).toMatch(/its pattern "\^\(a\+\)\+\$" may take exponential time/);
+    const keys = { type: 'object', patternProperties: { '^(x|xy)*z$': {}, '(\\w+\\s?)*$': {} } };
+    expect(refused({ schema: keys })).toMatch(/may take exponential time/);
+    const fine = { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+-\\d{2}$' } } };
+    expect(refused({ schema: fine })).toBeUndefined();
+  });
+
+  it('refuses a name a provider would refuse', () => {
+    expect(refused({ schema, name: 'weather report!' })).toMatch(/a name is 1-64 letters, digits, _ or -/);
+  });
+
   it('refuses a self-referencing schema without throwing', () => {
     const loop = { type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/a' } } };
     expect(() => RunOptionsSchema.safeParse({ structuredOutput: { schema: loop } })).not.toThrow();
@@ -91,9 +119,20 @@ describe("callers' schemas", () => {
     });
     expect(made).toEqual({
       spec: {
-        schema: expect.objectContaining({ type: 'object', properties: { when: { type: 'string' } } }),
+        // Closed, as OpenAI's strict JSON mode takes an object (the AI SDK's zodSchema closes them too).
+        schema: expect.objectContaining({
+          type: 'object',
+          properties: { when: { type: 'string' } },
+          additionalProperties: false,
+        }),
         name: 'event',
       },
+    });
+  });
+
+  it('refuses a schema with what JSON schema cannot say, which no answer could pass', () => {
+    expect(structuredOutputSpec({ schema: z.object({ at: z.date() }) })).toEqual({
+      problem: expect.stringMatching(/^schema has no JSON schema: .*Date/),
     });
   });
 
@@ -138,11 +177,27 @@ describe("a finished run's result", () => {
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     ...extra,
   });
+  // As a reader gets it: the object is read from the last step's text, which the worker checked.
   const result = (steps: StepRecord[], structured: boolean) =>
-    runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [], decisions: [], structured });
+    RunResultSchema.parse(
+      runResult({ runId: 'r', agentId: 'a', steps, messages: [], pending: [], decisions: [], structured }),
+    );
 
   it("has its last step's object, or that step's reason", () => {
-    expect(result([step({ object: { a: 1 } })], true)).toMatchObject({ object: { a: 1 } });
+    const checked = result([step({ text: '```json\n{"a":1}\n```', objectOk: true })], true);
+    expect(checked.object).toEqual({ a: 1 });
+    // Kept once, as the text: the stored result holds no second copy.
+    expect(
+      runResult({
+        runId: 'r',
+        agentId: 'a',
+        steps: [step({ text: '{"a":1}', objectOk: true })],
+        messages: [],
+        pending: [],
+        decisions: [],
+        structured: true,
+      }),
+    ).not.toHaveProperty('object');
     expect(result([step({ objectError: 'not JSON' })], true)).toMatchObject({ objectError: 'not JSON' });
   });
 

@@ -19,7 +19,13 @@ export async function withObject<S extends OutputSchema>(
 ): Promise<RunResult<StructuredObject<S>>> {
   if (result.pendingToolCalls.length > 0) return result as RunResult<StructuredObject<S>>;
   if (result.objectError !== undefined) throw new StructuredOutputError(result.runId, result.objectError, result.text);
-  if (output === undefined || result.object === undefined) return result as RunResult<StructuredObject<S>>;
+  if (output === undefined) return result as RunResult<StructuredObject<S>>;
+  if (result.object === undefined) {
+    // A message on a thread resumed a run of its own, started without an output schema.
+    const reason =
+      'the run was not asked for structured output (a message on its thread resumed a run started without it)';
+    throw new StructuredOutputError(result.runId, reason, result.text);
+  }
   const checked = await checkObjectWith(output.schema, result.object);
   if (!checked.ok) {
     const reason = `the answer does not match the schema: ${checked.pretty.replace(/\n\s*/g, ' ')}`;

@@ -60,7 +60,8 @@ export class RunStream<TObject = JsonValue> implements AsyncIterable<RunStreamCh
   /**
    * A run with an output schema (`structuredOutput`): the object as the model writes it, one deeper
    * partial object after another, as the AI SDK's `partialOutputStream`. A step that calls tools, or a
-   * model attempt that was retried, starts over.
+   * model attempt that was retried, starts over. Partial objects are the model's JSON, before the
+   * schema's transforms: a field a transform turns into a `Date` is still its string here.
    */
   get partialObjectStream(): AsyncIterable<DeepPartial<TObject>> {
     const chunks = this.fullStream;

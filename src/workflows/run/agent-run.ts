@@ -126,7 +126,8 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
     }
     if (await runStep(started, offer, stepNumber)) break;
   }
-  state.objectDue = options.structuredOutput !== undefined;
+  // A tool run ends with its call's outcome: no model answers it, so it owes no object.
+  state.objectDue = options.structuredOutput !== undefined && started.toolRun === undefined;
   return state.snapshot().result;
 }
 

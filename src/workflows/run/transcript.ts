@@ -152,7 +152,7 @@ export function stepRecord(stepNumber: number, model: CallModelOutput, outcomes:
     usage: model.usage,
     ...(model.sources ? { sources: model.sources } : {}),
     ...(model.model ? { model: model.model } : {}),
-    ...(model.object !== undefined ? { object: model.object } : {}),
+    ...(model.objectOk ? { objectOk: true as const } : {}),
     ...(model.objectError !== undefined ? { objectError: model.objectError } : {}),
   };
 }
@@ -201,14 +201,14 @@ export function runResult(args: {
       : {}),
     messages: args.messages,
     decisions: args.decisions,
-    ...(args.structured && !waitingOn ? finalObject(steps) : {}),
+    ...(args.structured && !waitingOn ? objectErrorOf(steps) : {}),
   };
 }
 
-/** A finished run's object: its last step's, or why there is none. */
-function finalObject(steps: StepRecord[]): Pick<StoredRunResult, 'object' | 'objectError'> {
+/** Why a finished run has no object (its last step's answer is one, read from its text: `finalObject`). */
+function objectErrorOf(steps: StepRecord[]): Pick<StoredRunResult, 'objectError'> {
   const last = steps[steps.length - 1];
-  if (last?.object !== undefined) return { object: last.object };
+  if (last?.objectOk) return {};
   return { objectError: last?.objectError ?? noAnswerReason(steps.length, last?.finishReason ?? 'other') };
 }
 
