@@ -149,6 +149,8 @@ export const ToolSpecSchema = z.discriminatedUnion('kind', [
     activity: ToolActivityOptionsSchema.optional(),
     /** The tool may run twice for one call without harm: an approved call of it is retried like any other. */
     idempotent: z.boolean().optional(),
+    /** An MCP server's tool: its key in `mcpServers`. A call waits out the server's being down. */
+    mcpServer: z.string().optional(),
   }),
   z.object({ ...toolBase, kind: z.literal('client') }),
   z.object({

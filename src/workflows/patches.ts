@@ -75,6 +75,13 @@ export const PATCHES = {
       "a run's model settings are merged with its agent's key by key, may not raise its maxOutputTokens, " +
       'and may set provider options only where the agent allows; runs from before replaced them unchecked',
   },
+  mcpServerWaits: {
+    id: 'mcp-server-waits',
+    release: '0.4.0',
+    change:
+      "a call of an MCP tool whose server is unavailable is retried within the agent's retry window, then " +
+      'waits for a resolution (retry, skip or fail); runs from before told the model it failed after 3 attempts',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -53,11 +53,13 @@ describe('MCP tools', () => {
   let http: HttpNotesServer;
   let downHttp: HttpNotesServer;
   let silentHttp: HttpNotesServer;
+  let flakyHttp: HttpNotesServer;
 
   beforeAll(async () => {
     http = await startHttpNotesServer();
     downHttp = await startHttpNotesServer();
     silentHttp = await startHttpNotesServer({ silentOn: 'tools/list' });
+    flakyHttp = await startHttpNotesServer();
     const agents: Agent[] = [
       stdioAgent,
       plainAgent,
@@ -74,6 +76,13 @@ describe('MCP tools', () => {
         mcpServers: { notes: { url: downHttp.url, requireApproval: true } },
       }),
       defineAgent({
+        id: 'mcp-flaky',
+        name: 'Notes that come and go',
+        model: 'scripted',
+        mcpServers: { notes: { url: flakyHttp.url } },
+        modelRetry: { window: '4s', maximumInterval: '1s' },
+      }),
+      defineAgent({
         id: 'mcp-silent',
         name: 'Notes that never list their tools',
         model: 'scripted',
@@ -87,6 +96,7 @@ describe('MCP tools', () => {
     await http?.close();
     await downHttp?.close();
     await silentHttp?.close();
+    await flakyHttp?.close();
   });
 
   it('calls an MCP tool over stdio as a tool of the agent, inside its hooks', async () => {
@@ -151,18 +161,57 @@ describe('MCP tools', () => {
     expect(http.idempotencyKeys).toEqual([`${result.runId}:${result.toolCalls[0]!.toolCallId}`]);
   });
 
-  it('tells the model which MCP server is down when a call cannot reach it', async () => {
+  it('holds an approved call whose MCP server is down until it is back, then runs it on retry', async () => {
     const paused = await w.client.generate('mcp-going-down', 'add', { script: callThen('notes_add', { a: 1, b: 1 }) });
     expect(paused.finishReason).toBe('suspended');
+    const port = Number(new URL(downHttp.url).port);
     await downHttp.close();
-    const done = await w.client.approveToolCallGenerate({ runId: paused.runId });
-    expect(done.toolResults[0]).toMatchObject({
-      toolName: 'notes_add',
-      isError: true,
-      error: expect.stringMatching(
-        /^Tool "notes_add" failed: MCP server "notes" of agent "mcp-going-down" \(http:\/\/127\.0\.0\.1:\d+\) is unavailable: /,
-      ),
-    });
+    const waiting = await w.client.approveToolCallGenerate({ runId: paused.runId });
+    // The run does not tell the model the call failed: it waits, saying which server is down.
+    expect(waiting.finishReason).toBe('suspended');
+    const [call] = waiting.pendingToolCalls;
+    expect(call).toMatchObject({ toolName: 'notes_add', kind: 'uncertain' });
+    expect(call!.uncertainty).toMatch(
+      /^MCP server "notes" of agent "mcp-going-down" \(http:\/\/127\.0\.0\.1:\d+\) is unavailable: fetch failed$/,
+    );
+
+    downHttp = await startHttpNotesServer({ port });
+    const done = await w.client.decide(
+      { kind: 'resolve', runId: paused.runId, toolCallId: call!.toolCallId, action: 'retry', principal: 'ops' },
+      { then: 'result' },
+    );
+    expect(done.finishReason).toBe('stop');
+    expect(done.toolResults[0]).toMatchObject({ toolName: 'notes_add', isError: false });
+    expect(downHttp.idempotencyKeys).toEqual([`${paused.runId}:${call!.toolCallId}`]);
+    await downHttp.close();
+  });
+
+  it("retries a call while its MCP server is down, within the agent's window", async () => {
+    flakyHttp.refuseCalls = 2;
+    const result = await w.client.generate('mcp-flaky', 'add', { script: callThen('notes_add', { a: 2, b: 2 }) });
+    expect(result.finishReason).toBe('stop');
+    expect(result.toolResults[0]).toMatchObject({ toolName: 'notes_add', isError: false });
+    expect(flakyHttp.refuseCalls).toBe(0);
+    expect(flakyHttp.idempotencyKeys).toHaveLength(1);
+  });
+
+  it('waits once the window is over, and completes when an operator retries with the server back', async () => {
+    flakyHttp.refuseCalls = 1_000;
+    const { runId } = await w.client.start('mcp-flaky', 'add', { script: callThen('notes_add', { a: 3, b: 3 }) });
+    const waiting = await w.client.next(runId);
+    expect(waiting.finishReason).toBe('suspended');
+    const [call] = waiting.pendingToolCalls;
+    expect(call).toMatchObject({ toolName: 'notes_add', kind: 'uncertain' });
+    expect(call!.uncertainty).toMatch(
+      /^MCP server "notes" of agent "mcp-flaky" \(.*\) is unavailable: fetch failed, for the whole retry window$/,
+    );
+
+    flakyHttp.refuseCalls = 0;
+    const done = await w.client.decide(
+      { kind: 'resolve', runId, toolCallId: call!.toolCallId, action: 'retry', principal: 'ops' },
+      { then: 'result' },
+    );
+    expect(done.toolResults[0]).toMatchObject({ toolName: 'notes_add', isError: false });
   });
 
   it("fails a run whose agent's MCP server cannot be reached when it starts, naming the server", async () => {

@@ -148,6 +148,7 @@ export function withMcpTools(agent: Agent, spec: AgentSpec, tools: McpToolEntry[
       description: tool.description,
       inputSchema: tool.inputSchema,
       requireApproval: tool.requireApproval,
+      mcpServer: tool.server,
       ...transformed(agent, undefined),
     };
   });

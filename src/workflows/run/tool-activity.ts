@@ -4,6 +4,7 @@
  */
 import {
   ActivityFailure,
+  ApplicationFailure,
   CancelledFailure,
   proxyActivities,
   TimeoutFailure,
@@ -15,6 +16,9 @@ import type { Resolution } from '../../approvals/ledger-effects.js';
 import type { AgentSpec, ToolSpecOf } from '../../schemas/agent-spec.js';
 import type { JsonValue } from '../../schemas/json.js';
 import type { RunOptions } from '../../schemas/run-options.js';
+import { clip } from '../../schemas/limits.js';
+import { modelActivityRetry } from '../../schemas/model-retry.js';
+import { takes } from '../patches.js';
 import { runCancelled } from './delegation.js';
 import { displayed, refOf, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
@@ -35,15 +39,25 @@ const DEFAULT_TOOL_ACTIVITY = {
 /** Errors of the runner's own making that no retry of the tool can fix: a chunk the writer refused. */
 const NON_RETRYABLE_TOOL_ERRORS = ['StreamWriteError'];
 
-function toolActivityOptions(tool: ToolSpecOf<'tool'>, atMostOnce: boolean): ActivityOptions {
+/**
+ * `serverWindow`: an MCP tool's call (patch `mcpServerWaits`) is retried while its server is down for the
+ * agent's retry window, as a model step is while its provider fails, rather than three times.
+ */
+function toolActivityOptions(
+  tool: ToolSpecOf<'tool'>,
+  atMostOnce: boolean,
+  serverWindow: AgentSpec['modelRetry'] | false,
+): ActivityOptions {
   const custom = tool.activity ?? {};
   const nonRetryableErrorTypes = [...(custom.retry?.nonRetryableErrorTypes ?? []), ...NON_RETRYABLE_TOOL_ERRORS];
   const retry = { ...DEFAULT_TOOL_ACTIVITY.retry, ...custom.retry, nonRetryableErrorTypes };
-  return {
+  const timeouts = {
     startToCloseTimeout: custom.startToCloseTimeout ?? DEFAULT_TOOL_ACTIVITY.startToCloseTimeout,
     heartbeatTimeout: custom.heartbeatTimeout ?? DEFAULT_TOOL_ACTIVITY.heartbeatTimeout,
-    retry: atMostOnce ? { ...retry, maximumAttempts: 1 } : retry,
   };
+  if (atMostOnce) return { ...timeouts, retry: { ...retry, maximumAttempts: 1 } };
+  if (serverWindow !== false) return { ...timeouts, ...modelActivityRetry(serverWindow, nonRetryableErrorTypes) };
+  return { ...timeouts, retry };
 }
 
 /**
@@ -60,7 +74,10 @@ export async function executeOnWorker(
   call: ModelToolCall,
   atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
-  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce));
+  // Runs from before this release gave an MCP tool's call three attempts; their histories replay that way.
+  const waitsForServer = tool.mcpServer !== undefined && takes('mcpServerWaits');
+  const serverWindow = waitsForServer ? spec.modelRetry : false;
+  const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce, serverWindow));
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
   let resumed: Resolution | undefined;
   let resumeRecorded = false;
@@ -89,10 +106,12 @@ export async function executeOnWorker(
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
       if (resumed && !resumeRecorded) state.recordResume(resumed, undefined);
       resumeRecorded = resumed !== undefined;
-      if (!atMostOnce || !cutOff(err)) {
+      const serverDown = waitsForServer ? serverUnavailable(err) : undefined;
+      if (serverDown === undefined && (!atMostOnce || !cutOff(err))) {
         return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
       }
-      const uncertainty = `${activityFailureMessage(err)}: its worker died or it hung after it started`;
+      const uncertainty =
+        serverDown ?? `${activityFailureMessage(err)}: its worker died or it hung after it started`;
       const display = await waitingDisplay(tool, ref, { kind: 'uncertain', args: call.args });
       const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: new Date().toISOString(), ...display };
       const { decision, record } = await state.waits.forDecision(call, waiting);
@@ -142,6 +161,22 @@ export function runContext(options: RunOptions) {
     resourceId: options.resourceId,
     ...(options.requestContext ? { requestContext: options.requestContext } : {}),
   };
+}
+
+/**
+ * Why an MCP tool's call did not get through, when its server was unavailable to the last attempt (or
+ * to every attempt of the window): the call waits to be retried once the server is back, skipped or failed.
+ */
+function serverUnavailable(err: ActivityFailure): string | undefined {
+  // Temporal gives up when the next attempt would start past the window: the last failure, retry state TIMEOUT.
+  const over = err.cause instanceof TimeoutFailure || err.retryState === 'TIMEOUT';
+  const windowEnded = over ? ', for the whole retry window' : '';
+  for (let cause: unknown = err.cause; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ApplicationFailure && cause.type === 'McpServerUnavailableError') {
+      return clip(`${cause.message.replace(/\.? Check that it runs.*$/, '')}${windowEnded}`, 1000);
+    }
+  }
+  return windowEnded ? `the MCP server did not answer${windowEnded}: ${err.cause?.message ?? err.message}` : undefined;
 }
 
 /** An execution cut off from outside (a timeout: its worker died or hung; a cancellation), not a tool's own error. */
