@@ -11,7 +11,7 @@ import { approvalDeadlineSpec } from './schemas/deadline.js';
 import { modelRetrySpec } from './schemas/model-retry.js';
 import { OVERRIDABLE, WebSearchOptionsSchema } from './schemas/agent-spec.js';
 import { oneLine } from './schemas/json.js';
-import { clip, MAX_ID } from './schemas/limits.js';
+import { clip } from './schemas/limits.js';
 import { RunOptionsSchema } from './schemas/run-options.js';
 import { MemoryOptionsSchema, SUB_AGENT_CONTEXTS, type SubAgentContext } from './schemas/thread.js';
 import { WORKING_MEMORY_TOOL } from './schemas/working-memory.js';
@@ -21,6 +21,7 @@ import { isProviderTool, type ProviderTool } from './tools/builtin/web-search.js
 import { checkMcpServers, type McpServer } from './tools/mcp.js';
 import { checkTransforms } from './tools/transforms.js';
 import { structuredOutputSpec } from './structured-output.js';
+import { checkModels } from './agent-model-checks.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -145,7 +146,7 @@ export function checkAgent(config: CheckedConfig): {
   if (config.approvalDeadline !== undefined)
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
   if (config.modelRetry !== undefined) modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry);
-  if (config.fallbackModels !== undefined) checkFallbackModels(config.id, config.model, config.fallbackModels);
+  checkModels(config);
   if (config.structuredOutput !== undefined) checkStructuredOutput(config);
   for (const [name, hook] of Object.entries(config.hooks ?? {})) {
     if (name !== 'beforeToolCall' && name !== 'afterToolCall') {
@@ -261,28 +262,6 @@ function checkProviderTools(config: CheckedConfig, tools: Record<string, AgentTo
     throw new TypeError(
       `${where}: access.tools.${first} says who decides its calls, but ${what}: nobody decides them. Remove the entry.`,
     );
-  }
-}
-
-/** At most this many fallback models: each failed one costs the step a provider call. */
-const MAX_FALLBACK_MODELS = 4;
-
-/** Fallback models are distinct model names (`provider/model`), none the agent's own model. */
-function checkFallbackModels(id: string, model: unknown, fallbacks: unknown): void {
-  const where = `defineAgent("${id}"): fallbackModels`;
-  if (!Array.isArray(fallbacks)) throw new TypeError(`${where} must be an array of model names`);
-  if (fallbacks.length > MAX_FALLBACK_MODELS) {
-    throw new TypeError(`${where} has ${fallbacks.length} models; at most ${MAX_FALLBACK_MODELS}`);
-  }
-  const seen = new Set<unknown>([model]);
-  for (const name of fallbacks) {
-    if (typeof name !== 'string' || !/^[^/\s]+\/\S+$/.test(name) || name.length > MAX_ID) {
-      throw new TypeError(
-        `${where}: ${JSON.stringify(name)} is not a model name such as "anthropic/claude-sonnet-4-5"`,
-      );
-    }
-    if (seen.has(name)) throw new TypeError(`${where}: "${name}" is named twice (or is the agent's model)`);
-    seen.add(name);
   }
 }
 

@@ -90,3 +90,41 @@ function sameJson(a: unknown, b: unknown): boolean {
     (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
 }
+
+/**
+ * The provider options keys each built-in provider reads, by the provider's name in model names. A key
+ * none of a run's models reads is a typo the AI SDK would drop without a word.
+ */
+const OPTIONS_KEYS: Readonly<Record<string, readonly string[]>> = {
+  openai: ['openai'],
+  'openai-responses': ['openai'],
+  anthropic: ['anthropic'],
+  google: ['google'],
+  'openai-compatible': ['openai-compatible', 'openaiCompatible'],
+};
+
+/**
+ * Provider options no model of the run reads (`antropic` for `anthropic`), named with the keys its
+ * models do read. Only where every model is a built-in provider's: an application's own provider, or a
+ * model instance (`undefined`), may read any key.
+ */
+export function unreadProviderOptions(
+  models: ReadonlyArray<string | undefined>,
+  options: ProviderOptions | undefined,
+  where: string,
+): string[] {
+  if (!options) return [];
+  const read = new Set<string>();
+  for (const model of models) {
+    const provider = model?.includes('/') ? model.slice(0, model.indexOf('/')) : undefined;
+    if (provider === undefined || !Object.hasOwn(OPTIONS_KEYS, provider)) return [];
+    for (const key of OPTIONS_KEYS[provider]!) read.add(key);
+  }
+  return Object.keys(options)
+    .filter((key) => !read.has(key))
+    .map(
+      (key) =>
+        `${where}.${key}: no model of this agent reads it (${models.join(', ')}); its providers read ` +
+        `${[...read].map((k) => `"${k}"`).join(', ')}`,
+    );
+}

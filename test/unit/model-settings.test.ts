@@ -135,3 +135,43 @@ describe('provider options as data', () => {
     ).toThrow('defineAgent("x"): overridable takes "model", "instructions", "providerOptions", not "temperature"');
   });
 });
+
+describe('provider options no model reads', () => {
+  const open = { ...spec, model: 'anthropic/claude-sonnet-4-5', overridable: ['providerOptions'] } as AgentSpec;
+
+  it("refuse a run's key that none of its models' providers reads, naming what they read", () => {
+    const checked = effectiveRunOptions(open, {
+      modelSettings: { providerOptions: { antropic: { sendReasoning: false } } },
+    });
+    expect(checked).toEqual({
+      allowed: false,
+      problems: [
+        'modelSettings.providerOptions.antropic: no model of this agent reads it (anthropic/claude-sonnet-4-5); ' +
+          'its providers read "anthropic"',
+      ],
+    });
+    // A fallback's provider reads its own.
+    const withFallback = { ...open, fallbackModels: ['google/gemini-2.5-flash'] } as AgentSpec;
+    const google = { modelSettings: { providerOptions: { google: { thinkingConfig: { thinkingBudget: 0 } } } } };
+    expect(effectiveRunOptions(withFallback, google).allowed).toBe(true);
+  });
+
+  it("are not judged where a model is an application's provider's, which may read any key", () => {
+    const custom = { ...open, fallbackModels: ['ollama/llama3.2'] } as AgentSpec;
+    const ollama = { modelSettings: { providerOptions: { ollama: { think: true } } } };
+    expect(effectiveRunOptions(custom, ollama).allowed).toBe(true);
+  });
+
+  it('refuse an agent whose own provider options no model of it reads', () => {
+    expect(() =>
+      defineAgent({
+        id: 'typo',
+        name: 'Typo',
+        model: 'openai-responses/gpt-5-mini',
+        defaultOptions: { modelSettings: { providerOptions: { opneai: { reasoningEffort: 'low' } } } },
+      }),
+    ).toThrow(
+      /defineAgent\("typo"\): defaultOptions\.modelSettings\.providerOptions\.opneai: no model of this agent reads it .*"openai"/,
+    );
+  });
+});

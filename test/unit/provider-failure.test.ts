@@ -2,6 +2,7 @@
  * How a provider's failure is read: which pass (retried, after `Retry-After`) and which do not (not
  * retried, with the provider's reason), and the activity failure each becomes.
  */
+import { InvalidArgumentError } from '@ai-sdk/provider';
 import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
@@ -121,6 +122,19 @@ describe('classifyProviderFailure', () => {
       errors: [apiError(503, 'busy')],
     });
     expect(classifyProviderFailure(gaveUp, NOW)).toMatchObject({ kind: 'overloaded', retryable: true });
+    // Provider options the package refuses before it calls: a bad request that no retry mends.
+    const refused = new InvalidArgumentError({
+      argument: 'providerOptions',
+      message: 'invalid anthropic provider options',
+      cause: new Error('thinking.type: Invalid option'),
+    });
+    expect(classifyProviderFailure(refused, NOW)).toMatchObject({
+      kind: 'bad-request',
+      retryable: false,
+      reason: expect.stringMatching(
+        /^providerOptions: .*invalid anthropic provider options.*thinking\.type: Invalid option/,
+      ),
+    });
   });
 
   it('retries a 2xx answer cut off while it was read, and leaves alone one it could not parse', () => {

@@ -6,7 +6,14 @@
  * with the provider's own reason, never its raw response body.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, RetryError } from 'ai';
+import {
+  APICallError,
+  InvalidArgumentError,
+  LoadAPIKeyError,
+  LoadSettingError,
+  NoSuchModelError,
+  RetryError,
+} from 'ai';
 import { clip } from '../../../schemas/limits.js';
 
 /** The kinds of provider failure, by what an operator does about them. */
@@ -164,6 +171,14 @@ export function classifyProviderFailure(err: unknown, now = Date.now()): Provide
     return { kind: 'not-configured', retryable: false, reason: reasonOf(err.message) };
   if (NoSuchModelError.isInstance(err))
     return { kind: 'unknown-model', retryable: false, reason: reasonOf(err.message) };
+  // A setting refused before any call (provider options the package cannot read, a bad temperature): as a
+  // 400. The provider packages' error names its `argument`, the AI SDK's own (same marker) its `parameter`.
+  if (InvalidArgumentError.isInstance(err)) {
+    const named = err as { argument?: unknown; parameter?: unknown };
+    const what = String(named.argument ?? named.parameter ?? 'a setting');
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return { kind: 'bad-request', retryable: false, reason: reasonOf(`${what}: ${err.message}${cause}`) };
+  }
   const code = networkCode(err);
   if (code) return { kind: 'network', retryable: true, reason: reasonOf(`${code}: ${(err as Error).message}`) };
   return undefined;

@@ -1,0 +1,35 @@
+/** An agent's models as `defineAgent` checks them: its fallbacks, and the provider options they read. */
+import type { AgentOptions } from './agent-options.js';
+import { unreadProviderOptions } from './approvals/model-settings.js';
+import { MAX_ID } from './schemas/limits.js';
+
+/** The agent's fallback models, and its provider options against the providers of its models. */
+export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels' | 'defaultOptions'>): void {
+  if (config.fallbackModels !== undefined) checkFallbackModels(config.id, config.model, config.fallbackModels);
+  const models = [typeof config.model === 'string' ? config.model : undefined, ...(config.fallbackModels ?? [])];
+  const where = 'defaultOptions.modelSettings.providerOptions';
+  const unread = unreadProviderOptions(models, config.defaultOptions?.modelSettings?.providerOptions, where);
+  if (unread.length > 0) throw new TypeError(`defineAgent("${config.id}"): ${unread.join('; ')}`);
+}
+
+/** At most this many fallback models: each failed one costs the step a provider call. */
+const MAX_FALLBACK_MODELS = 4;
+
+/** Fallback models are distinct model names (`provider/model`), none the agent's own model. */
+function checkFallbackModels(id: string, model: unknown, fallbacks: unknown): void {
+  const where = `defineAgent("${id}"): fallbackModels`;
+  if (!Array.isArray(fallbacks)) throw new TypeError(`${where} must be an array of model names`);
+  if (fallbacks.length > MAX_FALLBACK_MODELS) {
+    throw new TypeError(`${where} has ${fallbacks.length} models; at most ${MAX_FALLBACK_MODELS}`);
+  }
+  const seen = new Set<unknown>([model]);
+  for (const name of fallbacks) {
+    if (typeof name !== 'string' || !/^[^/\s]+\/\S+$/.test(name) || name.length > MAX_ID) {
+      throw new TypeError(
+        `${where}: ${JSON.stringify(name)} is not a model name such as "anthropic/claude-sonnet-4-5"`,
+      );
+    }
+    if (seen.has(name)) throw new TypeError(`${where}: "${name}" is named twice (or is the agent's model)`);
+    seen.add(name);
+  }
+}
