@@ -146,3 +146,28 @@ export function serveInboxPage(app: Hono<ServerEnv>): void {
   app.get('/inbox/inbox.js', (c) => c.body(files.js, 200, headers('text/javascript; charset=utf-8')));
   app.get('/inbox/inbox.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
 }
+
+/**
+ * A run whose model step is being retried, as the inbox lists it: the attempt, when the next starts and
+ * when the window ends, and the last failure's summary (the provider, the HTTP status and the kind),
+ * without the provider's own words, which operators read with `agentctl runs show`.
+ */
+export function inboxRetrying(run: RunInfo) {
+  const retry = run.modelRetry;
+  return {
+    runId: run.runId,
+    agentId: run.agentId,
+    threadId: run.threadId,
+    startTime: run.startTime.toISOString(),
+    attempt: retry?.attempt ?? 1,
+    nextAttemptAt: retry?.nextAttemptAt?.toISOString() ?? null,
+    windowEndsAt: retry?.windowEndsAt?.toISOString() ?? null,
+    lastFailure: failureSummary(retry?.lastFailure),
+  };
+}
+
+/** `the model provider of "x" failed (HTTP 429 rate-limited)`, without what follows (the provider's words). */
+export function failureSummary(failure: string | undefined): string {
+  const summary = /^the model provider of "[^"]{1,300}" (?:failed|refused the call) \([^)]{1,80}\)/.exec(failure ?? '');
+  return summary?.[0] ?? 'the model provider failed';
+}

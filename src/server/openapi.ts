@@ -70,6 +70,13 @@ export const API_ROUTES: ApiRoute[] = [
   },
   {
     method: 'get',
+    path: '/inbox/retrying',
+    summary: 'The runs the caller may read whose model step is being retried because its provider fails.',
+    query: { agentId: 'only this agent' },
+    answers: 'json',
+  },
+  {
+    method: 'get',
     path: '/runs/:runId',
     summary: "A run's state, as its display transforms show it.",
     answers: 'json',

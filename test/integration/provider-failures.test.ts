@@ -9,6 +9,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defineAgent } from '../../src/index.js';
 import { runLines } from '../../src/cli/format.js';
+import type { AddressInfo } from 'node:net';
+import type { ServerType } from '@hono/node-server';
+import { bearerTokens, startServer } from '../../src/server/index.js';
 import { startWorker, type TestWorker } from '../helpers.js';
 import { startFakeOpenAI, type FakeOpenAI, type ModelAnswer } from '../openai-server.js';
 
@@ -26,14 +29,31 @@ let server: FakeOpenAI;
 let w: TestWorker;
 /** What the provider answers when nothing is queued. */
 let otherwise: ModelAnswer | undefined;
+let http: ServerType;
+
+/** What the approval inbox lists of the runs being retried. */
+async function inboxRetrying(): Promise<unknown> {
+  const { port } = http.address() as AddressInfo;
+  const res = await fetch(`http://127.0.0.1:${port}/inbox/retrying?agentId=patient-agent`, {
+    headers: { authorization: 'Bearer ops-token-0123456789abcdef' },
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
 
 beforeAll(async () => {
   server = await startFakeOpenAI(() => otherwise);
   server.useInThisProcess();
   w = await startWorker([patientAgent, briefAgent], { modelRetry: { window: '1h' } });
+  http = await startServer(w.client, {
+    port: 0,
+    authenticate: bearerTokens({ 'ops-token-0123456789abcdef': { id: 'ops' } }),
+    agents: [patientAgent, briefAgent],
+  });
 });
 
 afterAll(async () => {
+  await new Promise<void>((resolve) => http?.close(() => resolve()));
   await w?.stop();
   await server?.close();
 });
@@ -70,6 +90,17 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   const found = await w.client.listRuns({ modelRetrying: true, agentId: 'patient-agent' });
   expect(found.map((r) => r.runId)).toEqual([runId]);
   expect(found[0]!.modelRetry!.lastFailure).toBe(retrying.modelRetry!.lastFailure);
+  // So does the approval inbox, with the provider, the status and the kind, not the provider's words.
+  expect(await inboxRetrying()).toEqual({
+    runs: [
+      expect.objectContaining({
+        runId,
+        agentId: 'patient-agent',
+        attempt: expect.any(Number),
+        lastFailure: 'the model provider of "openai/gpt-test" failed (HTTP 429 rate-limited)',
+      }),
+    ],
+  });
   expect(runLines(retrying).join('\n')).toMatch(
     /model step: retrying, attempt \d \((next at|running)[^)]*, retried until [^)]+\)\n {2}last failure: the model provider of "openai\/gpt-test" failed \(HTTP 429 rate-limited\): Rate limit reached for gpt-test/,
   );
@@ -83,6 +114,7 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   expect(await modelWindowMs(runId)).toBe(3_600_000); // the worker's window: the agent set none
   expect((await w.client.getRun(runId)).modelRetry).toBeUndefined();
   expect(await w.client.listRuns({ modelRetrying: true, agentId: 'patient-agent' })).toEqual([]);
+  expect(await inboxRetrying()).toEqual({ runs: [] });
 });
 
 it('does not retry a wrong key: the run waits with the reason, and a retry once it is fixed completes it', async () => {

@@ -3,6 +3,8 @@
 // (textContent, createTextNode, option values), never as HTML.
 const TOKEN_KEY = 'durable-agents.inbox.token';
 const POLL_MS = 1500;
+// The runs being retried are found by describing every running run: read them less often.
+const RETRYING_POLL_MS = 15_000;
 const CONVERSATION_MESSAGES = 10;
 const ROUTES = { approve: 'approve', decline: 'decline', resume: 'resume', result: 'tool-result', resolve: 'resolve' };
 
@@ -102,6 +104,7 @@ for (const id of ['filter-agent', 'filter-thread', 'filter-resource']) $(id).add
 // --- polling ------------------------------------------------------------------------------------
 
 let calls = [];
+let retryingReadAt = 0;
 
 async function poll() {
   try {
@@ -128,6 +131,7 @@ async function refresh() {
     : 'Signed in (the server has no authentication: loopback only)';
   calls = body.calls;
   render();
+  if (Date.now() - retryingReadAt >= RETRYING_POLL_MS) await refreshRetrying();
   await Promise.all([...decided.keys()].map(refreshDecided));
   $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
 }
@@ -185,6 +189,28 @@ function render() {
   });
   $('empty').hidden = shown.length > 0;
   showLinked();
+}
+
+/** The runs whose model step is being retried because its provider fails: they wait on no one, yet. */
+async function refreshRetrying() {
+  retryingReadAt = Date.now();
+  const res = await api('/inbox/retrying');
+  if (!res.ok) return;
+  const { runs } = await res.json();
+  $('retrying-section').hidden = runs.length === 0;
+  $('retrying').replaceChildren(
+    ...runs.map((run) =>
+      el(
+        'li',
+        { className: 'retrying' },
+        el('strong', {}, `${run.agentId ?? '?'} · ${run.runId}`),
+        ` attempt ${run.attempt}`,
+        run.nextAttemptAt ? `, next at ${new Date(run.nextAttemptAt).toLocaleTimeString()}` : '',
+        run.windowEndsAt ? `, retried until ${new Date(run.windowEndsAt).toLocaleString()}` : '',
+        el('div', { className: 'note' }, run.lastFailure),
+      ),
+    ),
+  );
 }
 
 /** The webhook's link (`?run=…&call=…`): that entry, marked and scrolled to; or why it is not there. */

@@ -19,6 +19,9 @@ export function allowOrDeny(check: AccessCheck): void {
   if (!check.allowed) throw new AccessDeniedError(check.message);
 }
 
+/** How many runs whose model step is being retried the inbox lists. */
+export const RETRYING_RUNS = 100;
+
 /** The checks of one server: its agents' policies (sub-agents' included) and its thread privacy. */
 export class RouteAccess {
   private readonly policies = new Map<string, AccessPolicy | undefined>();
@@ -98,6 +101,18 @@ export class RouteAccess {
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
     const runs = await this.client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
     return runs.filter((run) => this.mayRead(run, principal));
+  }
+
+  /**
+   * The runs whose model step is being retried that a request may see, as {@link waitingRuns} scopes
+   * them; at most `RETRYING_RUNS` (each running run is described to tell).
+   */
+  async retryingRuns(c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> {
+    const principal = c.get('principal');
+    const resourceId = this.threadResource(c);
+    const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
+    const filter = { modelRetrying: true as const, agentId, threadId, resourceId, limit: RETRYING_RUNS };
+    return (await this.client.listRuns(filter)).filter((run) => this.mayRead(run, principal));
   }
 
   /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */

@@ -14,7 +14,7 @@ import { IdSchema } from '../../schemas/limits.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import { shownPending } from '../../schemas/shown-pending.js';
 import { errorBody, type ServerEnv } from '../auth/guards.js';
-import { inboxCall, inboxEntries } from '../inbox.js';
+import { inboxCall, inboxEntries, inboxRetrying } from '../inbox.js';
 import { jsonBody, StartBodySchema, toModelMessages } from '../requests.js';
 import { DEFAULT_REQUEST_OPTIONS, type ServerOptions } from '../server-options.js';
 import { shownResult } from '../shown-result.js';
@@ -114,6 +114,12 @@ export function serveRunRoutes(
     const entries = inboxEntries(await access.waitingRuns(c, agentId), principal);
     const who = principal ? { id: principal.id, name: principal.name, tenant: principal.tenant } : null;
     return c.json({ principal: who, calls: entries });
+  });
+
+  // The inbox's other list: runs whose model step is being retried because its provider fails.
+  app.get('/inbox/retrying', async (c) => {
+    const agentId = checkInput('agentId', IdSchema.optional(), c.req.query('agentId') || undefined);
+    return c.json({ runs: (await access.retryingRuns(c, agentId)).map(inboxRetrying) });
   });
 
   // One run's status, waiting calls (as the stream shows them) and decision trail.

@@ -110,8 +110,7 @@ export async function executeOnWorker(
       if (serverDown === undefined && (!atMostOnce || !cutOff(err))) {
         return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
       }
-      const uncertainty =
-        serverDown ?? `${activityFailureMessage(err)}: its worker died or it hung after it started`;
+      const uncertainty = serverDown ?? `${activityFailureMessage(err)}: its worker died or it hung after it started`;
       const display = await waitingDisplay(tool, ref, { kind: 'uncertain', args: call.args });
       const waiting = { kind: 'uncertain' as const, uncertainty, askedAt: new Date().toISOString(), ...display };
       const { decision, record } = await state.waits.forDecision(call, waiting);
