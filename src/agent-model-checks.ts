@@ -1,15 +1,10 @@
-/** An agent's models as `defineAgent` checks them: its fallbacks, and the provider options they read. */
+/** An agent's models as `defineAgent` checks them. */
 import type { AgentOptions } from './agent-options.js';
-import { unreadProviderOptions } from './approvals/model-settings.js';
 import { MAX_ID } from './schemas/limits.js';
 
-/** The agent's fallback models, and its provider options against the providers of its models. */
-export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels' | 'defaultOptions'>): void {
+/** The agent's fallback models, when it has any. */
+export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels'>): void {
   if (config.fallbackModels !== undefined) checkFallbackModels(config.id, config.model, config.fallbackModels);
-  const models = [typeof config.model === 'string' ? config.model : undefined, ...(config.fallbackModels ?? [])];
-  const where = 'defaultOptions.modelSettings.providerOptions';
-  const unread = unreadProviderOptions(models, config.defaultOptions?.modelSettings?.providerOptions, where);
-  if (unread.length > 0) throw new TypeError(`defineAgent("${config.id}"): ${unread.join('; ')}`);
 }
 
 /** At most this many fallback models: each failed one costs the step a provider call. */

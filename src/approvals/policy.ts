@@ -5,7 +5,7 @@
 import type { AgentSpec, ToolSpec } from '../schemas/agent-spec.js';
 import { readJsonSchema, safeParse } from '../schemas/json.js';
 import { clip } from '../schemas/limits.js';
-import { mergedModelSettings, modelSettingsProblems, unreadProviderOptions } from './model-settings.js';
+import { mergedModelSettings, modelSettingsProblems } from './model-settings.js';
 import { DEFAULT_MAX_STEPS, type RunOptions } from '../schemas/run-options.js';
 
 /** A call pauses for approval before it runs when the run requires it for every call, or the tool for its own. */
@@ -135,13 +135,7 @@ export function effectiveRunOptions(
   }
   problems.push(...ungatedProviderTools(spec, agent, run));
   const bounded = run.modelSettings !== undefined && modelSettingsBounds();
-  if (bounded && !continued) {
-    problems.push(...modelSettingsProblems(spec, run.modelSettings));
-    // A run that names its own model asks for that model alone (no fallbacks).
-    const models = [run.model ?? agent.model ?? spec.model, ...(run.model ? [] : (spec.fallbackModels ?? []))];
-    const options = run.modelSettings?.providerOptions;
-    problems.push(...unreadProviderOptions(models, options, 'modelSettings.providerOptions'));
-  }
+  if (bounded && !continued) problems.push(...modelSettingsProblems(spec, run.modelSettings));
   // A sub-agent's run carries its parent's request context, which the parent's agent allowed.
   if (!fromParent) problems.push(...requestContextProblems(spec, run, namedContextKeys));
   const requestContext = { ...agent.requestContext, ...run.requestContext };

@@ -81,9 +81,12 @@ export class McpServerUnavailableError extends Error {
     reason: string,
     /** It did not answer in time: trying again at once would wait as long. */
     readonly timedOut = false,
+    /** It broke off during a call: the call may have reached it (and run), unlike one that never connected. */
+    readonly reached = false,
   ) {
     super(
-      `MCP server "${server}" of agent "${agentId}" (${where}) is unavailable: ${reason}. ` +
+      `MCP server "${server}" of agent "${agentId}" (${where}) is unavailable: ${reason}` +
+        `${reached ? ' (during the call, which may have reached it)' : ''}. ` +
         'Check that it runs and that mcpServers.' +
         `${server} in defineAgent points at it.`,
     );

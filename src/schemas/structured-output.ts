@@ -27,7 +27,7 @@ const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
  * a recursive schema, counts once), or a `pattern` that can take exponential time on some strings
  * (nested repetition such as `(a+)+`, found by fastify's `safe-regex2`). Pure and bounded.
  */
-function checkingCostProblem(schema: JsonSchema): string | undefined {
+export function checkingCostProblem(schema: JsonSchema): string | undefined {
   const stack: Array<{ node: unknown; refs: readonly string[] }> = [{ node: schema, refs: [] }];
   let nodes = 0;
   while (stack.length > 0) {

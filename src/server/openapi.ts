@@ -71,8 +71,10 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/inbox/retrying',
-    summary: 'The runs the caller may read whose model step is being retried because its provider fails.',
-    query: { agentId: 'only this agent' },
+    summary:
+      'The runs the caller may read whose model step is being retried because its provider fails ' +
+      '(of the first 200 running runs in scope).',
+    query: { agentId: 'only this agent', threadId: 'only this thread', resourceId: 'default: the caller’s tenant' },
     answers: 'json',
   },
   {

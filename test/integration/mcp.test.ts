@@ -186,13 +186,25 @@ describe('MCP tools', () => {
     await downHttp.close();
   });
 
-  it("retries a call while its MCP server is down, within the agent's window", async () => {
+  it("retries a call while its MCP server turns calls away, within the agent's window", async () => {
     flakyHttp.refuseCalls = 2;
     const result = await w.client.generate('mcp-flaky', 'add', { script: callThen('notes_add', { a: 2, b: 2 }) });
     expect(result.finishReason).toBe('stop');
     expect(result.toolResults[0]).toMatchObject({ toolName: 'notes_add', isError: false });
     expect(flakyHttp.refuseCalls).toBe(0);
     expect(flakyHttp.idempotencyKeys).toHaveLength(1);
+  });
+
+  it('gives a call the server broke off (it may have run) 3 attempts, then tells the model', async () => {
+    flakyHttp.dropCalls = 1_000;
+    const result = await w.client.generate('mcp-flaky', 'add', { script: callThen('notes_add', { a: 5, b: 5 }) });
+    expect(flakyHttp.dropCalls).toBe(1_000 - 3);
+    flakyHttp.dropCalls = 0;
+    expect(result.toolResults[0]).toMatchObject({
+      toolName: 'notes_add',
+      isError: true,
+      error: expect.stringMatching(/unavailable: .* \(during the call, which may have reached it\)/),
+    });
   });
 
   it('waits once the window is over, and completes when an operator retries with the server back', async () => {
@@ -203,7 +215,7 @@ describe('MCP tools', () => {
     const [call] = waiting.pendingToolCalls;
     expect(call).toMatchObject({ toolName: 'notes_add', kind: 'uncertain' });
     expect(call!.uncertainty).toMatch(
-      /^MCP server "notes" of agent "mcp-flaky" \(.*\) is unavailable: fetch failed, for the whole retry window$/,
+      /^MCP server "notes" of agent "mcp-flaky" \(.*\) is unavailable: .*\(HTTP 503\): down for maintenance, for the whole retry window$/,
     );
 
     flakyHttp.refuseCalls = 0;

@@ -179,6 +179,24 @@ describe('structured output on openai/<model>', () => {
     );
   });
 
+  it('stops checking an answer that a pattern backtracks on, and the worker goes on', async () => {
+    openai.reset();
+    // Overlapping alternatives pass any static check, yet take hours on 40 characters and a mismatch.
+    const schema = { type: 'object', properties: { s: { type: 'string', pattern: '^(a|a)*$' } } };
+    openai.answer({ text: JSON.stringify({ s: `${'a'.repeat(40)}!` }) }, { text: '{"city":"Lyon"}' });
+    const failed = await w.client
+      .generate('extractor', 'Go', { structuredOutput: { schema } })
+      .catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(StructuredOutputError);
+    expect((failed as StructuredOutputError).reason).toMatch(
+      /^The answer could not be checked against the output schema within 2 s/,
+    );
+    const next = await w.client.generate('extractor', 'Where?', {
+      structuredOutput: { schema: { type: 'object', properties: { city: { type: 'string' } } } },
+    });
+    expect(next.object).toEqual({ city: 'Lyon' });
+  });
+
   it('streams partial objects as the model writes, then the object', async () => {
     openai.reset();
     const text = JSON.stringify(REPORT);

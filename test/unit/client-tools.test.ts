@@ -50,6 +50,15 @@ describe('storableClientTools', () => {
     );
   });
 
+  it('refuses an input schema slow to check a call against, which the run does in workflow code', () => {
+    const redos = z.object({ s: z.string().regex(/^(a+)+$/) });
+    expect(() => storableClientTools({ a: { inputSchema: redos } }, undefined)).toThrow(
+      /clientTools\.a: inputSchema: its pattern .* may take exponential time to check/,
+    );
+    const fine = z.object({ s: z.string().regex(/^[a-z]+$/) });
+    expect(storableClientTools({ a: { inputSchema: fine } }, undefined)).toBeDefined();
+  });
+
   it('refuses a tool with an execute, which the run cannot store, saying what to do; stores it without', () => {
     const tool = createTool({ id: 't', inputSchema: z.object({}), execute: () => 1 });
     for (const [clientTools, toolsets, where] of [

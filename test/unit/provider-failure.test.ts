@@ -135,6 +135,9 @@ describe('classifyProviderFailure', () => {
         /^providerOptions: .*invalid anthropic provider options.*thinking\.type: Invalid option/,
       ),
     });
+    // The AI SDK's own arguments are our code's: a bug, not a provider's refusal.
+    const ours = new InvalidArgumentError({ argument: 'messages', message: 'bad' });
+    expect(classifyProviderFailure(ours, NOW)).toBeUndefined();
   });
 
   it('retries a 2xx answer cut off while it was read, and leaves alone one it could not parse', () => {

@@ -2,6 +2,7 @@
  * Tools a run brings along (`clientTools`, `toolsets`), as they are stored with the run: names,
  * descriptions and JSON schemas. The caller runs them: the run pauses at each call for its result.
  */
+import { checkingCostProblem } from '../../schemas/structured-output.js';
 import { InvalidRunOptionsError } from '../../errors.js';
 import { errorMessage } from '../../errors.js';
 import type { JsonSchema } from '../../schemas/json.js';
@@ -109,6 +110,15 @@ function storable(where: string, tool: unknown): ClientToolSpec {
 
 /** A schema library's schema as JSON schema; a plain object is taken as a JSON schema already. */
 function inputJsonSchema(where: string, schema: unknown): JsonSchema {
+  const json = jsonOf(where, schema);
+  // The run checks each call's arguments against it, in workflow code: a schema slow to check would
+  // hold the worker's workflow thread (nested repetition in a pattern, references that fan out).
+  const costly = checkingCostProblem(json);
+  if (costly !== undefined) throw new InvalidRunOptionsError(`${where}: inputSchema: ${costly}`);
+  return json;
+}
+
+function jsonOf(where: string, schema: unknown): JsonSchema {
   if (schema === undefined) throw new InvalidRunOptionsError(`${where}: inputSchema is required`);
   if (schemaProblem(schema, true) === undefined) {
     try {

@@ -21,9 +21,8 @@ export async function withObject<S extends OutputSchema>(
   if (result.objectError !== undefined) throw new StructuredOutputError(result.runId, result.objectError, result.text);
   if (output === undefined) return result as RunResult<StructuredObject<S>>;
   if (result.object === undefined) {
-    // A message on a thread resumed a run of its own, started without an output schema.
-    const reason =
-      'the run was not asked for structured output (a message on its thread resumed a run started without it)';
+    // The run was asked for no output schema: a message on its thread resumed a run started without one.
+    const reason = 'the run has no structured output: it was not asked for one (e.g. a run its thread resumed)';
     throw new StructuredOutputError(result.runId, reason, result.text);
   }
   const checked = await checkObjectWith(output.schema, result.object);

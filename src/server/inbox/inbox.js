@@ -131,7 +131,8 @@ async function refresh() {
     : 'Signed in (the server has no authentication: loopback only)';
   calls = body.calls;
   render();
-  if (Date.now() - retryingReadAt >= RETRYING_POLL_MS) await refreshRetrying();
+  // Apart from the calls: a slow sweep must not hold the list of calls back.
+  if (Date.now() - retryingReadAt >= RETRYING_POLL_MS) refreshRetrying().catch(() => {});
   await Promise.all([...decided.keys()].map(refreshDecided));
   $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
 }

@@ -19,8 +19,8 @@ export function allowOrDeny(check: AccessCheck): void {
   if (!check.allowed) throw new AccessDeniedError(check.message);
 }
 
-/** How many runs whose model step is being retried the inbox lists. */
-export const RETRYING_RUNS = 100;
+/** How many running runs a request for the runs being retried describes, at most. */
+export const MAX_DESCRIBED = 200;
 
 /** The checks of one server: its agents' policies (sub-agents' included) and its thread privacy. */
 export class RouteAccess {
@@ -105,14 +105,23 @@ export class RouteAccess {
 
   /**
    * The runs whose model step is being retried that a request may see, as {@link waitingRuns} scopes
-   * them; at most `RETRYING_RUNS` (each running run is described to tell).
+   * them. Telling takes a describe of each running run: only the first {@link MAX_DESCRIBED} running runs
+   * the caller may read are described, eight at a time, and one that cannot be is left out.
    */
   async retryingRuns(c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> {
     const principal = c.get('principal');
     const resourceId = this.threadResource(c);
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
-    const filter = { modelRetrying: true as const, agentId, threadId, resourceId, limit: RETRYING_RUNS };
-    return (await this.client.listRuns(filter)).filter((run) => this.mayRead(run, principal));
+    const filter = { status: 'running' as const, agentId, threadId, resourceId, limit: MAX_DESCRIBED };
+    const running = (await this.client.listRuns(filter)).filter((run) => this.mayRead(run, principal));
+    const found: RunInfo[] = [];
+    for (let i = 0; i < running.length; i += 8) {
+      const described = await Promise.all(
+        running.slice(i, i + 8).map((run) => this.client.getRun(run.runId).catch(() => undefined)),
+      );
+      found.push(...described.filter((run): run is RunInfo => run?.modelRetry !== undefined));
+    }
+    return found;
   }
 
   /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */

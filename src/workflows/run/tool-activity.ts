@@ -74,9 +74,9 @@ export async function executeOnWorker(
   call: ModelToolCall,
   atMostOnce: boolean,
 ): Promise<ToolCallOutcome> {
-  // Runs from before this release gave an MCP tool's call three attempts; their histories replay that way.
-  const waitsForServer = tool.mcpServer !== undefined && takes('mcpServerWaits');
-  const serverWindow = waitsForServer ? spec.modelRetry : false;
+  // A retry policy is not part of what a replay compares: runs from before take the window too. What
+  // the run does once the activity gave up is (below, patch mcpServerWaits).
+  const serverWindow = tool.mcpServer !== undefined ? spec.modelRetry : false;
   const { executeTool } = proxyActivities<AgentActivities>(toolActivityOptions(tool, atMostOnce, serverWindow));
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
   let resumed: Resolution | undefined;
@@ -106,7 +106,11 @@ export async function executeOnWorker(
       // The data was accepted (a refusal is a result, not a failure); the tool failed after.
       if (resumed && !resumeRecorded) state.recordResume(resumed, undefined);
       resumeRecorded = resumed !== undefined;
-      const serverDown = waitsForServer ? serverUnavailable(err) : undefined;
+      // Asked here, after a (regular) activity failed: never in the activation of a local activity's
+      // result, where a patch recorded later would read as absent on replay (see run-start.ts).
+      const down = tool.mcpServer !== undefined ? serverUnavailable(err) : undefined;
+      // Runs from before this release told the model the call failed; their histories replay that way.
+      const serverDown = down !== undefined && takes('mcpServerWaits') ? down : undefined;
       if (serverDown === undefined && (!atMostOnce || !cutOff(err))) {
         return { type: 'error', error: `Tool "${call.toolName}" failed: ${activityFailureMessage(err)}` };
       }
@@ -167,15 +171,17 @@ export function runContext(options: RunOptions) {
  * to every attempt of the window): the call waits to be retried once the server is back, skipped or failed.
  */
 function serverUnavailable(err: ActivityFailure): string | undefined {
-  // Temporal gives up when the next attempt would start past the window: the last failure, retry state TIMEOUT.
-  const over = err.cause instanceof TimeoutFailure || err.retryState === 'TIMEOUT';
-  const windowEnded = over ? ', for the whole retry window' : '';
+  // The window ended: Temporal gave up because the next attempt would start past it (retry state TIMEOUT,
+  // the last attempt's failure), or the window's own timeout cut an attempt off. A heartbeat or
+  // start-to-close timeout of one attempt is a worker that died or hung: not this.
+  const windowTimeout = err.cause instanceof TimeoutFailure && err.cause.timeoutType === 'SCHEDULE_TO_CLOSE';
+  const windowEnded = err.retryState === 'TIMEOUT' || windowTimeout ? ', for the whole retry window' : '';
   for (let cause: unknown = err.cause; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof ApplicationFailure && cause.type === 'McpServerUnavailableError') {
       return clip(`${cause.message.replace(/\.? Check that it runs.*$/, '')}${windowEnded}`, 1000);
     }
   }
-  return windowEnded ? `the MCP server did not answer${windowEnded}: ${err.cause?.message ?? err.message}` : undefined;
+  return windowTimeout ? `the MCP server did not answer${windowEnded}: ${err.cause.message}` : undefined;
 }
 
 /** An execution cut off from outside (a timeout: its worker died or hung; a cancellation), not a tool's own error. */

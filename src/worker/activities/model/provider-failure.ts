@@ -6,14 +6,8 @@
  * with the provider's own reason, never its raw response body.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  APICallError,
-  InvalidArgumentError,
-  LoadAPIKeyError,
-  LoadSettingError,
-  NoSuchModelError,
-  RetryError,
-} from 'ai';
+import { InvalidArgumentError } from '@ai-sdk/provider';
+import { APICallError, LoadAPIKeyError, LoadSettingError, NoSuchModelError, RetryError } from 'ai';
 import { clip } from '../../../schemas/limits.js';
 
 /** The kinds of provider failure, by what an operator does about them. */
@@ -171,13 +165,11 @@ export function classifyProviderFailure(err: unknown, now = Date.now()): Provide
     return { kind: 'not-configured', retryable: false, reason: reasonOf(err.message) };
   if (NoSuchModelError.isInstance(err))
     return { kind: 'unknown-model', retryable: false, reason: reasonOf(err.message) };
-  // A setting refused before any call (provider options the package cannot read, a bad temperature): as a
-  // 400. The provider packages' error names its `argument`, the AI SDK's own (same marker) its `parameter`.
-  if (InvalidArgumentError.isInstance(err)) {
-    const named = err as { argument?: unknown; parameter?: unknown };
-    const what = String(named.argument ?? named.parameter ?? 'a setting');
+  // Provider options the provider's package cannot read, refused before it calls: as a 400. The AI SDK
+  // throws the same error for its own arguments too, which are our code's doing: those stay bugs.
+  if (InvalidArgumentError.isInstance(err) && err.argument === 'providerOptions') {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    return { kind: 'bad-request', retryable: false, reason: reasonOf(`${what}: ${err.message}${cause}`) };
+    return { kind: 'bad-request', retryable: false, reason: reasonOf(`providerOptions: ${err.message}${cause}`) };
   }
   const code = networkCode(err);
   if (code) return { kind: 'network', retryable: true, reason: reasonOf(`${code}: ${(err as Error).message}`) };

@@ -1,6 +1,6 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Agent } from '../../../agent.js';
-import { errorMessage } from '../../../errors.js';
+import { errorMessage, McpServerUnavailableError } from '../../../errors.js';
 import type { AgentRegistry } from '../../registry.js';
 import { MAX_DATA_BYTES } from '../../../schemas/limits.js';
 import type { AnyTool } from '../../../tools/create-tool.js';
@@ -159,6 +159,9 @@ async function execution(
   return resultOf(agent, input, requestContext, output, maxOutputBytes);
 }
 
+/** How many attempts a call its MCP server broke off gets, as any tool's call (see tool-activity.ts). */
+const MCP_CALL_ATTEMPTS = 3;
+
 /**
  * A call of one of the agent's MCP tools, through the worker's connection to its server; undefined
  * when the name is not one of them. The worker heartbeats while the server works; a server that cannot
@@ -180,6 +183,13 @@ async function callMcpTool(
       signal: activity.cancellationSignal,
       idempotencyKey: `${input.runId}:${input.toolCallId}`,
     });
+  } catch (err) {
+    // The run retries a call whose server cannot be reached for its whole window; one that broke off
+    // during the call may have run, so it gets the attempts any tool gets, then the model hears why.
+    if (err instanceof McpServerUnavailableError && err.reached && activity.info.attempt >= MCP_CALL_ATTEMPTS) {
+      throw ApplicationFailure.create({ type: 'McpCallBrokenOff', message: err.message, nonRetryable: true });
+    }
+    throw err;
   } finally {
     clearInterval(heartbeats);
   }

@@ -98,7 +98,7 @@ export class McpConnections {
       if (err instanceof MCPClientError && err.code !== undefined) {
         return { error: `MCP tool "${toolName}" failed: ${clip(err.message, MAX_TEXT)}` };
       }
-      throw this.unavailable(agent, key, server, err);
+      throw this.unavailable(agent, key, server, err, false, !turnedAway(err));
     }
     return callOutcome(toolName, result);
   }
@@ -232,12 +232,13 @@ export class McpConnections {
     server: McpServer,
     err: unknown,
     timedOut = false,
+    reached = false,
   ): McpServerUnavailableError {
     const id = connectionKey(agent, key);
     const reason = this.broken.get(id) ?? errorMessage(err);
     this.broken.delete(id);
     this.forgetId(id);
-    return new McpServerUnavailableError(agent.id, key, where(server), clip(reason, MAX_TEXT), timedOut);
+    return new McpServerUnavailableError(agent.id, key, where(server), clip(reason, MAX_TEXT), timedOut, reached);
   }
 
   private forget(id: string, client: Promise<MCPClient>): void {
@@ -258,4 +259,21 @@ function connectionKey(agent: Agent, key: string): string {
 
 function where(server: McpServer): string {
   return 'command' in server ? `stdio: ${clip(server.command, 200)}` : `${new URL(server.url).origin}`;
+}
+
+/** Connection failures before a request could be sent, by their Node error codes. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a failed call cannot have reached the server: no connection (refused, no such host), or an
+ * answer that says it was not taken (HTTP 503 or 429). A connection broken off during the call, or no
+ * answer in time, may have run it.
+ */
+function turnedAway(err: unknown): boolean {
+  for (let cause: unknown = err; cause instanceof Error; cause = cause.cause) {
+    const { code, statusCode } = cause as { code?: unknown; statusCode?: unknown };
+    if (typeof code === 'string' && NOT_SENT.has(code)) return true;
+    if (statusCode === 503 || statusCode === 429) return true;
+  }
+  return false;
 }
