@@ -67,12 +67,12 @@ const chatAgent = defineAgent({
   model: 'demo-chat',
   tools: { ask_user: askUserTool },
 });
-const { worker, run } = await createWorker({
+const worker = await createWorker({
   agents: [...exampleAgents, chatAgent],
   enableScriptedModel: true,
   models: { 'demo-chat': (_id, { priorSteps }) => new ScriptedLanguageModel(chooseColourScript, priorSteps) },
 });
-const running = run();
+const running = worker.run();
 // A development token made for this run of the demo: the pages sign in with it.
 const token = randomBytes(18).toString('base64url');
 const server = await startServer(client, {

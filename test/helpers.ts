@@ -48,7 +48,7 @@ export async function startWorker(
 ): Promise<TestWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const { worker, run } = await createWorker({
+  const worker = await createWorker({
     agents,
     // Tests play the scripted model; a production worker has it off (see run.test.ts).
     enableScriptedModel: options.enableScriptedModel ?? true,
@@ -65,7 +65,7 @@ export async function startWorker(
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });
-  const running = run();
+  const running = worker.run();
   const client = await AgentClient.connect({
     address: temporalAddress(),
     namespace: 'default',

@@ -68,7 +68,7 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
   const taskQueue = `test-${randomUUID()}`;
   const common = { address, namespace: 'default', taskQueue, externalStorage: false as const, tracing: false as const };
   try {
-    const { worker, run } = await createWorker({
+    const worker = await createWorker({
       ...common,
       agents: options.agents,
       enableScriptedModel: true,
@@ -78,7 +78,7 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
       ...(options.codec ? { codec: options.codec } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     });
-    const running = run();
+    const running = worker.run();
     const client = await AgentClient.connect({ ...common, ...(options.codec ? { codec: options.codec } : {}) });
     return {
       client,

@@ -35,6 +35,7 @@ import { ModelResolver, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 import { modelRetrySpec } from '../schemas/model-retry.js';
 import { PLUGIN_OPTION_KEYS, refuseUnloadedEnvironment, type DurableAgentsPluginOptions } from './plugin-options.js';
+import { shutdownOnceRunning } from './shutdown.js';
 
 /** The workflow names the run workflows take in a worker: a team's workflow of the same name is refused. */
 const RUN_WORKFLOWS = ['agentRun', 'agentThread', 'listAgentTools'];
@@ -153,10 +154,8 @@ export class DurableAgentsPlugin extends SimplePlugin {
     // A worker that never ran keeps its hold on the connection, which then cannot close: it is started and
     // shut down as soon as it runs (plugins after this one may start it a little later), and the refusal
     // is what `run()` rejects with.
-    let settled = false;
-    const running = super.runWorker(worker, next).finally(() => (settled = true));
-    while (!settled && worker.getState() === 'INITIALIZED') await new Promise((r) => setImmediate(r));
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    const running = super.runWorker(worker, next);
+    await shutdownOnceRunning(worker, running);
     await running.catch(() => undefined);
     throw refused;
   }

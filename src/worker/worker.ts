@@ -21,6 +21,7 @@ import {
 } from './versioning.js';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from './bundle.js';
 import { DurableAgentsPlugin } from './plugin.js';
+import { shutdownOnceRunning } from './shutdown.js';
 
 export {
   DEFAULT_MAX_CACHED_WORKFLOWS,
@@ -66,8 +67,14 @@ export interface AgentWorker {
   tracing: Tracing | undefined;
   /** The worker's deployment and build, when it is versioned. */
   versioning: VersioningSettings | undefined;
-  /** Runs until `worker.shutdown()` (or a signal, see {@link runWorker}) and closes its connection. */
+  /** Runs until {@link AgentWorker.shutdown} (or a signal, see {@link runWorker}) and closes its connection. */
   run(): Promise<void>;
+  /**
+   * Stops the worker, at any time: unlike `worker.shutdown()`, which throws until the worker polls, a
+   * stop asked for while it still starts (or before `run()`) takes effect as soon as it runs. `run()`
+   * resolves once the worker has stopped.
+   */
+  shutdown(): void;
 }
 
 /** Creates a Temporal worker that runs the given agents: the run workflow and its activities. */
@@ -143,8 +150,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     await ownTracing?.shutdown();
     throw err;
   });
+  let running: Promise<void> | undefined;
+  let stopAsked = false;
   return {
     worker,
+    shutdown() {
+      if (stopAsked) return;
+      stopAsked = true;
+      if (running) void shutdownOnceRunning(worker, running);
+    },
     agentIds: registry.ids(),
     registry,
     taskQueue,
@@ -155,12 +169,13 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     versioning,
     async run() {
       try {
-        const running = worker.run();
+        running = worker.run();
+        if (stopAsked) void shutdownOnceRunning(worker, running);
         if (versioning?.setCurrent) {
           // The server takes a version as current only once it has seen this worker's pollers.
           await setCurrentVersion(connection.workflowService, namespace, versioning).catch(async (err: unknown) => {
-            worker.shutdown();
-            await running.catch(() => undefined);
+            await shutdownOnceRunning(worker, running!);
+            await running!.catch(() => undefined);
             throw err;
           });
         }

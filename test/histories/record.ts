@@ -462,7 +462,7 @@ const taskQueue = `record-${randomUUID()}`;
 const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) });
 const plainClient = await AgentClient.connect({ taskQueue, tracing: false });
 const tracingClient = await AgentClient.connect({ taskQueue, tracing });
-const { worker, run } = await createWorker({
+const worker = await createWorker({
   agents: [
     weatherAgent,
     recordsAgent,
@@ -481,7 +481,7 @@ const { worker, run } = await createWorker({
   enableScriptedModel: true,
   tracing,
 });
-const running = run();
+const running = worker.run();
 try {
   for (const [name, recording] of Object.entries(recordings)) {
     const {

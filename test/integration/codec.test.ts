@@ -299,7 +299,7 @@ describe('failure messages', () => {
     // failures go through the same failure converter as the activities'.
     const connection = await NativeConnection.connect({ address: temporalAddress() });
     const taskQueue = `test-${randomUUID()}`;
-    const { worker, run } = await createWorker({
+    const agentWorker = await createWorker({
       agents: [vaultAgent],
       codec: codecA,
       connection,
@@ -307,7 +307,7 @@ describe('failure messages', () => {
       taskQueue,
       enableScriptedModel: true,
     });
-    const running = run();
+    const running = agentWorker.run();
     const client = await AgentClient.connect({
       address: temporalAddress(),
       namespace: 'default',
@@ -337,7 +337,7 @@ describe('failure messages', () => {
       ).toBe('Encoded failure');
       expect(failed.bytes.includes(model)).toBe(false);
     } finally {
-      worker.shutdown();
+      agentWorker.shutdown();
       await running;
       await client.close();
       await connection.close();

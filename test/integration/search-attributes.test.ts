@@ -100,7 +100,7 @@ it('refuses to start a worker on a namespace without them, with the command; wit
     expect(after.stdout).toContain(result.runId);
   } finally {
     await client.close();
-    accepted.worker.shutdown();
+    accepted.shutdown();
     await running;
   }
 });

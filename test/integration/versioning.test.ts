@@ -49,7 +49,7 @@ interface Running {
 
 async function startBuild(buildId: string): Promise<Running> {
   const connection = await NativeConnection.connect({ address: temporalAddress() });
-  const { worker, run } = await createWorker({
+  const agentWorker = await createWorker({
     agents: [agentOfBuild(buildId)],
     enableScriptedModel: true,
     tracing: false,
@@ -60,7 +60,7 @@ async function startBuild(buildId: string): Promise<Running> {
     workflowBundle: { codePath: inject('workflowBundlePath') },
     versioning: { deploymentName, buildId, setCurrent: true },
   });
-  const running = run();
+  const running = agentWorker.run();
   // run() makes the build current once the server has seen its pollers.
   await vi.waitFor(
     async () => {
@@ -71,7 +71,7 @@ async function startBuild(buildId: string): Promise<Running> {
   );
   return {
     async stop() {
-      worker.shutdown();
+      agentWorker.shutdown();
       await running;
       await connection.close();
     },

@@ -37,7 +37,7 @@ async function worker(maxCachedWorkflows?: number | null, more: { conversationCa
     worker: created.worker,
     client,
     async stop() {
-      created.worker.shutdown();
+      created.shutdown();
       await running;
       await connection.close();
       await client.close();
