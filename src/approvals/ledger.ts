@@ -23,6 +23,14 @@ import { SubAgentCalls } from './sub-agent-calls.js';
 import { DecisionTrail } from './trail.js';
 import { judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
 
+/** Where the ledger's rules changed with a release: whether the run takes each change (default: yes). */
+export interface LedgerPatches {
+  /** A decision after its call's deadline fired is refused as late (`deadlines-before-decisions`). */
+  deadlinesFirst?: () => boolean;
+  /** A check of changed arguments too costly for workflow code is refused (`bounded-schema-checks`). */
+  boundedChecks?: () => boolean;
+}
+
 export class ApprovalLedger {
   /** The calls the run's own tools wait on, with their deadlines. */
   private readonly own: OwnCalls;
@@ -46,10 +54,10 @@ export class ApprovalLedger {
   constructor(
     private readonly runId: string,
     carried: { trail?: DecisionRecord[]; refusals?: RefusalSummary } = {},
-    deadlinesFirst: () => boolean = () => true,
+    private readonly patches: LedgerPatches = {},
   ) {
     this.trail = new DecisionTrail(carried);
-    this.own = new OwnCalls(this.trail, deadlinesFirst);
+    this.own = new OwnCalls(this.trail, patches.deadlinesFirst ?? (() => true));
     this.subAgents = new SubAgentCalls(runId);
   }
 
@@ -130,7 +138,7 @@ export class ApprovalLedger {
     // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
     const inFlight = this.subAgents.inFlight();
     const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
-    const check = judgeDecision(kind, decision, open, this.decided, this.run);
+    const check = judgeDecision(kind, decision, open, this.decided, this.run, this.patches.boundedChecks);
     if (!check.accepted) return [...deadlines, ...this.record(decisionRecord(kind, decision, at, check))];
     return [...deadlines, ...this.accept(kind, decision, check.call, at)];
   }

@@ -12,6 +12,7 @@ import type {
   RefusalType,
 } from '../schemas/decisions.js';
 import { readJsonSchema, safeParse, truncate, type JsonValue } from '../schemas/json.js';
+import { checkWorkProblem } from '../schemas/schema-cost.js';
 import { clip } from '../schemas/limits.js';
 import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
 import { canDecide, tenantCheck } from './access.js';
@@ -208,6 +209,8 @@ export function judgeDecision(
   pending: PendingToolCall[],
   decided: ReadonlyMap<string, DecisionRecord>,
   run: RunAccess,
+  /** Whether the run takes the `bounded-schema-checks` patch; the client always does. */
+  boundedChecks: () => boolean = () => true,
 ): DecisionCheck {
   // Another tenant learns nothing about the run: this comes before anything names a call.
   const tenant = tenantCheck(decision.principal, run.resourceId);
@@ -233,8 +236,16 @@ export function judgeDecision(
     const message = `tool call ${call.toolCallId} (${call.toolName}) has no input schema for new arguments`;
     return { accepted: false, type: 'InvalidArguments', call, message };
   }
+  // A check that would hold the workflow task past its deadline (a schema whose references fan out,
+  // against many values) fails the task again at every retry: it is refused instead.
+  const costly = checkWorkProblem(call.inputSchema, decision.args);
+  if (costly !== undefined && boundedChecks()) {
+    const what = `the changed arguments of tool call ${call.toolCallId} (${call.toolName})`;
+    return { accepted: false, type: 'InvalidArguments', call, message: `${what} are not checked: ${costly}` };
+  }
   // A schema zod cannot rebuild here (an MCP server's may use any keyword) is checked where the tool
   // runs, as the model's own arguments are: by the worker against the tool's schema, or by the server.
+  // An outside tool's schema comes without its patterns (see schemas/schema-patterns.ts).
   const read = readJsonSchema(call.inputSchema);
   if ('unreadable' in read) return check;
   const parsed = safeParse(read.schema, decision.args);

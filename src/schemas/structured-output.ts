@@ -3,79 +3,13 @@
  * Mastra's `structuredOutput`), and the check of the model's answer against it. Sandbox-safe: the
  * workflow reads the spec, the model activity checks the answer.
  */
-import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 import { readJsonSchema, safeParse, truncate, type JsonSchema, type JsonValue } from './json.js';
 import { boundedJson, MAX_TEXT } from './limits.js';
+import { checkingCostProblem } from './schema-cost.js';
 
 /** The most JSON an output schema may have: every model call of the run carries it. */
 export const MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024;
-
-/**
- * How many schema nodes checking an answer may walk, each `$ref` expanded where it is used: a small
- * schema whose references fan out (`allOf` of the same `$ref` twice, level after level) would otherwise
- * take hours of the worker's CPU to check one answer.
- */
-export const MAX_OUTPUT_SCHEMA_NODES = 2_000;
-
-/** Keywords whose values are data, not schemas: a `$ref` or `pattern` key inside them means nothing. */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
-
-/**
- * What would make checking an answer against `schema` cost more than its size says: more than
- * {@link MAX_OUTPUT_SCHEMA_NODES} nodes with its references expanded (a reference back into itself,
- * a recursive schema, counts once), or a `pattern` that can take exponential time on some strings
- * (nested repetition such as `(a+)+`, found by fastify's `safe-regex2`). Pure and bounded.
- */
-export function checkingCostProblem(schema: JsonSchema): string | undefined {
-  const stack: Array<{ node: unknown; refs: readonly string[] }> = [{ node: schema, refs: [] }];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const { node, refs } = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (++nodes > MAX_OUTPUT_SCHEMA_NODES) {
-      return (
-        `it has more than ${MAX_OUTPUT_SCHEMA_NODES} schema nodes with its $refs expanded where they are used, ` +
-        'which would make each answer slow to check; use fewer references to the same definition'
-      );
-    }
-    const record = node as Record<string, unknown>;
-    const patterns = [
-      ...(typeof record.pattern === 'string' ? [record.pattern] : []),
-      ...(isObject(record.patternProperties) ? Object.keys(record.patternProperties) : []),
-    ];
-    const unsafe = patterns.find((pattern) => !safeRegex(pattern));
-    if (unsafe !== undefined) {
-      return (
-        `its pattern ${JSON.stringify(truncate(unsafe, 80))} may take exponential time to check (nested ` +
-        'repetition, as in (a+)+); write it without a repeated group that repeats itself'
-      );
-    }
-    const ref = record.$ref;
-    if (typeof ref === 'string' && ref.startsWith('#') && !refs.includes(ref)) {
-      stack.push({ node: pointer(schema, ref), refs: [...refs, ref] });
-    }
-    for (const [key, value] of Object.entries(record)) {
-      if (!DATA_KEYWORDS.has(key) && key !== '$defs' && key !== 'definitions') stack.push({ node: value, refs });
-    }
-  }
-  return undefined;
-}
-
-/** What a local JSON pointer (`#/$defs/a`) points at in `root`, or undefined. */
-function pointer(root: JsonSchema, ref: string): unknown {
-  let at: unknown = root;
-  for (const part of ref.slice(1).split('/').slice(1)) {
-    if (!isObject(at) && !Array.isArray(at)) return undefined;
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    at = Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
-  }
-  return at;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Why a JSON schema cannot be a run's output schema, or undefined when it can. */
 export function outputSchemaProblem(schema: JsonSchema): string | undefined {

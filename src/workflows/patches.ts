@@ -82,6 +82,13 @@ export const PATCHES = {
       "a call of an MCP tool whose server is unavailable is retried within the agent's retry window, then " +
       'waits for a resolution (retry, skip or fail); runs from before told the model it failed after 3 attempts',
   },
+  boundedSchemaChecks: {
+    id: 'bounded-schema-checks',
+    release: '0.4.0',
+    change:
+      "workflow code checks data against an outside tool's schema (a client tool's, an MCP server's) without " +
+      'its patterns, and refuses a check that would cost too much; runs from before ran them whole',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -25,6 +25,8 @@ import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
 import * as runStatus from '../schemas/run-status.js';
 import * as safeParse from '../schemas/safe-parse.js';
+import * as schemaCost from '../schemas/schema-cost.js';
+import * as schemaPatterns from '../schemas/schema-patterns.js';
 import * as shownPending from '../schemas/shown-pending.js';
 import * as script from '../schemas/script.js';
 import * as streamChunks from '../schemas/stream-chunks.js';
@@ -56,6 +58,8 @@ warmSchemas(
   runResult,
   runStatus,
   safeParse,
+  schemaCost,
+  schemaPatterns,
   script,
   shownPending,
   streamChunks,

@@ -161,6 +161,25 @@ describe('judgeDecision: changed arguments', () => {
     const schema = { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } };
     expect(judged(schema, { id: 'r3' }).accepted).toBe(true);
   });
+
+  it('are refused, not checked, where checking them would hold the run past its workflow task deadline', () => {
+    let node: Record<string, unknown> = { type: 'string' };
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < 8; i++) {
+      $defs[`d${i}`] = node;
+      node = { allOf: [{ $ref: `#/$defs/d${i}` }, { $ref: `#/$defs/d${i}` }] };
+    }
+    const schema = { type: 'object', properties: { ids: { type: 'array', items: node } }, $defs };
+    const args = { ids: Array.from({ length: 50_000 }, () => 'x') };
+    expect(judged(schema, args)).toMatchObject({
+      accepted: false,
+      type: 'InvalidArguments',
+      message: expect.stringMatching(
+        /^the changed arguments of tool call a \(.*\) are not checked: checking .* would take too long/,
+      ),
+    });
+    expect(judged(schema, { ids: ['x'] }).accepted).toBe(true);
+  });
 });
 
 describe('judgeDecision: a model step that waits', () => {

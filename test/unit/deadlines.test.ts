@@ -160,7 +160,7 @@ describe('approval deadlines: the ledger', () => {
   });
 
   it('takes a late decision as runs from before did where the run says so (the patch is absent)', () => {
-    const ledger = new ApprovalLedger('run-1', {}, () => false);
+    const ledger = new ApprovalLedger('run-1', {}, { deadlinesFirst: () => false });
     ledger.ask(call, waiting);
     const effects = ledger.decide('approve', { decisionId: 'late' }, '2026-01-01T00:05:00.000Z');
     expect(types(effects)).toEqual(['record', 'resolve', 'change', 'notify']);
@@ -168,7 +168,7 @@ describe('approval deadlines: the ledger', () => {
 
   it('asks whether deadlines come first only when a deadline has passed', () => {
     let asked = 0;
-    const ledger = new ApprovalLedger('run-1', {}, () => (asked++, true));
+    const ledger = new ApprovalLedger('run-1', {}, { deadlinesFirst: () => (asked++, true) });
     ledger.ask(call, waiting);
     ledger.decide('approve', { decisionId: 'early', fingerprint: 'stale' }, AT);
     expect(asked).toBe(0);

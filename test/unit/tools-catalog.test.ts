@@ -148,7 +148,7 @@ describe('a tool run step', () => {
   const strictSpec = describeAgent(registry, { agentId: 'strict' });
 
   it('is the call a model would have made, fingerprinted for this run, and nothing else', () => {
-    const made = toolRunStep('run-1', spec, {}, { toolName: 'add', args: { a: 1, b: 2 } });
+    const made = toolRunStep('run-1', spec, {}, { toolName: 'add', args: { a: 1, b: 2 } }, () => true);
     const fingerprint = toolCallFingerprint({
       runId: 'run-1',
       toolCallId: TOOL_RUN_CALL_ID,
@@ -174,7 +174,7 @@ describe('a tool run step', () => {
 
   it('refuses what a model could not have called, and input that does not fit', () => {
     const refused = (s: typeof spec, toolName: string, args: unknown = {}, activeTools?: string[]) =>
-      toolRunStep('r', s, activeTools ? { activeTools } : {}, { toolName, args: args as never });
+      toolRunStep('r', s, activeTools ? { activeTools } : {}, { toolName, args: args as never }, () => true);
     expect(refused(spec, 'nope')).toMatchObject({
       ok: false,
       type: 'ToolRunNotAllowed',
@@ -193,6 +193,34 @@ describe('a tool run step', () => {
       type: 'InvalidToolInput',
       message: /the input of tool "add" does not fit its inputSchema: b: .*expected number/,
     });
+  });
+
+  it("leaves an MCP tool's patterns to the worker, and checks the agent's own tool whole", () => {
+    const patterned = (mcpServer?: string) => ({
+      ...spec,
+      tools: spec.tools.map((t) =>
+        t.name === 'add'
+          ? {
+              ...t,
+              ...(mcpServer ? { mcpServer } : {}),
+              inputSchema: {
+                ...t.inputSchema,
+                properties: { ...(t.inputSchema.properties as object), n: { type: 'string', pattern: '^(a|aa)+$' } },
+              },
+            }
+          : t,
+      ),
+    });
+    const run = (s: typeof spec, takesIt: boolean) =>
+      toolRunStep('r', s, {}, { toolName: 'add', args: { a: 1, b: 2, n: 'b' } }, () => takesIt);
+    expect(run(patterned('notes'), true)).toMatchObject({ ok: true });
+    // A run recorded before the change replays as it decided then.
+    expect(run(patterned('notes'), false)).toMatchObject({
+      ok: false,
+      type: 'InvalidToolInput',
+      message: /n: .*pattern/,
+    });
+    expect(run(patterned(), true)).toMatchObject({ ok: false, type: 'InvalidToolInput', message: /n: .*pattern/ });
   });
 });
 

@@ -81,7 +81,13 @@ describe('where the tool is offered', () => {
   });
 
   it('never to a tool run, which joins no thread', () => {
-    const step = toolRunStep('r', withMemory, { threadId: 't' }, { toolName: 'updateWorkingMemory', args: {} });
+    const step = toolRunStep(
+      'r',
+      withMemory,
+      { threadId: 't' },
+      { toolName: 'updateWorkingMemory', args: {} },
+      () => true,
+    );
     expect(step).toMatchObject({ ok: false, type: 'ToolRunNotAllowed' });
     expect(!step.ok && step.message).toMatch(/offered only to the model of a run on a thread/);
   });

@@ -2,7 +2,7 @@
  * Tools a run brings along (`clientTools`, `toolsets`), as they are stored with the run: names,
  * descriptions and JSON schemas. The caller runs them: the run pauses at each call for its result.
  */
-import { checkingCostProblem } from '../../schemas/structured-output.js';
+import { checkingCostProblem } from '../../schemas/schema-cost.js';
 import { InvalidRunOptionsError } from '../../errors.js';
 import { errorMessage } from '../../errors.js';
 import type { JsonSchema } from '../../schemas/json.js';

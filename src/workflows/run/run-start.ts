@@ -93,7 +93,7 @@ async function toolRunOf(
   options: RunOptions,
   toolCall: NonNullable<RunInput['toolCall']>,
 ): Promise<CallModelOutput> {
-  const made = toolRunStep(runId, spec, options, toolCall);
+  const made = toolRunStep(runId, spec, options, toolCall, () => takes('boundedSchemaChecks'));
   if (!made.ok) throw ApplicationFailure.nonRetryable(`Tool run not possible: ${made.message}`, made.type);
   const call = made.step.toolCalls[0]!;
   const tool = spec.tools.find((t) => t.name === call.toolName);

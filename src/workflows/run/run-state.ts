@@ -81,8 +81,10 @@ export class RunState {
   ) {
     this.conversation = new Conversation(messages, carry?.steps);
     this.stream = new RunStream(carry?.stream);
-    this.ledger = new ApprovalLedger(runId, { trail: carry?.decisions, refusals: carry?.refusals }, () =>
-      takes('deadlinesFirst'),
+    this.ledger = new ApprovalLedger(
+      runId,
+      { trail: carry?.decisions, refusals: carry?.refusals },
+      { deadlinesFirst: () => takes('deadlinesFirst'), boundedChecks: () => takes('boundedSchemaChecks') },
     );
     this.mirror = new RunMirror(runId, agentId, parent);
     this.notices = new RunNotices(runId, agentId);

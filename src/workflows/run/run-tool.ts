@@ -9,6 +9,8 @@ import { deadlineFields, deadlineOf } from '../../approvals/deadline.js';
 import { decidedBy, declineMessage, expiredMessage } from '../../approvals/decision-messages.js';
 import type { AgentSpec, ToolSpec } from '../../schemas/agent-spec.js';
 import type { RunOptions } from '../../schemas/run-options.js';
+import { schemaInRun } from '../../schemas/schema-patterns.js';
+import { takes } from '../patches.js';
 import { runSubAgent, runWorkflowTool } from './delegation.js';
 import { refOf, transcribed, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
@@ -44,7 +46,7 @@ export async function runTool(
   const waiting = {
     kind: 'approval' as const,
     askedAt,
-    inputSchema: tool.inputSchema,
+    inputSchema: schemaForDecisions(tool),
     ...(await waitingDisplay(tool, ref, { kind: 'approval', args: call.args })),
     ...deadlineFields(askedAt, deadlineOf(tool, spec)),
   };
@@ -99,6 +101,15 @@ function runApproved(
     case 'tool':
       return executeOnWorker(tool, spec, options, state, call, atMostOnce);
   }
+}
+
+/**
+ * The schema changed arguments are checked against, by the client and the run: an outside tool's (a
+ * client tool's, an MCP server's) without its patterns, which run where the tool runs.
+ */
+function schemaForDecisions(tool: ToolSpec): ToolSpec['inputSchema'] {
+  const outside = tool.kind === 'client' || (tool.kind === 'tool' && tool.mcpServer !== undefined);
+  return outside ? schemaInRun(tool.inputSchema, () => takes('boundedSchemaChecks')) : tool.inputSchema;
 }
 
 /** A client tool: the caller supplies the result. */

@@ -5,8 +5,10 @@
  */
 import type { CallModelOutput } from '../../protocol/activities.js';
 import { toolCallFingerprint } from '../../approvals/fingerprint.js';
-import type { AgentSpec } from '../../schemas/agent-spec.js';
-import { readJsonSchema, safeParse, type JsonSchema, type JsonValue } from '../../schemas/json.js';
+import type { AgentSpec, ToolSpecOf } from '../../schemas/agent-spec.js';
+import { readJsonSchema, safeParse, type JsonValue } from '../../schemas/json.js';
+import { checkWorkProblem } from '../../schemas/schema-cost.js';
+import { schemaInRun } from '../../schemas/schema-patterns.js';
 import type { RunInput } from '../../schemas/run-input.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import { offeredTools, ZERO_USAGE } from './transcript.js';
@@ -28,6 +30,8 @@ export function toolRunStep(
   spec: AgentSpec,
   options: RunOptions,
   toolCall: NonNullable<RunInput['toolCall']>,
+  /** Whether the run takes the `bounded-schema-checks` patch. */
+  boundedChecks: () => boolean,
 ): ToolRunStep {
   const { toolName, args } = toolCall;
   const refuse = (message: string): ToolRunStep => ({ ok: false, type: 'ToolRunNotAllowed', message });
@@ -61,7 +65,7 @@ export function toolRunStep(
         `(its active tools: ${options.activeTools?.join(', ') || '(none)'})`,
     );
   }
-  const problem = inputProblem(tool.inputSchema, args);
+  const problem = inputProblem(tool, args, boundedChecks);
   if (problem !== undefined) {
     return {
       ok: false,
@@ -85,10 +89,15 @@ export function toolRunStep(
 }
 
 /**
- * What is wrong with the input, by the JSON schema the spec stores. A schema zod cannot rebuild is
- * left to the worker, which checks the input against the tool's own zod schema before it runs.
+ * What is wrong with the input, by the JSON schema the spec stores. A schema zod cannot rebuild is left
+ * to the worker, which checks the input against the tool's own schema before it runs; so are an MCP
+ * tool's patterns (its schema is its server's: see schemas/schema-patterns.ts). A check too costly for
+ * workflow code is refused.
  */
-function inputProblem(schema: JsonSchema, args: JsonValue): string | undefined {
+function inputProblem(tool: ToolSpecOf<'tool'>, args: JsonValue, boundedChecks: () => boolean): string | undefined {
+  const schema = tool.mcpServer ? schemaInRun(tool.inputSchema, boundedChecks) : tool.inputSchema;
+  const costly = checkWorkProblem(schema, args);
+  if (costly !== undefined && boundedChecks()) return costly;
   const read = readJsonSchema(schema);
   if ('unreadable' in read) return undefined;
   const parsed = safeParse(read.schema, args);

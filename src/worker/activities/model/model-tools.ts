@@ -9,7 +9,9 @@ import { jsonSchema, tool, type JSONSchema7, type LanguageModel, type Tool, type
 import type { Agent } from '../../../agent.js';
 import { errorMessage, WebSearchUnavailableError } from '../../../errors.js';
 import type { CallModelInput, ModelToolDefinition } from '../../../protocol/activities.js';
+import { z } from 'zod';
 import { zodFromJsonSchema } from '../../../schemas/json.js';
+import { CHECK_BUDGET_MS, checkBudget, inTime, type CheckBudget } from '../checked-in-time.js';
 import type { AnyTool } from '../../../tools/create-tool.js';
 import type { ToolHookContext } from '../../../tools/tool-context.js';
 import { checkWith } from '../../../tools/schema.js';
@@ -20,6 +22,7 @@ import type { ResolvedCall } from './call-conversation.js';
 /** The step's tools by the names the model calls them. */
 export async function modelTools(agent: Agent, model: LanguageModel, input: ResolvedCall): Promise<ToolSet> {
   const tools: ToolSet = {};
+  const budget = checkBudget();
   for (const def of input.tools) {
     if (def.provider) {
       tools[def.name] = await providerTool(model, def.name, def.provider, input.model);
@@ -30,15 +33,39 @@ export async function modelTools(agent: Agent, model: LanguageModel, input: Reso
       description: def.description,
       inputSchema: jsonSchema(def.inputSchema as JSONSchema7, {
         validate: async (value) => {
-          // Sub-agent and workflow tools have no schema of their own here: check the JSON schema.
-          const checked = await checkWith(registered?.inputSchema ?? zodFromJsonSchema(def.inputSchema), value);
-          return checked.ok ? { success: true, value } : { success: false, error: new Error(checked.pretty) };
+          // Sub-agent, workflow, client and MCP tools have no schema of their own here: check the JSON schema.
+          const problem = registered
+            ? await ownSchemaProblem(registered, value)
+            : jsonSchemaProblem(def, value, budget);
+          return problem === undefined ? { success: true, value } : { success: false, error: new Error(problem) };
         },
       }),
       ...(registered ? lifecycleHooks(registered, def.name, input) : {}),
     });
   }
   return tools;
+}
+
+async function ownSchemaProblem(registered: AnyTool, value: unknown): Promise<string | undefined> {
+  const checked = await checkWith(registered.inputSchema, value);
+  return checked.ok ? undefined : checked.pretty;
+}
+
+/**
+ * Why the arguments do not fit a JSON schema that may come from outside the worker (a run's client
+ * tools, an MCP server), checked within the check's budget: its patterns run against the model's output.
+ */
+function jsonSchemaProblem(def: ModelToolDefinition, value: unknown, budget: CheckBudget): string | undefined {
+  const checked = inTime(() => {
+    const parsed = zodFromJsonSchema(def.inputSchema).safeParse(value);
+    return parsed.success ? undefined : z.prettifyError(parsed.error);
+  }, budget);
+  if ('value' in checked) return checked.value;
+  return (
+    `The arguments could not be checked against the input schema of tool "${def.name}" within ` +
+    `${CHECK_BUDGET_MS / 1000} s, the time a step has for such checks (a pattern that backtracks on them); ` +
+    'the call did not run.'
+  );
 }
 
 /** The provider's tool for the run's model; a model without one fails the run before anything is sent. */

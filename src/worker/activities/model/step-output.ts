@@ -9,10 +9,10 @@ import { toolCallFingerprint } from '../../../approvals/fingerprint.js';
 import type { CallModelOutput, ModelToolCall } from '../../../protocol/activities.js';
 import { clip, jsonBytes, kib, MAX_DATA_BYTES, MAX_ID } from '../../../schemas/limits.js';
 import type { Message } from '../../../schemas/message.js';
-import { createContext, runInContext } from 'node:vm';
 import { checkObject, type ObjectCheck, type StructuredOutputSpec } from '../../../schemas/structured-output.js';
 import type { Usage } from '../../../schemas/run-result.js';
 import { toJson, transcribedCalls } from '../tools/transform-payload.js';
+import { CHECK_BUDGET_MS, inTime } from '../checked-in-time.js';
 import type { ResolvedCall } from './call-conversation.js';
 import { providerResults, type StepContentPart } from './provider-calls.js';
 
@@ -64,30 +64,18 @@ export async function stepOutput(agent: Agent, call: ResolvedCall, answer: StepA
   };
 }
 
-/** How long checking an answer against the output schema may take. */
-const CHECK_BUDGET_MS = 2_000;
-const checking = createContext({});
-
 /**
- * `checkObject`, stopped after {@link CHECK_BUDGET_MS}: a pattern can backtrack for hours on some
- * strings (`(a|a)*` passes any static check), and this thread is the worker's event loop (heartbeats,
- * every other activity). V8 interrupts a regular expression as any other code when the script's time is up.
+ * `checkObject`, stopped after {@link CHECK_BUDGET_MS}: the output schema is the caller's, and its
+ * patterns run against the model's answer.
  */
 function checkedInTime(spec: StructuredOutputSpec, text: string, finishReason: string): ObjectCheck {
-  checking.check = () => checkObject(spec, text, finishReason);
-  try {
-    return runInContext('check()', checking, { timeout: CHECK_BUDGET_MS }) as ObjectCheck;
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw err;
-    const seconds = CHECK_BUDGET_MS / 1000;
-    return {
-      objectError:
-        `The answer could not be checked against the output schema within ${seconds} s (a pattern that ` +
-        'backtracks on it, or too many references): simplify the schema.',
-    };
-  } finally {
-    delete checking.check;
-  }
+  const checked = inTime(() => checkObject(spec, text, finishReason));
+  if ('value' in checked) return checked.value;
+  return {
+    objectError:
+      `The answer could not be checked against the output schema within ${CHECK_BUDGET_MS / 1000} s (a pattern ` +
+      'that backtracks on it, or too many references): simplify the schema.',
+  };
 }
 
 function usageOf(usage: LanguageModelUsage): Usage {

@@ -6,6 +6,7 @@
 import type { MCPClient } from '@ai-sdk/mcp';
 import { clip, kib, MAX_TEXT } from '../../../schemas/limits.js';
 import { oneLine, zodFromJsonSchema, type JsonSchema, type JsonValue } from '../../../schemas/json.js';
+import { inTime } from '../checked-in-time.js';
 
 /** One tool as the server listed it. */
 export type ListedTool = Awaited<ReturnType<MCPClient['listTools']>>['tools'][number];
@@ -13,17 +14,23 @@ export type ListedTool = Awaited<ReturnType<MCPClient['listTools']>>['tools'][nu
 /** What one call of an MCP tool came to: its output (JSON), or an error the model is told. */
 export type McpCallOutcome = { output: JsonValue } | { error: string };
 
-/** Why the arguments do not fit the tool's input schema, where the schema can be checked here. */
+/**
+ * Why the arguments do not fit the tool's input schema, where the schema can be checked here. A schema
+ * zod cannot read, or one that takes longer than the check's budget (the server's pattern against the
+ * model's arguments), is left to the server.
+ */
 export function inputProblem(tool: ListedTool, args: unknown): string | undefined {
-  let schema;
-  try {
-    schema = zodFromJsonSchema(tool.inputSchema as JsonSchema);
-  } catch {
-    // A schema zod cannot read is checked by the server itself.
-    return undefined;
-  }
-  const parsed = schema.safeParse(args);
-  return parsed.success ? undefined : oneLine(parsed.error.issues, true);
+  const checked = inTime(() => {
+    let schema;
+    try {
+      schema = zodFromJsonSchema(tool.inputSchema as JsonSchema);
+    } catch {
+      return undefined;
+    }
+    const parsed = schema.safeParse(args);
+    return parsed.success ? undefined : oneLine(parsed.error.issues, true);
+  });
+  return 'value' in checked ? checked.value : undefined;
 }
 
 type CallToolResult = Awaited<ReturnType<MCPClient['callTool']>>;
