@@ -1,10 +1,23 @@
 /** An agent's models as `defineAgent` checks them. */
 import type { AgentOptions } from './agent-options.js';
+import { shownDuration } from './schemas/deadline.js';
 import { MAX_ID } from './schemas/limits.js';
+import { MODEL_STEP_MS, modelRetrySpec } from './schemas/model-retry.js';
 
-/** The agent's fallback models, when it has any. */
-export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels'>): void {
-  if (config.fallbackModels !== undefined) checkFallbackModels(config.id, config.model, config.fallbackModels);
+/** The agent's fallback models, when it has any, and the time each may stay silent before the next. */
+export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels' | 'modelRetry'>): void {
+  if (config.fallbackModels === undefined) return;
+  checkFallbackModels(config.id, config.model, config.fallbackModels);
+  const silentMs =
+    config.modelRetry && modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry).fallbackAfterMs;
+  const before = config.fallbackModels.length;
+  if (silentMs !== undefined && silentMs * before >= MODEL_STEP_MS) {
+    throw new TypeError(
+      `defineAgent("${config.id}"): modelRetry.fallbackAfter (${shownDuration(silentMs)}) for each of ` +
+        `${before} models before the last leaves it no time within a model step's ` +
+        `${shownDuration(MODEL_STEP_MS)}; set fallbackAfter under ${shownDuration(MODEL_STEP_MS / before)}`,
+    );
+  }
 }
 
 /** At most this many fallback models: each failed one costs the step a provider call. */

@@ -81,6 +81,11 @@ export async function listenFake<Body, Answer>(
       return { unexpected: ledger.unexpected.splice(0), pending: ledger.queue.splice(0) };
     },
     useInThisProcess: (apiKey) => useInThisProcess(baseURL, apiKey),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A request it hangs on would otherwise hold the server open.
+        server.closeAllConnections();
+      }),
   };
 }

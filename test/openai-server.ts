@@ -31,7 +31,9 @@ export type ModelAnswer =
   /** Streamed in two deltas, or in `deltas` with `gapMs` between them, as a slow model writes. */
   | { text: string; deltas?: string[]; gapMs?: number }
   | { toolCalls: Array<{ name: string; args: unknown; id?: string }> }
-  | { fail: { status: number; message: string; headers?: Record<string, string> } };
+  | { fail: { status: number; message: string; headers?: Record<string, string> } }
+  /** Takes the request and answers nothing, as a provider that hangs: the caller must give up. */
+  | { hang: true };
 
 export type RecordedRequest = Recorded<ChatRequest>;
 export type FakeOpenAI = FakeProvider<ChatRequest, ModelAnswer>;
@@ -62,6 +64,7 @@ export async function startFakeOpenAI(
       res.end(JSON.stringify({ error: { message: 'the test expected no model call here', type: 'invalid_request' } }));
       return;
     }
+    if ('hang' in next) return;
     if ('fail' in next) {
       res.writeHead(next.fail.status, { 'content-type': 'application/json', ...next.fail.headers });
       res.end(JSON.stringify({ error: { message: next.fail.message, type: 'test_failure' } }));

@@ -82,6 +82,8 @@ export interface CallModelInput {
   model: string | undefined;
   /** Models that answer, in order, when `model`'s provider fails before it streamed anything. */
   fallbackModels?: string[];
+  /** How long each model but the last may stay silent before the next is asked (`modelRetry.fallbackAfter`). */
+  fallbackAfterMs?: number;
   /** The run's script, or (with `scriptWindow`) the one step of it this call needs. */
   script: Script | undefined;
   scriptWindow?: ScriptWindow;

@@ -16,12 +16,27 @@ export interface ModelRetry {
   window?: DeadlineDuration;
   /** The longest wait between two attempts (a provider's `Retry-After` is honoured above it). Default `'5m'`. */
   maximumInterval?: DeadlineDuration;
+  /**
+   * How long a model followed by one of the agent's `fallbackModels` may stay silent before the next is
+   * asked: until its whole answer, or in a streamed step until its first delta. A provider that hangs
+   * answers nothing, and a retried attempt starts again from the first model. Default `'60s'`; under
+   * `'5m'`, the longest a model step may take.
+   */
+  fallbackAfter?: DeadlineDuration;
 }
+
+/** The longest a model step's attempt may take (its activity's start-to-close timeout). */
+export const MODEL_STEP_MS = 5 * 60_000;
+
+/** How long a model with a fallback after it may stay silent, when nothing sets it. */
+export const DEFAULT_FALLBACK_AFTER_MS = 60_000;
 
 const Ms = z.number().int().min(MIN_DEADLINE_MS).max(MAX_DEADLINE_MS);
 
 /** The retry of model steps as the agent's spec records it (ms). */
-export const ModelRetrySpecSchema = z.object({ windowMs: Ms, maximumIntervalMs: Ms }).strict();
+export const ModelRetrySpecSchema = z
+  .object({ windowMs: Ms, maximumIntervalMs: Ms, fallbackAfterMs: Ms.max(MODEL_STEP_MS - 1).optional() })
+  .strict();
 export type ModelRetrySpec = z.infer<typeof ModelRetrySpecSchema>;
 
 /** What a run whose agent and worker set nothing keeps to. */
@@ -36,20 +51,27 @@ export function modelRetrySpec(where: string, value: unknown): ModelRetrySpec {
     throw new TypeError(`${where}: modelRetry${problem}`);
   };
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail(` is { window?, maximumInterval? }, not ${JSON.stringify(value)}`);
+    return fail(` is { window?, maximumInterval?, fallbackAfter? }, not ${JSON.stringify(value)}`);
   }
-  const { window, maximumInterval, ...rest } = value as Record<string, unknown>;
+  const { window, maximumInterval, fallbackAfter, ...rest } = value as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) fail(` takes window and maximumInterval, not ${extra.join(', ')}`);
-  const spec = { ...DEFAULT_MODEL_RETRY };
+  if (extra.length > 0) fail(` takes window, maximumInterval and fallbackAfter, not ${extra.join(', ')}`);
+  const spec: ModelRetrySpec = { ...DEFAULT_MODEL_RETRY };
   for (const [key, given] of [
     ['windowMs', window],
     ['maximumIntervalMs', maximumInterval],
+    ['fallbackAfterMs', fallbackAfter],
   ] as const) {
     if (given === undefined) continue;
     const parsed = durationMs(given);
     if ('problem' in parsed) return fail(`.${key.slice(0, -2)}: ${parsed.problem}`);
     spec[key] = parsed.ms;
+  }
+  if (spec.fallbackAfterMs !== undefined && spec.fallbackAfterMs >= MODEL_STEP_MS) {
+    fail(
+      `.fallbackAfter (${shownDuration(spec.fallbackAfterMs)}) is not shorter than a model step's ` +
+        `${shownDuration(MODEL_STEP_MS)}: the next model would never be asked; set a shorter fallbackAfter`,
+    );
   }
   if (spec.maximumIntervalMs > spec.windowMs) {
     fail(

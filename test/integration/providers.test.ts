@@ -81,6 +81,13 @@ beforeAll(async () => {
         fallbackModels: ['google/gemini-test'],
       }),
       defineAgent({
+        id: 'resilient-quick',
+        name: 'Resilient, and quick to give up on a silent provider',
+        model: 'openai-compatible/qwen/qwen3-8b',
+        fallbackModels: ['google/gemini-test'],
+        modelRetry: { fallbackAfter: '2s' },
+      }),
+      defineAgent({
         id: 'resilient-typo',
         name: 'Resilient, with a fallback no provider here has',
         model: 'anthropic/claude-test',
@@ -360,6 +367,36 @@ describe('model fallbacks', () => {
     expect(anthropic.requests).toHaveLength(2);
     expect(google.requests).toHaveLength(1);
     expect((await w.client.getRun(done.runId)).modelFallbacks).toBeUndefined();
+  });
+
+  it("asks the next model when the agent's own provider hangs, within the same attempt", async () => {
+    compatible.reset();
+    google.reset();
+    compatible.answer({ hang: true });
+    google.answer({ text: 'From Gemini.' });
+    const done = await w.client.generate('resilient-quick', 'Hello?');
+    expect(done.steps[0]).toMatchObject({ text: 'From Gemini.', model: 'google/gemini-test' });
+    expect(compatible.requests).toHaveLength(1);
+    expect((await w.client.getRun(done.runId)).modelFallbacks).toEqual([
+      { stepNumber: 0, model: 'google/gemini-test' },
+    ]);
+  });
+
+  it('asks the next model when a streamed step hears nothing, and not once the model streams', async () => {
+    compatible.reset();
+    google.reset();
+    compatible.answer(
+      { hang: true },
+      { text: 'Claude writes slowly.', deltas: ['Claude ', 'writes ', 'slowly.'], gapMs: 1500 },
+    );
+    google.answer({ text: 'From Gemini.' });
+    const hung = await collect(await w.client.stream('resilient-quick', 'Hello?'));
+    expect(text(hung)).toBe('From Gemini.');
+    // Gaps under the limit after the first delta: the model is answering, and answers the step.
+    const slow = await collect(await w.client.stream('resilient-quick', 'Hello?'));
+    expect(text(slow)).toBe('Claude writes slowly.');
+    expect(slow.find((c) => c.type === 'step-finish')).not.toHaveProperty('model');
+    expect(google.requests).toHaveLength(1);
   });
 
   it('passes over a fallback that cannot answer: the step is retried as it would be without it', async () => {

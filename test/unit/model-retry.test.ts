@@ -11,11 +11,15 @@ describe('modelRetrySpec', () => {
       windowMs: 86_400_000,
       maximumIntervalMs: 30_000,
     });
+    expect(modelRetrySpec('here', { fallbackAfter: '20s' })).toEqual({
+      ...DEFAULT_MODEL_RETRY,
+      fallbackAfterMs: 20_000,
+    });
   });
 
   it('refuses what it does not know, with the offending value and what to do', () => {
     expect(() => modelRetrySpec('defineAgent("a")', { window: '2h', attempts: 3 })).toThrow(
-      'defineAgent("a"): modelRetry takes window and maximumInterval, not attempts',
+      'defineAgent("a"): modelRetry takes window, maximumInterval and fallbackAfter, not attempts',
     );
     expect(() => modelRetrySpec('defineAgent("a")', { window: 'forever' })).toThrow(
       'defineAgent("a"): modelRetry.window: "forever" is not a duration',
@@ -24,7 +28,27 @@ describe('modelRetrySpec', () => {
     expect(() => modelRetrySpec('createWorker', { window: '1m', maximumInterval: '5m' })).toThrow(
       'createWorker: modelRetry.maximumInterval (5m) is longer than the window (1m); set a shorter maximumInterval or a longer window',
     );
-    expect(() => modelRetrySpec('here', '6h')).toThrow('here: modelRetry is { window?, maximumInterval? }, not "6h"');
+    expect(() => modelRetrySpec('here', '6h')).toThrow(
+      'here: modelRetry is { window?, maximumInterval?, fallbackAfter? }, not "6h"',
+    );
+    expect(() => modelRetrySpec('here', { fallbackAfter: '5m' })).toThrow(
+      "here: modelRetry.fallbackAfter (5m) is not shorter than a model step's 5m: the next model would never be asked; set a shorter fallbackAfter",
+    );
+  });
+
+  it('leaves the last of the fallbacks time to answer', () => {
+    const agent = (fallbackAfter: string) =>
+      defineAgent({
+        id: 'a',
+        name: 'A',
+        model: 'openai/gpt-test',
+        fallbackModels: ['anthropic/claude-test', 'google/gemini-test'],
+        modelRetry: { fallbackAfter },
+      });
+    expect(() => agent('2m')).not.toThrow();
+    expect(() => agent('150s')).toThrow(
+      'defineAgent("a"): modelRetry.fallbackAfter (150s) for each of 2 models before the last leaves it no time within a model step\'s 5m; set fallbackAfter under 150s',
+    );
   });
 
   it('is checked when the agent is defined', () => {

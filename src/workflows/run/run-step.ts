@@ -13,7 +13,7 @@ import type { JsonValue } from '../../schemas/json.js';
 import { INLINE_PAYLOAD_LIMITS, kib } from '../../schemas/limits.js';
 import { scriptForCall } from '../../schemas/script.js';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
-import { modelActivityRetry } from '../../schemas/model-retry.js';
+import { DEFAULT_FALLBACK_AFTER_MS, MODEL_STEP_MS, modelActivityRetry } from '../../schemas/model-retry.js';
 import type { WorkingMemoryOptions } from '../../schemas/working-memory.js';
 import { storedMemory, withWorkingMemory } from '../thread/working-memory.js';
 import { displayed, displayedOutcome, refOf } from './payload-views.js';
@@ -32,7 +32,7 @@ import { outcomeChunk, providerCallChunks, providerCallOutcome, type ToolOutcome
  */
 function modelActivity(spec: AgentSpec): AgentActivities['callModel'] {
   return proxyActivities<AgentActivities>({
-    startToCloseTimeout: '5 minutes',
+    startToCloseTimeout: MODEL_STEP_MS,
     heartbeatTimeout: '15 seconds',
     ...modelActivityRetry(spec.modelRetry, NON_RETRYABLE_ERROR_TYPES),
   }).callModel;
@@ -67,7 +67,10 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
         model: options.model ?? spec.model,
         // A run that names its own model (where the agent allows it) asked for that model alone.
         ...(spec.fallbackModels && (options.model ?? spec.model) === (spec.defaultOptions?.model ?? spec.model)
-          ? { fallbackModels: spec.fallbackModels }
+          ? {
+              fallbackModels: spec.fallbackModels,
+              fallbackAfterMs: spec.modelRetry?.fallbackAfterMs ?? DEFAULT_FALLBACK_AFTER_MS,
+            }
           : {}),
         ...(options.script
           ? scriptForCall(options.script, state.conversation.messages, state.thread?.prefix)

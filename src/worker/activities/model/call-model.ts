@@ -13,7 +13,7 @@ import { inputDeltaShown } from '../tools/transform-payload.js';
 import { conversationKey, withConversation, type ResolvedCall } from './call-conversation.js';
 import { modelTools } from './model-tools.js';
 import { errorMessage } from '../../../errors.js';
-import { classifyProviderFailure, modelStepFailure } from './provider-failure.js';
+import { classifyProviderFailure, ModelSilentError, modelStepFailure } from './provider-failure.js';
 import { jsonOutput } from './json-output.js';
 import { stepOutput } from './step-output.js';
 import { streamed, type StepStreamState } from './streamed-step.js';
@@ -67,10 +67,17 @@ async function modelStep(
   for (let index = 0; ; index++) {
     const model = chain[index];
     const named = model ?? modelName(agent.model as LanguageModel);
+    // A model with another after it answers within its silence limit, or the next one is asked. Every
+    // other attempt goes without: a model slower than the limit, with fallbacks that fail, still answers.
+    const armed = index < chain.length - 1 && activity.info.attempt % 2 === 1;
+    const silence = armed ? silenceLimit(called.fallbackAfterMs, stream) : undefined;
+    const abortSignal = silence ? AbortSignal.any([activity.cancellationSignal, silence.signal]) : undefined;
     try {
-      const answered = await answerStep(agent, { ...input, model }, conversation, { cache, models, tracing, stream });
+      const setup = { cache, models, tracing, stream, ...(abortSignal ? { abortSignal } : {}) };
+      const answered = await answerStep(agent, { ...input, model }, conversation, setup);
       return index === 0 ? answered : { ...answered, model: named };
-    } catch (err) {
+    } catch (thrownErr) {
+      const err = silence?.ended() ? new ModelSilentError(named, called.fallbackAfterMs!) : thrownErr;
       const failure = classifyProviderFailure(err);
       if (failure?.retryable) passing = { err, named };
       else if (failure) refused ??= { err, named };
@@ -84,8 +91,26 @@ async function modelStep(
       // A failure that passes, of any model tried, is retried (all of them, from the first) before the step waits.
       const thrown = (failure?.retryable ? undefined : passing) ?? (unusable ? refused : undefined) ?? { err, named };
       throw modelStepFailure(thrown.err, `the model provider of "${thrown.named}"`, activity.info.attempt);
+    } finally {
+      silence?.clear();
     }
   }
+}
+
+/**
+ * A signal that aborts the model's call once it has been silent for `ms`: no answer, or in a streamed
+ * step no delta (`stream.heard` ends the limit at the first).
+ */
+function silenceLimit(ms: number | undefined, stream: StepStreamState) {
+  if (ms === undefined) return undefined;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  const clear = () => {
+    clearTimeout(timer);
+    stream.heard = undefined;
+  };
+  stream.heard = clear;
+  return { signal: controller.signal, ended: () => controller.signal.aborted, clear };
 }
 
 /** The model's name as runs show it: the agent's string, or an instance's provider and model id. */
@@ -99,13 +124,15 @@ interface StepSetup {
   models: ModelResolver;
   tracing: Tracing | undefined;
   stream: StepStreamState;
+  /** Aborts the call: the activity's cancellation, and the model's silence limit where it has one. */
+  abortSignal?: AbortSignal;
 }
 
 async function answerStep(
   agent: Agent,
   input: ResolvedCall,
   conversation: Awaited<ReturnType<typeof withConversation>>['conversation'],
-  { cache, models, tracing, stream }: StepSetup,
+  { cache, models, tracing, stream, abortSignal }: StepSetup,
 ): Promise<CallModelOutput> {
   const activity = Context.current();
   const model: LanguageModel = input.model
@@ -121,7 +148,7 @@ async function answerStep(
     toolChoice: input.toolChoice,
     ...(input.structuredOutput ? { output: jsonOutput(input.structuredOutput) } : {}),
     maxRetries: 0, // Temporal retries the activity
-    abortSignal: activity.cancellationSignal,
+    abortSignal: abortSignal ?? activity.cancellationSignal,
     ...input.settings,
     ...telemetry(tracing, input.agentId),
   };

@@ -142,6 +142,7 @@ function networkCode(err: unknown): string | undefined {
  */
 export function classifyProviderFailure(err: unknown, now = Date.now()): ProviderFailure | undefined {
   if (RetryError.isInstance(err)) return classifyProviderFailure(err.lastError, now);
+  if (err instanceof ModelSilentError) return { kind: 'timeout', retryable: true, reason: err.message };
   if (APICallError.isInstance(err)) {
     const reason = reasonOf(err.message);
     // No answer, or a 2xx whose body was cut off (the SDK marks it retryable) or could not be read.
@@ -174,6 +175,14 @@ export function classifyProviderFailure(err: unknown, now = Date.now()): Provide
   const code = networkCode(err);
   if (code) return { kind: 'network', retryable: true, reason: reasonOf(`${code}: ${(err as Error).message}`) };
   return undefined;
+}
+
+/** A model that said nothing within its silence limit (`modelRetry.fallbackAfter`), its call aborted. */
+export class ModelSilentError extends Error {
+  override readonly name = 'ModelSilentError';
+  constructor(model: string, ms: number) {
+    super(`"${model}" answered nothing within ${ms / 1000} s (modelRetry.fallbackAfter)`);
+  }
 }
 
 /** The Temporal failure type of a provider failure that passes, and of one that does not. */

@@ -10,6 +10,8 @@ export interface StepStreamState {
   streamed: boolean;
   /** Whether the attempt's `model-retry` marker went out (once, whichever model tries first). */
   retryMarked: boolean;
+  /** Told at the model's first delta of any kind (reasoning too): it is answering, not hanging. */
+  heard?: () => void;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function streamed(
   try {
     for await (const part of result.stream) {
       if (part.type === 'text-delta' || part.type === 'tool-input-start') state.streamed = true;
+      if (part.type.endsWith('-delta') || part.type === 'tool-input-start') state.heard?.();
       if (part.type === 'text-delta') {
         publisher?.publish({ type: 'text-delta', ...at, id: part.id, delta: part.text });
         progress?.text(at.stepNumber, part.text);
