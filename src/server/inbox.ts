@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { canDecide } from '../approvals/access.js';
+import type { ModelStepRetry } from '../client/runs/model-step.js';
 import type { RunInfo } from '../client/runs/runs.js';
 import type { Principal } from '../schemas/access.js';
 import type { DecisionRecord, PendingToolCall } from '../schemas/decisions.js';
@@ -147,22 +148,25 @@ export function serveInboxPage(app: Hono<ServerEnv>): void {
   app.get('/inbox/inbox.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
 }
 
+/** A run whose model step is being retried. */
+export type RetryingRun = RunInfo & { modelRetry: ModelStepRetry };
+
 /**
  * A run whose model step is being retried, as the inbox lists it: the attempt, when the next starts and
  * when the window ends, and the last failure's summary (the provider, the HTTP status and the kind),
  * without the provider's own words, which operators read with `agentctl runs show`.
  */
-export function inboxRetrying(run: RunInfo) {
+export function inboxRetrying(run: RetryingRun) {
   const retry = run.modelRetry;
   return {
     runId: run.runId,
     agentId: run.agentId,
     threadId: run.threadId,
     startTime: run.startTime.toISOString(),
-    attempt: retry?.attempt ?? 1,
-    nextAttemptAt: retry?.nextAttemptAt?.toISOString() ?? null,
-    windowEndsAt: retry?.windowEndsAt?.toISOString() ?? null,
-    lastFailure: failureSummary(retry?.lastFailure),
+    attempt: retry.attempt,
+    nextAttemptAt: retry.nextAttemptAt?.toISOString() ?? null,
+    windowEndsAt: retry.windowEndsAt?.toISOString() ?? null,
+    lastFailure: failureSummary(retry.lastFailure),
   };
 }
 

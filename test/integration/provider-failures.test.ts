@@ -9,6 +9,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { defineAgent } from '../../src/index.js';
 import { runLines } from '../../src/cli/format.js';
+import { retryingRuns } from '../../src/client/runs/model-step.js';
+import { errorMessage } from '../../src/errors.js';
 import type { AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import { bearerTokens, startServer } from '../../src/server/index.js';
@@ -100,6 +102,8 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
         lastFailure: 'the model provider of "openai/gpt-test" failed (HTTP 429 rate-limited)',
       }),
     ],
+    skipped: 0,
+    capped: false,
   });
   expect(runLines(retrying).join('\n')).toMatch(
     /model step: retrying, attempt \d \((next at|running)[^)]*, retried until [^)]+\)\n {2}last failure: the model provider of "openai\/gpt-test" failed \(HTTP 429 rate-limited\): Rate limit reached for gpt-test/,
@@ -114,7 +118,19 @@ it('waits out a rate limit as long as the provider asks, says so meanwhile, and 
   expect(await modelWindowMs(runId)).toBe(3_600_000); // the worker's window: the agent set none
   expect((await w.client.getRun(runId)).modelRetry).toBeUndefined();
   expect(await w.client.listRuns({ modelRetrying: true, agentId: 'patient-agent' })).toEqual([]);
-  expect(await inboxRetrying()).toEqual({ runs: [] });
+  expect(await inboxRetrying()).toEqual({ runs: [], skipped: 0, capped: false });
+});
+
+it('leaves out a run it cannot describe, and says so, where the list is told to go on', async () => {
+  const unreadable = [{ runId: '' }];
+  const skipped: string[] = [];
+  const skip = (run: { runId: string }, err: unknown) => void skipped.push(`${run.runId}: ${errorMessage(err)}`);
+  const found = [];
+  for await (const run of retryingRuns(w.client.temporal, unreadable, skip)) found.push(run);
+  expect(found).toEqual([]);
+  expect(skipped).toEqual([expect.stringMatching(/^: .+/)]);
+  // Without `skip` (a client's listRuns), the list fails with the error.
+  await expect(retryingRuns(w.client.temporal, unreadable).next()).rejects.toThrow();
 });
 
 it('does not retry a wrong key: the run waits with the reason, and a retry once it is fixed completes it', async () => {

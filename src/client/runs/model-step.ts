@@ -59,22 +59,30 @@ const DESCRIBE_AT_ONCE = 8;
 /**
  * The runs of `listed` whose model step is being retried, each with its `modelRetry`, in their order:
  * each is described (a few at a time), since visibility does not show an activity's attempts. A run
- * that ended meanwhile is left out.
+ * that ended meanwhile is left out. A run that cannot be described fails the list, unless `skip` is
+ * given: then it is told the run and the error, and the run is left out.
  */
 export async function* retryingRuns<R extends { runId: string }>(
   temporal: Client,
-  listed: AsyncIterable<R>,
+  listed: AsyncIterable<R> | Iterable<R>,
+  skip?: (run: R, err: unknown) => void,
 ): AsyncGenerator<R & { modelRetry: ModelStepRetry }> {
   const retryOf = async (run: R) => {
-    const described = await temporal.workflow
-      .getHandle(run.runId)
-      .describe()
-      .catch((err: unknown) => {
-        if (err instanceof WorkflowNotFoundError) return undefined; // gone past its retention meanwhile
-        throw err;
-      });
-    const retry = described && (await modelStepRetry(temporal, described.raw));
-    return retry ? { ...run, modelRetry: retry } : undefined;
+    try {
+      const described = await temporal.workflow
+        .getHandle(run.runId)
+        .describe()
+        .catch((err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return undefined; // gone past its retention meanwhile
+          throw err;
+        });
+      const retry = described && (await modelStepRetry(temporal, described.raw));
+      return retry ? { ...run, modelRetry: retry } : undefined;
+    } catch (err) {
+      if (!skip) throw err;
+      skip(run, err);
+      return undefined;
+    }
   };
   let batch: R[] = [];
   const flush = async function* () {

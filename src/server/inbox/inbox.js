@@ -197,8 +197,14 @@ async function refreshRetrying() {
   retryingReadAt = Date.now();
   const res = await api('/inbox/retrying');
   if (!res.ok) return;
-  const { runs } = await res.json();
-  $('retrying-section').hidden = runs.length === 0;
+  const { runs, skipped, capped } = await res.json();
+  const partial = [
+    skipped > 0 ? `${skipped} running run${skipped === 1 ? '' : 's'} could not be read (see the server's log)` : '',
+    capped ? 'only the first 200 running runs were looked at: narrow the list with ?agentId=' : '',
+  ].filter(Boolean);
+  $('retrying-section').hidden = runs.length === 0 && partial.length === 0;
+  $('retrying-partial').hidden = partial.length === 0;
+  $('retrying-partial').textContent = partial.join('; ');
   $('retrying').replaceChildren(
     ...runs.map((run) =>
       el(

@@ -7,9 +7,11 @@ import type { Agent } from '../../agent.js';
 import { canRead, canStart, confinedTenant, readers, tenantCheck, type AccessCheck } from '../../approvals/access.js';
 import type { AgentClient } from '../../client/agent-client.js';
 import { checkInput } from '../../client/checks.js';
+import { retryingRuns } from '../../client/runs/model-step.js';
+import type { RetryingRun } from '../inbox.js';
 import type { RunInfo } from '../../client/runs/runs.js';
 import type { ThreadInfo } from '../../client/threads.js';
-import { AccessDeniedError, RunNotFoundError, ThreadNotFoundError } from '../../errors.js';
+import { AccessDeniedError, errorMessage, RunNotFoundError, ThreadNotFoundError } from '../../errors.js';
 import type { AccessPolicy, Principal } from '../../schemas/access.js';
 import { IdSchema } from '../../schemas/limits.js';
 import type { ServerEnv } from '../auth/guards.js';
@@ -106,22 +108,27 @@ export class RouteAccess {
   /**
    * The runs whose model step is being retried that a request may see, as {@link waitingRuns} scopes
    * them. Telling takes a describe of each running run: only the first {@link MAX_DESCRIBED} running runs
-   * the caller may read are described, eight at a time, and one that cannot be is left out.
+   * are looked at (`capped` when there were that many), those the caller may read are described a few at
+   * a time, and one that cannot be is left out and counted (`skipped`), with the reason in the log.
    */
-  async retryingRuns(c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> {
+  async retryingRuns(
+    c: Context<ServerEnv>,
+    agentId: string | undefined,
+  ): Promise<{ runs: RetryingRun[]; skipped: number; capped: boolean }> {
     const principal = c.get('principal');
     const resourceId = this.threadResource(c);
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
     const filter = { status: 'running' as const, agentId, threadId, resourceId, limit: MAX_DESCRIBED };
-    const running = (await this.client.listRuns(filter)).filter((run) => this.mayRead(run, principal));
-    const found: RunInfo[] = [];
-    for (let i = 0; i < running.length; i += 8) {
-      const described = await Promise.all(
-        running.slice(i, i + 8).map((run) => this.client.getRun(run.runId).catch(() => undefined)),
-      );
-      found.push(...described.filter((run): run is RunInfo => run?.modelRetry !== undefined));
-    }
-    return found;
+    const listed = await this.client.listRuns(filter);
+    const readable = listed.filter((run) => this.mayRead(run, principal));
+    let skipped = 0;
+    const runs: RetryingRun[] = [];
+    const skip = (run: RunInfo, err: unknown) => {
+      skipped++;
+      console.error(`server: /inbox/retrying could not describe run ${run.runId}: ${errorMessage(err)}`);
+    };
+    for await (const run of retryingRuns(this.client.temporal, readable, skip)) runs.push(run);
+    return { runs, skipped, capped: listed.length >= MAX_DESCRIBED };
   }
 
   /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */

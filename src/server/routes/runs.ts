@@ -119,7 +119,8 @@ export function serveRunRoutes(
   // The inbox's other list: runs whose model step is being retried because its provider fails.
   app.get('/inbox/retrying', async (c) => {
     const agentId = checkInput('agentId', IdSchema.optional(), c.req.query('agentId') || undefined);
-    return c.json({ runs: (await access.retryingRuns(c, agentId)).map(inboxRetrying) });
+    const { runs, skipped, capped } = await access.retryingRuns(c, agentId);
+    return c.json({ runs: runs.map(inboxRetrying), skipped, capped });
   });
 
   // One run's status, waiting calls (as the stream shows them) and decision trail.
