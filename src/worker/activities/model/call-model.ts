@@ -1,5 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { generateText, streamText, type LanguageModel, type ModelMessage, type TelemetryOptions } from 'ai';
+import {
+  APICallError,
+  generateText,
+  streamText,
+  type LanguageModel,
+  type ModelMessage,
+  type TelemetryOptions,
+} from 'ai';
 import type { ModelResolver } from '../../models/registry.js';
 import type { Agent } from '../../../agent.js';
 import type { AgentRegistry } from '../../registry.js';
@@ -77,7 +84,9 @@ async function modelStep(
       const answered = await answerStep(agent, { ...input, model }, conversation, setup);
       return index === 0 ? answered : { ...answered, model: named };
     } catch (thrownErr) {
-      const err = silence?.ended() ? new ModelSilentError(named, called.fallbackAfterMs!) : thrownErr;
+      // A provider's own answer (a status) that came as the limit passed stays what it is.
+      const answered = APICallError.isInstance(thrownErr) && thrownErr.statusCode !== undefined;
+      const err = silence?.ended() && !answered ? new ModelSilentError(named, called.fallbackAfterMs!) : thrownErr;
       const failure = classifyProviderFailure(err);
       if (failure?.retryable) passing = { err, named };
       else if (failure) refused ??= { err, named };
