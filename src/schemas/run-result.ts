@@ -133,16 +133,51 @@ export const StoredRunResultSchema = z.object({
 });
 export type StoredRunResult = z.output<typeof StoredRunResultSchema>;
 
+/** The most recent pending call of a run that waits, and what its tool passed to `suspend()`. */
+export type SuspendPayload = NonNullable<StoredRunResult['suspendPayload']>;
+
+/**
+ * Whether the run waits: `finishReason === 'suspended'` narrows a result to one with `suspendPayload`,
+ * as Mastra's samples read it (`output.suspendPayload.toolName`).
+ */
+export type RunOutcome =
+  | { finishReason: 'suspended'; suspendPayload: SuspendPayload }
+  | { finishReason: Exclude<RunFinishReason, 'suspended'>; suspendPayload?: undefined };
+
 /** What a run returns when it finishes or pauses, as the client gives it: every tool call and result of its steps. */
-export const RunResultSchema = StoredRunResultSchema.transform(({ toolCalls, toolResults, ...result }) => {
-  const object = finalObject(result);
+export const RunResultSchema = StoredRunResultSchema.transform(
+  ({ toolCalls, toolResults, finishReason, suspendPayload, ...result }, ctx) => {
+    const object = finalObject(result);
+    const last = result.pendingToolCalls[result.pendingToolCalls.length - 1];
+    // A result names its most recent pending call; one written without it still lists the call.
+    const waitingOn = suspendPayload ?? (last && suspendPayloadOf(last));
+    if (finishReason === 'suspended' && !waitingOn) {
+      ctx.addIssue({ code: 'custom', message: 'a suspended run result names no pending call' });
+      return z.NEVER;
+    }
+    const outcome: RunOutcome =
+      finishReason === 'suspended' ? { finishReason, suspendPayload: waitingOn! } : { finishReason };
+    return {
+      ...result,
+      ...outcome,
+      toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
+      toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
+      ...(object !== undefined ? { object } : {}),
+    };
+  },
+);
+
+function suspendPayloadOf(call: z.output<typeof PendingToolCallSchema>): SuspendPayload {
+  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
   return {
-    ...result,
-    toolCalls: toolCalls ?? result.steps.flatMap((s) => s.toolCalls),
-    toolResults: toolResults ?? result.steps.flatMap((s) => s.toolResults),
-    ...(object !== undefined ? { object } : {}),
+    toolCallId,
+    toolName,
+    args,
+    fingerprint,
+    requiresApproval,
+    ...(suspendPayload !== undefined ? { payload: suspendPayload } : {}),
   };
-});
+}
 
 /**
  * A finished run's object (`structuredOutput`): its last step's text, which the worker checked against
@@ -155,10 +190,13 @@ export function finalObject(
   if (!last?.objectOk || result.objectError !== undefined || result.pendingToolCalls.length > 0) return undefined;
   return objectOfText(last.text);
 }
-export type RunResult<TObject = JsonValue> = Omit<z.output<typeof RunResultSchema>, 'object'> & {
+export type RunResult<TObject = JsonValue> = DistributiveOmit<z.output<typeof RunResultSchema>, 'object'> & {
   /** A finished run with an output schema (`structuredOutput`): its answer as that object. */
   object?: TObject;
 };
+
+/** `Omit` over each member of a union, so that a discriminant still narrows. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** How many fallback-answered steps the memo lists. */
 export const MEMO_MODEL_FALLBACKS = 20;

@@ -99,8 +99,9 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
       ...(waiting.display.suspendPayload !== undefined ? { payload: waiting.display.suspendPayload } : {}),
     };
   };
+  const { finishReason: _finishReason, suspendPayload: _suspendPayload, ...rest } = result;
   return {
-    ...result,
+    ...rest,
     steps: result.steps.map((step) => ({
       ...step,
       toolCalls: step.toolCalls.map(call),
@@ -121,6 +122,8 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
       ),
     ),
     pendingToolCalls: result.pendingToolCalls.map(shownPending),
-    ...(suspendPayload ? { suspendPayload: shownSuspend(suspendPayload) } : {}),
+    ...(result.finishReason === 'suspended'
+      ? { finishReason: result.finishReason, suspendPayload: shownSuspend(result.suspendPayload) }
+      : { finishReason: result.finishReason }),
   };
 }

@@ -37,9 +37,9 @@
  *   16's tool, a supervisor that delegates to it, and `const stream = await supervisorAgent.stream(...)`.
  * - block 18 (the last) calls block 15's `supervisorAgent`: its preamble holds a copy of block 15's
  *   agents (verbatim), since block 15's module throws at its decline and cannot be imported for them.
- * - blocks 17 and 18 are not type-checked (`// @ts-nocheck` in their preambles): they run as written, but
- *   TypeScript refuses `chunk.payload.suspendPayload.message` (this package types the payload as JSON)
- *   and `output.suspendPayload.toolName` (`finishReason === 'suspended'` does not narrow the result).
+ * - block 17 is not type-checked (`// @ts-nocheck` in its preamble): it runs as written, but TypeScript
+ *   refuses `chunk.payload.suspendPayload.message` (this package types the payload as JSON). Block 18's
+ *   `output.suspendPayload.toolName` type-checks: `finishReason === 'suspended'` narrows the result.
  * Not run (`it.todo`, with the reason): block 6 (declares `const result` twice in one scope, which no
  * JavaScript runs), 11-13 (the second `agent.stream` names no thread, so nothing resumes).
  * The Tools page's files are in `tools/` with only their import lines changed (`../tools/weather-tool` to

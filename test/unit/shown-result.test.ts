@@ -82,6 +82,7 @@ describe('shownResult: the waiting call', () => {
       toolResults: [],
       messages: [],
       pendingToolCalls: pending,
+      finishReason: 'suspended',
       suspendPayload: { ...raw, requiresApproval: false, payload: { ssn: '123-45-6789' } },
     }) as unknown as RunResult;
 

@@ -281,6 +281,13 @@ describe("a tool run's result, for people", () => {
           selfApproval: false,
         },
       ],
+      suspendPayload: {
+        toolCallId: 'tool-run',
+        toolName: 'wipe',
+        args: { disk: 'sda' },
+        fingerprint: 'f1',
+        requiresApproval: true,
+      },
     };
     const lines = toolRunLines({ toolName: 'wipe', input: { disk: 'sda' } }, waiting);
     expect(lines[0]).toBe('run run-1: suspended');

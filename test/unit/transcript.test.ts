@@ -169,6 +169,38 @@ describe('runResult', () => {
     ]);
   });
 
+  it("gives a paused run's result its most recent pending call, and refuses one that names none", () => {
+    const pending = {
+      toolCallId: 'c9',
+      toolName: 'one',
+      args: { x: 1 },
+      fingerprint: 'f9',
+      requiresApproval: false,
+      kind: 'suspend' as const,
+      askedAt: '2026-01-01T00:00:00.000Z',
+      path: [],
+      suspendPayload: { reason: 'needs a date' },
+    };
+    const stored = runResult({ runId: 'r', agentId: 'a', steps: [], messages: [], pending: [pending], decisions: [] });
+    // A result written without suspendPayload (the field is optional) still names the call.
+    const { suspendPayload: _written, ...withoutIt } = stored;
+    for (const written of [stored, withoutIt]) {
+      const result = RunResultSchema.parse(written);
+      if (result.finishReason !== 'suspended') throw new Error('the run waits');
+      expect(result.suspendPayload).toEqual({
+        toolCallId: 'c9',
+        toolName: 'one',
+        args: { x: 1 },
+        fingerprint: 'f9',
+        requiresApproval: false,
+        payload: { reason: 'needs a date' },
+      });
+    }
+    expect(RunResultSchema.safeParse({ ...withoutIt, pendingToolCalls: [] }).error?.issues[0]?.message).toBe(
+      'a suspended run result names no pending call',
+    );
+  });
+
   it('adds usage field by field', () => {
     expect(
       addUsage(
