@@ -52,7 +52,8 @@ export function checkingCostProblem(schema: JsonSchema): string | undefined {
  * undefined. Both walks stop early, so this is bounded too.
  */
 export function checkWorkProblem(schema: JsonSchema, data: unknown): string | undefined {
-  const nodes = walk(schema, false) as number;
+  const nodes = walk(schema, false);
+  if (typeof nodes === 'string') return nodes;
   if (nodes > MAX_CHECKED_SCHEMA_NODES) return tooManyNodes();
   const values = jsonValues(data, Math.floor(MAX_CHECK_WORK / Math.max(nodes, 1)) + 1);
   if (nodes * values <= MAX_CHECK_WORK) return undefined;
@@ -70,8 +71,9 @@ function tooManyNodes(): string {
 }
 
 /**
- * The schema's nodes, each `$ref` expanded where it is used, counted up to one past the limit; with
- * `patterns`, the reason instead when a pattern is not a string or may take exponential time.
+ * The schema's nodes, each `$ref` expanded where it is used, counted up to one past the limit; the
+ * reason instead for a local `$ref` of another form than zod's, and, with `patterns`, for a pattern
+ * that is not a string or may take exponential time.
  */
 function walk(schema: JsonSchema, patterns: boolean): number | string {
   const stack: Array<{ node: unknown; refs: readonly string[] }> = [{ node: schema, refs: [] }];
@@ -87,8 +89,10 @@ function walk(schema: JsonSchema, patterns: boolean): number | string {
     const unsafe = patterns ? unsafePattern(node) : undefined;
     if (unsafe !== undefined) return unsafe;
     const ref = node.$ref;
-    if (typeof ref === 'string' && ref.startsWith('#') && !refs.includes(ref)) {
-      stack.push({ node: pointer(schema, ref), refs: [...refs, ref] });
+    if (typeof ref === 'string' && ref.startsWith('#')) {
+      const targets = refTargets(schema, ref);
+      if (targets === undefined) return unreadableRef(ref);
+      if (!refs.includes(ref)) for (const target of targets) stack.push({ node: target, refs: [...refs, ref] });
     }
     for (const [key, value] of Object.entries(node)) {
       // Definitions count where a reference uses them.
@@ -131,15 +135,29 @@ function jsonValues(data: unknown, cap: number): number {
   return count;
 }
 
-/** What a local JSON pointer (`#/$defs/a`) points at in `root`, or undefined. */
-function pointer(root: JsonSchema, ref: string): unknown {
-  let at: unknown = root;
-  for (const part of ref.slice(1).split('/').slice(1)) {
-    if (!isObject(at) && !Array.isArray(at)) return undefined;
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    at = Object.hasOwn(at, key) ? (at as Record<string, unknown>)[key] : undefined;
-  }
-  return at;
+/** The local references checked data may follow: the root, or one definition by its name. */
+const LOCAL_REF = /^#(?:\/(?:\$defs|definitions)\/([^/~]+))?$/;
+
+/**
+ * What a local `$ref` may point at in `root`, every place zod might take it from (it reads `$defs` and
+ * `definitions` alike), or undefined for a reference of another form: zod resolves those more loosely
+ * than a JSON pointer (`#/$defs/a/` is `a` to it), so counting them here could undercount its work.
+ */
+function refTargets(root: JsonSchema, ref: string): unknown[] | undefined {
+  const matched = LOCAL_REF.exec(ref);
+  if (!matched) return undefined;
+  const name = matched[1];
+  if (name === undefined) return [root];
+  return [root.$defs, root.definitions].flatMap((defs) =>
+    isObject(defs) && Object.hasOwn(defs, name) ? [defs[name]] : [],
+  );
+}
+
+function unreadableRef(ref: string): string {
+  return (
+    `its $ref ${JSON.stringify(truncate(ref, 80))} is neither "#" nor "#/$defs/<name>" ` +
+    '(or "#/definitions/<name>"); refer to a definition by its name alone'
+  );
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

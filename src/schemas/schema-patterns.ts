@@ -17,11 +17,14 @@ const AFTER_PATTERN_PROPERTIES = ['additionalProperties', 'unevaluatedProperties
  * The schema without its patterns (`pattern`, `patternProperties` with the keywords that depend on
  * it): what it takes is a superset of what the whole schema takes. `changed` says whether anything was
  * dropped. `unchecked` (with the reason) where no such schema exists: a pattern under `not`, `oneOf`,
- * `if` or `contains`, where dropping it would refuse what the whole schema takes.
+ * `if` or `contains` (or one a `$ref` there may lead to), where dropping it would refuse what the whole
+ * schema takes.
  */
 export function withoutPatterns(schema: JsonSchema): { schema: JsonSchema; changed: boolean } | { unchecked: string } {
   let changed = false;
   let narrowing: string | undefined;
+  // A reference under a narrowing keyword may lead to a pattern anywhere (a definition, the root).
+  let referredUnder: string | undefined;
   const strip = (node: unknown, under: string | undefined): unknown => {
     if (Array.isArray(node)) return node.map((item) => strip(item, under));
     if (!isObject(node)) return node;
@@ -30,6 +33,7 @@ export function withoutPatterns(schema: JsonSchema): { schema: JsonSchema; chang
       changed = true;
       narrowing ??= under && `its ${key} under ${under}`;
     };
+    if (under && node.$ref !== undefined) referredUnder ??= `a $ref under ${under}`;
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) out[key] = value;
       else if (key === 'pattern' || key === 'patternProperties') dropped(key);
@@ -41,6 +45,7 @@ export function withoutPatterns(schema: JsonSchema): { schema: JsonSchema; chang
     return out;
   };
   const stripped = strip(schema, undefined) as JsonSchema;
+  narrowing ??= changed ? referredUnder : undefined;
   if (narrowing) return { unchecked: `${narrowing} cannot be left out without refusing what it takes` };
   return { schema: changed ? stripped : schema, changed };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkWorkProblem, MAX_CHECK_WORK, MAX_CHECKED_SCHEMA_NODES } from '../../src/schemas/schema-cost.js';
+import {
+  checkingCostProblem,
+  checkWorkProblem,
+  MAX_CHECK_WORK,
+  MAX_CHECKED_SCHEMA_NODES,
+} from '../../src/schemas/schema-cost.js';
 import { schemaInRun, withoutPatterns } from '../../src/schemas/schema-patterns.js';
 import { readJsonSchema, safeParse } from '../../src/schemas/json.js';
 
@@ -83,6 +88,15 @@ describe('withoutPatterns', () => {
     }
   });
 
+  it('leaves no schema where a reference under oneOf may lead to a pattern it drops', () => {
+    const schema = {
+      type: 'object',
+      properties: { id: { oneOf: [{ $ref: '#/$defs/slug' }, { type: 'string', format: 'uuid' }] } },
+      $defs: { slug: { type: 'string', pattern: '^[a-z-]+$' } },
+    };
+    expect(withoutPatterns(schema)).toEqual({ unchecked: expect.stringContaining('a $ref under oneOf') });
+  });
+
   it('gives a schema without patterns back as it is, without asking whether the run takes the change', () => {
     const schema = { type: 'object', properties: { id: { type: 'string' } } };
     expect(withoutPatterns(schema)).toEqual({ changed: false, schema });
@@ -104,6 +118,20 @@ describe('checkWorkProblem', () => {
     );
     expect(checkWorkProblem(costly, ['x'])).toBeUndefined();
     expect(MAX_CHECK_WORK).toBeGreaterThan(50_001 * 3);
+  });
+
+  it('refuses a reference of another form than zod reads, which it could not count as zod expands it', () => {
+    // zod reads `#/$defs/d0/` as `#/$defs/d0`; a JSON pointer finds nothing there and would count 0 nodes.
+    let node: Record<string, unknown> = { type: 'string' };
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < 30; i++) {
+      $defs[`d${i}`] = node;
+      node = { allOf: [{ $ref: `#/$defs/d${i}/` }, { $ref: `#/$defs/d${i}/` }] };
+    }
+    const problem = 'its $ref "#/$defs/d29/" is neither "#" nor "#/$defs/<name>"';
+    expect(checkWorkProblem({ ...node, $defs }, 'x')).toContain(problem);
+    expect(checkingCostProblem({ ...node, $defs })).toContain(problem);
+    expect(checkWorkProblem({ $ref: '#/definitions/a', definitions: { a: { type: 'string' } } }, 'x')).toBeUndefined();
   });
 
   it('counts references fanned out under a property named like a data keyword', () => {
