@@ -2,7 +2,7 @@
 import type { AgentOptions } from './agent-options.js';
 import { shownDuration } from './schemas/deadline.js';
 import { MAX_ID } from './schemas/limits.js';
-import { MODEL_STEP_MS, modelRetrySpec } from './schemas/model-retry.js';
+import { FALLBACK_SHARE_MS, MODEL_STEP_MS, modelRetrySpec } from './schemas/model-retry.js';
 
 /** The agent's fallback models, when it has any, and the time each may stay silent before the next. */
 export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbackModels' | 'modelRetry'>): void {
@@ -11,11 +11,13 @@ export function checkModels(config: Pick<AgentOptions, 'id' | 'model' | 'fallbac
   const silentMs =
     config.modelRetry && modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry).fallbackAfterMs;
   const before = config.fallbackModels.length;
-  if (silentMs !== undefined && silentMs * before >= MODEL_STEP_MS) {
+  if (silentMs !== undefined && silentMs * before > FALLBACK_SHARE_MS) {
     throw new TypeError(
       `defineAgent("${config.id}"): modelRetry.fallbackAfter (${shownDuration(silentMs)}) for each of ` +
-        `${before} models before the last leaves it no time within a model step's ` +
-        `${shownDuration(MODEL_STEP_MS)}; set fallbackAfter under ${shownDuration(MODEL_STEP_MS / before)}`,
+        `${before} models before the last leaves the last less than ` +
+        `${shownDuration(MODEL_STEP_MS - FALLBACK_SHARE_MS)} ` +
+        `of a model step's ${shownDuration(MODEL_STEP_MS)}; set fallbackAfter at most ` +
+        shownDuration(Math.floor(FALLBACK_SHARE_MS / before)),
     );
   }
 }

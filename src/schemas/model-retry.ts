@@ -19,8 +19,8 @@ export interface ModelRetry {
   /**
    * How long a model followed by one of the agent's `fallbackModels` may stay silent before the next is
    * asked: until its whole answer, or in a streamed step until its first delta. A provider that hangs
-   * answers nothing, and a retried attempt starts again from the first model. Default `'60s'`; under
-   * `'5m'`, the longest a model step may take.
+   * answers nothing, and a retried attempt starts again from the first model. Default `'2m'`, and never
+   * more than an equal share of 4 of the 5 minutes a model step may take.
    */
   fallbackAfter?: DeadlineDuration;
 }
@@ -29,7 +29,19 @@ export interface ModelRetry {
 export const MODEL_STEP_MS = 5 * 60_000;
 
 /** How long a model with a fallback after it may stay silent, when nothing sets it. */
-export const DEFAULT_FALLBACK_AFTER_MS = 60_000;
+export const DEFAULT_FALLBACK_AFTER_MS = 120_000;
+
+/** What the models before the last may take of a step together: the last has at least a minute. */
+export const FALLBACK_SHARE_MS = MODEL_STEP_MS - 60_000;
+
+/**
+ * The silence limit of each model before the last of a chain with `fallbacks` fallbacks: the one set
+ * (`modelRetry.fallbackAfter`, by the agent or the worker), or 2 minutes, and never more than an equal
+ * share of {@link FALLBACK_SHARE_MS}, so that the last model is always asked.
+ */
+export function fallbackAfterMs(set: number | undefined, fallbacks: number): number {
+  return Math.min(set ?? DEFAULT_FALLBACK_AFTER_MS, Math.floor(FALLBACK_SHARE_MS / Math.max(fallbacks, 1)));
+}
 
 const Ms = z.number().int().min(MIN_DEADLINE_MS).max(MAX_DEADLINE_MS);
 

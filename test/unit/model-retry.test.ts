@@ -1,7 +1,12 @@
 /** The retry window of model steps, as an agent or a worker sets it, and the policy it becomes. */
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/index.js';
-import { DEFAULT_MODEL_RETRY, modelActivityRetry, modelRetrySpec } from '../../src/schemas/model-retry.js';
+import {
+  DEFAULT_MODEL_RETRY,
+  fallbackAfterMs,
+  modelActivityRetry,
+  modelRetrySpec,
+} from '../../src/schemas/model-retry.js';
 
 describe('modelRetrySpec', () => {
   it('takes durations people write, defaulting what is not set', () => {
@@ -47,8 +52,15 @@ describe('modelRetrySpec', () => {
       });
     expect(() => agent('2m')).not.toThrow();
     expect(() => agent('150s')).toThrow(
-      'defineAgent("a"): modelRetry.fallbackAfter (150s) for each of 2 models before the last leaves it no time within a model step\'s 5m; set fallbackAfter under 150s',
+      'defineAgent("a"): modelRetry.fallbackAfter (150s) for each of 2 models before the last leaves the last ' +
+        "less than 1m of a model step's 5m; set fallbackAfter at most 2m",
     );
+    // Unset (or set by a worker), it is 2 minutes, and at most an equal share of 4 of the step's 5.
+    expect([1, 2, 3, 4].map((fallbacks) => fallbackAfterMs(undefined, fallbacks))).toEqual([
+      120_000, 120_000, 80_000, 60_000,
+    ]);
+    expect(fallbackAfterMs(150_000, 2)).toBe(120_000);
+    expect(fallbackAfterMs(5_000, 4)).toBe(5_000);
   });
 
   it('is checked when the agent is defined', () => {

@@ -13,7 +13,7 @@ import type { JsonValue } from '../../schemas/json.js';
 import { INLINE_PAYLOAD_LIMITS, kib } from '../../schemas/limits.js';
 import { scriptForCall } from '../../schemas/script.js';
 import type { AgentSpec } from '../../schemas/agent-spec.js';
-import { DEFAULT_FALLBACK_AFTER_MS, MODEL_STEP_MS, modelActivityRetry } from '../../schemas/model-retry.js';
+import { fallbackAfterMs, MODEL_STEP_MS, modelActivityRetry } from '../../schemas/model-retry.js';
 import type { WorkingMemoryOptions } from '../../schemas/working-memory.js';
 import { storedMemory, withWorkingMemory } from '../thread/working-memory.js';
 import { displayed, displayedOutcome, refOf } from './payload-views.js';
@@ -69,7 +69,7 @@ export async function runStep(run: StartedRun, offer: StepOffer, stepNumber: num
         ...(spec.fallbackModels && (options.model ?? spec.model) === (spec.defaultOptions?.model ?? spec.model)
           ? {
               fallbackModels: spec.fallbackModels,
-              fallbackAfterMs: spec.modelRetry?.fallbackAfterMs ?? DEFAULT_FALLBACK_AFTER_MS,
+              fallbackAfterMs: fallbackAfterMs(spec.modelRetry?.fallbackAfterMs, spec.fallbackModels.length),
             }
           : {}),
         ...(options.script
