@@ -142,7 +142,8 @@ export type SuspendPayload = NonNullable<StoredRunResult['suspendPayload']>;
  */
 export type RunOutcome =
   | { finishReason: 'suspended'; suspendPayload: SuspendPayload }
-  | { finishReason: Exclude<RunFinishReason, 'suspended'>; suspendPayload?: undefined };
+  // A run that waits only on client tools' results ends its step with `tool-calls`, and names the call too.
+  | { finishReason: Exclude<RunFinishReason, 'suspended'>; suspendPayload?: SuspendPayload };
 
 /** What a run returns when it finishes or pauses, as the client gives it: every tool call and result of its steps. */
 export const RunResultSchema = StoredRunResultSchema.transform(
@@ -156,7 +157,9 @@ export const RunResultSchema = StoredRunResultSchema.transform(
       return z.NEVER;
     }
     const outcome: RunOutcome =
-      finishReason === 'suspended' ? { finishReason, suspendPayload: waitingOn! } : { finishReason };
+      finishReason === 'suspended'
+        ? { finishReason, suspendPayload: waitingOn! }
+        : { finishReason, ...(suspendPayload ? { suspendPayload } : {}) };
     return {
       ...result,
       ...outcome,

@@ -124,6 +124,9 @@ export function shownResult(result: RunResult, chunks: Iterable<RunStreamChunk>)
     pendingToolCalls: result.pendingToolCalls.map(shownPending),
     ...(result.finishReason === 'suspended'
       ? { finishReason: result.finishReason, suspendPayload: shownSuspend(result.suspendPayload) }
-      : { finishReason: result.finishReason }),
+      : {
+          finishReason: result.finishReason,
+          ...(result.suspendPayload ? { suspendPayload: shownSuspend(result.suspendPayload) } : {}),
+        }),
   };
 }

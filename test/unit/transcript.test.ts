@@ -199,6 +199,9 @@ describe('runResult', () => {
     expect(RunResultSchema.safeParse({ ...withoutIt, pendingToolCalls: [] }).error?.issues[0]?.message).toBe(
       'a suspended run result names no pending call',
     );
+    // A run that waits only on a client tool's result ends its step with `tool-calls`, and names the call.
+    const clientWait = RunResultSchema.parse({ ...stored, finishReason: 'tool-calls' });
+    expect(clientWait.suspendPayload).toMatchObject({ toolCallId: 'c9' });
   });
 
   it('adds usage field by field', () => {

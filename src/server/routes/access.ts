@@ -118,9 +118,10 @@ export class RouteAccess {
     const principal = c.get('principal');
     const resourceId = this.threadResource(c);
     const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
-    const filter = { status: 'running' as const, agentId, threadId, resourceId, limit: MAX_DESCRIBED };
+    // One more than it describes: to tell "exactly 200" from "more".
+    const filter = { status: 'running' as const, agentId, threadId, resourceId, limit: MAX_DESCRIBED + 1 };
     const listed = await this.client.listRuns(filter);
-    const readable = listed.filter((run) => this.mayRead(run, principal));
+    const readable = listed.slice(0, MAX_DESCRIBED).filter((run) => this.mayRead(run, principal));
     let skipped = 0;
     const runs: RetryingRun[] = [];
     const skip = (run: RunInfo, err: unknown) => {
@@ -128,7 +129,7 @@ export class RouteAccess {
       console.error(`server: /inbox/retrying could not describe run ${run.runId}: ${errorMessage(err)}`);
     };
     for await (const run of retryingRuns(this.client.temporal, readable, skip)) runs.push(run);
-    return { runs, skipped, capped: listed.length >= MAX_DESCRIBED };
+    return { runs, skipped, capped: listed.length > MAX_DESCRIBED };
   }
 
   /** A thread the caller may read: within its tenant, every run on it readable to it (else 403). */
