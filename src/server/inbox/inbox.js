@@ -200,7 +200,10 @@ async function refreshRetrying() {
   const { runs, skipped, capped } = await res.json();
   const partial = [
     skipped > 0 ? `${skipped} running run${skipped === 1 ? '' : 's'} could not be read (see the server's log)` : '',
-    capped ? 'only the first 200 running runs were looked at: agentctl runs list --model-retrying lists them all' : '',
+    capped
+      ? 'only the first 200 running runs were looked at: ' +
+        'agentctl runs list --model-retrying --limit 10000 looks further'
+      : '',
   ].filter(Boolean);
   $('retrying-section').hidden = runs.length === 0 && partial.length === 0;
   $('retrying-partial').hidden = partial.length === 0;
