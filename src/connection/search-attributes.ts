@@ -7,7 +7,7 @@
  */
 import proto from '@temporalio/proto';
 import { SearchAttributesMissingError } from '../errors.js';
-import { missingSearchAttributes } from '../protocol/search-attributes.js';
+import { missingSearchAttributes, RUN_SEARCH_ATTRIBUTE_TYPES } from '../protocol/search-attributes.js';
 
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
 
@@ -37,6 +37,11 @@ function typeName(type: IndexedValueType): string {
 function typeValue(name: string): IndexedValueType {
   const key = `INDEXED_VALUE_TYPE_${name.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
   return IndexedValueType[key as keyof typeof IndexedValueType] as IndexedValueType;
+}
+
+/** Every run search attribute with its type, as `OperatorService.addSearchAttributes` takes them. */
+export function runSearchAttributeValues(): Record<string, IndexedValueType> {
+  return Object.fromEntries(Object.entries(RUN_SEARCH_ATTRIBUTE_TYPES).map(([name, type]) => [name, typeValue(type)]));
 }
 
 /**

@@ -19,10 +19,14 @@ import { rejectUnknownKeys } from '../options.js';
 import { createWorker } from '../worker/worker.js';
 import type { ModelFactory } from '../worker/models/registry.js';
 import type { ModelProvider } from '../worker/models/providers.js';
-import { startDevServer, type DevServer } from './dev-server.js';
+import type { Duration } from '@temporalio/common';
+import { startDevServer } from './dev-server.js';
+import { startTimeSkippingServer, type TimeSkippingServer } from './time-skipping.js';
 
 export { RUN_SEARCH_ATTRIBUTES, startDevServer } from './dev-server.js';
 export type { DevServer, DevServerOptions } from './dev-server.js';
+export { startTimeSkippingServer } from './time-skipping.js';
+export type { TimeSkippingServer, TimeSkippingServerOptions } from './time-skipping.js';
 
 /** What the kit runs. */
 export interface TestKitOptions {
@@ -35,6 +39,18 @@ export interface TestKitOptions {
   address?: string;
   /** The Temporal CLI, when the kit starts the server. Default: `TEMPORAL_CLI`, else `temporal` on the PATH. */
   cli?: string;
+  /**
+   * Run on Temporal's time-skipping test server rather than a dev server, so that the test can move the
+   * clock with {@link TestKit.skipTime} (an approval's deadline, say). That server lists no runs
+   * (`listRuns`, `listSuspendedRuns` and the inbox fail with its UNIMPLEMENTED); starting, reading,
+   * deciding and awaiting runs work as on a cluster. Needs `@temporalio/testing`.
+   */
+  timeSkipping?: boolean;
+  /**
+   * The time-skipping test server to run. Default: `TEMPORAL_TEST_SERVER`, else the build
+   * `@temporalio/testing` downloads.
+   */
+  testServer?: string;
   /** AI SDK providers beside the built-in ones, by the name a model string starts with (see `createWorker`). */
   providers?: Record<string, ModelProvider>;
   /** Model factories beside `scripted` (a fake of your own, say). */
@@ -52,18 +68,34 @@ export interface TestKit {
   taskQueue: string;
   /** Waits until the run waits on a call (an approval, a suspension, a client tool) and returns the calls. */
   waitForPendingCalls(runId: string, timeoutMs?: number): Promise<PendingToolCall[]>;
+  /**
+   * Moves the server's clock forward by `duration` (`'25 hours'`, or milliseconds), firing every timer due
+   * meanwhile: deadlines, reminders. Only with `timeSkipping: true`; refused on a dev server.
+   */
+  skipTime(duration: Duration): Promise<void>;
+  /** The server's clock: the wall clock on a dev server, the skipped-to time on the time-skipping server. */
+  now(): Promise<Date>;
   /** Stops the worker, the client and the server the kit started. */
   stop(): Promise<void>;
 }
 
-const KIT_OPTIONS = ['agents', 'address', 'cli', 'providers', 'models', 'codec', 'workflowBundle'];
+const KIT_OPTIONS = [
+  ...['agents', 'address', 'cli', 'timeSkipping', 'testServer'],
+  ...['providers', 'models', 'codec', 'workflowBundle'],
+];
 
-/** Starts a worker for the agents and a client, on a dev server of its own unless given an address. */
+/**
+ * Starts a worker for the agents and a client, on a server of its own (a dev server, or the time-skipping
+ * test server) unless given an address.
+ */
 export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
   rejectUnknownKeys('startTestKit', options, KIT_OPTIONS);
-  const server: DevServer | undefined = options.address
+  const timeSkipping = kitServerChoice(options);
+  const server: { address: string; stop(): Promise<void> } | undefined = options.address
     ? undefined
-    : await startDevServer(options.cli ? { cli: options.cli } : {});
+    : timeSkipping
+      ? await startTimeSkippingServer({ testServer: options.testServer })
+      : await startDevServer(options.cli ? { cli: options.cli } : {});
   const address = options.address ?? server!.address;
   const taskQueue = `test-${randomUUID()}`;
   const common = { address, namespace: 'default', taskQueue, externalStorage: false as const, tracing: false as const };
@@ -85,6 +117,16 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
       address,
       taskQueue,
       waitForPendingCalls: (runId, timeoutMs = 20_000) => pendingCalls(client, runId, timeoutMs),
+      async skipTime(duration) {
+        if (!timeSkipping) {
+          throw new Error(
+            "skipTime: this kit runs on a dev server, whose clock moves with the wall clock's; " +
+              'start it with startTestKit({ timeSkipping: true }) to move the clock',
+          );
+        }
+        await (server as TimeSkippingServer).skipTime(duration);
+      },
+      now: async () => (timeSkipping ? await (server as TimeSkippingServer).now() : new Date()),
       async stop() {
         worker.shutdown();
         await running;
@@ -96,6 +138,23 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
     await server?.stop();
     throw err;
   }
+}
+
+/** Whether the kit runs on the time-skipping server; refuses choices that contradict each other. */
+function kitServerChoice(options: TestKitOptions): boolean {
+  if (options.timeSkipping !== undefined && typeof options.timeSkipping !== 'boolean') {
+    throw new TypeError(`startTestKit: timeSkipping is true or false, not ${JSON.stringify(options.timeSkipping)}`);
+  }
+  const timeSkipping = options.timeSkipping === true;
+  if (timeSkipping && (options.address !== undefined || options.cli !== undefined)) {
+    throw new TypeError(
+      'startTestKit: timeSkipping starts a test server of its own; it takes testServer, not address or cli',
+    );
+  }
+  if (!timeSkipping && options.testServer !== undefined) {
+    throw new TypeError('startTestKit: testServer names the time-skipping server; set timeSkipping: true with it');
+  }
+  return timeSkipping;
 }
 
 async function pendingCalls(client: AgentClient, runId: string, timeoutMs: number): Promise<PendingToolCall[]> {

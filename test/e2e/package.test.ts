@@ -33,9 +33,13 @@ let packed: Packed;
 let env: NodeJS.ProcessEnv;
 
 /** Runs a command in the consumer project; its output, or an error with all of it. */
-async function inConsumer(command: string, args: string[]): Promise<string> {
+async function inConsumer(command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
   try {
-    const { stdout } = await run(command, args, { cwd: consumer, env, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(command, args, {
+      cwd: consumer,
+      env: { ...env, ...extraEnv },
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return stdout;
   } catch (err) {
     const e = err as { message: string; stdout?: string; stderr?: string };
@@ -79,7 +83,7 @@ beforeAll(async () => {
     dependencies: Record<string, string>;
     devDependencies: Record<string, string>;
   };
-  const beside = ['zod', '@temporalio/worker', '@temporalio/workflow'].map(
+  const beside = ['zod', '@temporalio/worker', '@temporalio/workflow', '@temporalio/testing'].map(
     (p) => `${p}@${own.dependencies[p] ?? own.devDependencies[p]}`,
   );
   await inConsumer('npm', [
@@ -158,6 +162,7 @@ describe('the package installed from its tarball', () => {
         'bundle.ts',
         'client.ts',
         'deprecated.ts',
+        'kit-clock.ts',
         'kit.ts',
         'loads.ts',
         'resolve.ts',
@@ -286,6 +291,15 @@ describe('the package installed from its tarball', () => {
       waitedOn: 'greet',
       text: 'I greeted Bo.',
     });
+  });
+
+  it("tests an approval's deadline with the test kit on the time-skipping server, as a user would", async () => {
+    const { stdout: testServer } = await run('bash', ['temporal-test-server.sh'], { cwd: repo });
+    const clock = await inConsumer(process.execPath, ['kit-clock.ts'], {
+      TEMPORAL_TEST_SERVER: testServer.trim(),
+    });
+    // The SDK's core logs to stdout that this server advertises no heartbeat capability: the answer is last.
+    expect(JSON.parse(clock.trim().split('\n').at(-1)!)).toEqual({ expiresAt: true, decisions: ['expire'] });
   });
 
   it("runs the README's quick start as it is written: the run waits, agentctl approves it", async () => {
