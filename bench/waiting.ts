@@ -101,7 +101,7 @@ async function variant(
   maxCached: number | 'sdk' | undefined,
 ): Promise<VariantResult> {
   const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
-  // Bundling at start, as createWorker does unless given a bundle: the idle figure includes it.
+  // The bundle as createWorker gets it unless given one: from its cache (built in a child process once).
   const worker = await startWorkerProcess({ address, taskQueue, kind: 'agent', maxCached });
   const client = await AgentClient.connect({ address, namespace: 'default', taskQueue });
   try {

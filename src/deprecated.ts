@@ -160,7 +160,7 @@ export {
   workflowInterceptorModules,
   workflowPreloadModules,
   workflowsPath,
-} from './worker/bundle.js';
+} from './worker/bundle/paths.js';
 /** @deprecated Import these from their entry (see CHANGELOG.md, 0.3.0). */
 export { DEFAULT_VERSIONING_BEHAVIOR } from './worker/versioning.js';
 /** @deprecated Import these from their entry (see CHANGELOG.md, 0.3.0). */

@@ -30,7 +30,7 @@ import { createActivities } from './activities/index.js';
 import { checkNotificationSettings } from './activities/approvals/notify.js';
 import { McpConnections } from './activities/tools/mcp-connections.js';
 import { conversationCacheProblem } from './activities/model/conversation-cache.js';
-import { workflowInterceptorModules, workflowPreloadModules, workflowsPath } from './bundle.js';
+import { workflowInterceptorModules, workflowPreloadModules, workflowsPath } from './bundle/paths.js';
 import { ModelResolver, scriptedModel } from './models/registry.js';
 import { AgentRegistry } from './registry.js';
 import { modelRetrySpec } from '../schemas/model-retry.js';

@@ -103,6 +103,15 @@ export interface CreateWorkerOptions extends ConnectionSettings {
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /**
+   * Where the run workflow's bundle is kept between starts (an absolute folder), or `false` to bundle at
+   * every start. Default: `DURABLE_AGENTS_WORKFLOW_BUNDLE_CACHE` (a folder, or `off`), else
+   * `~/.cache/durable-agents/workflow-bundles`. The first start bundles in a child process; later ones
+   * read the bundle while every file in it is unchanged. Not used with `workflowBundle`, or when
+   * `workerOptions` has plugins, `bundlerOptions`, workflow interceptor modules or converter paths of its
+   * own (those bundle at start, as the SDK does).
+   */
+  workflowBundleCache?: string | false;
+  /**
    * Other Temporal worker options (concurrency, interceptors, ...). `maxCachedWorkflows` defaults to
    * `DEFAULT_MAX_CACHED_WORKFLOWS`, not to the SDK's heap-sized default. Below 40 cached runs,
    * `maxConcurrentWorkflowTaskExecutions` defaults to the cache size (temporalio/sdk-rust#1534).
@@ -127,6 +136,7 @@ const WORKER_OPTION_KEYS: Record<keyof CreateWorkerOptions, true> = {
   externalStorage: true,
   connection: true,
   workflowBundle: true,
+  workflowBundleCache: true,
   tracing: true,
   workerOptions: true,
   versioning: true,

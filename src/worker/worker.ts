@@ -1,5 +1,5 @@
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { describeCodec, loadPayloadCodec } from '../codec/payload-codec.js';
 import { checkSearchAttributes, createSearchAttributesSetting } from '../connection/search-attributes.js';
 import { warnWorker } from './runtime-log.js';
@@ -19,7 +19,10 @@ import {
   versioningFromEnv,
   type VersioningSettings,
 } from './versioning.js';
-import { DEFAULT_MAX_CACHED_WORKFLOWS } from './bundle.js';
+import { DEFAULT_MAX_CACHED_WORKFLOWS, workflowsPath, workflowBundleOptions } from './bundle/paths.js';
+import { bundleCacheDir, cachedRunBundle } from './bundle/cache.js';
+import { failureConverterPath } from '../codec/payload-codec.js';
+import { UnkeyedCodec } from '../codec/unkeyed-codec.js';
 import { DurableAgentsPlugin } from './plugin.js';
 import { shutdownOnceRunning } from './shutdown.js';
 
@@ -29,7 +32,7 @@ export {
   workflowInterceptorModules,
   workflowPreloadModules,
   workflowsPath,
-} from './bundle.js';
+} from './bundle/paths.js';
 
 /** The SDK's default number of workflow task slots (`maxConcurrentWorkflowTaskExecutions`). */
 const SDK_WORKFLOW_TASK_SLOTS = 40;
@@ -49,6 +52,31 @@ function workflowTaskSlots(options: CreateWorkerOptions['workerOptions']): {
   if (options?.tuner || options?.maxConcurrentWorkflowTaskExecutions !== undefined) return {};
   if (!Number.isInteger(cache) || cache <= 0 || cache >= SDK_WORKFLOW_TASK_SLOTS) return {};
   return { maxConcurrentWorkflowTaskExecutions: Math.max(cache, 2) };
+}
+
+/**
+ * The run workflow's bundle from the cache (see bundle/cache.ts), unless the worker's own options could
+ * change what goes into it: then the SDK bundles at start, as it would.
+ */
+async function runBundle(
+  options: CreateWorkerOptions,
+  codec: PayloadCodec,
+  dir: string,
+): Promise<WorkerOptions['workflowBundle'] | undefined> {
+  const own = options.workerOptions;
+  const converters = own?.dataConverter?.payloadConverterPath ?? own?.dataConverter?.failureConverterPath;
+  if (own?.plugins?.length || own?.bundlerOptions || own?.interceptors?.workflowModules || converters) {
+    return undefined;
+  }
+  return cachedRunBundle(
+    {
+      workflowsPath,
+      workflowInterceptorModules: workflowBundleOptions.workflowInterceptorModules,
+      preloadModules: workflowBundleOptions.preloadModules,
+      ...(codec instanceof UnkeyedCodec ? {} : { failureConverterPath }),
+    },
+    dir,
+  );
 }
 
 /** A worker, and how to close the connection it opened. */
@@ -82,6 +110,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
   checkWorkerOptions(options);
   // Read before connecting, as checkWorkerOptions checked it: a bad setting leaves no connection open.
   const create = createSearchAttributesSetting(options.createSearchAttributes, 'createWorker');
+  const bundleCache = options.workflowBundle ? undefined : bundleCacheDir(options.workflowBundleCache);
   const { connectionOptions, namespace, taskQueue } = resolveConnection(options);
   const notificationSettings =
     options.notifications === false ? undefined : (options.notifications ?? notificationsFromEnv());
@@ -126,6 +155,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
     ...(tracing ? { tracing } : {}),
   });
   const registry = plugin.registry;
+  const workflowBundle = options.workflowBundle ?? (bundleCache && (await runBundle(options, codec, bundleCache)));
   const worker = await Worker.create({
     ...options.workerOptions,
     // After the spread: `maxCachedWorkflows: undefined` means the default, not the SDK's heap-sized one.
@@ -145,7 +175,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<AgentW
           },
         }
       : {}),
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    ...(workflowBundle ? { workflowBundle } : {}),
   }).catch(async (err: unknown) => {
     await ownTracing?.shutdown();
     throw err;

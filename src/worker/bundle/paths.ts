@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The workflow bundle's entry file (`.ts` under tsx and vitest, `.js` once compiled). */
 export const workflowsPath = fileURLToPath(
-  new URL(`../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+  new URL(`../../workflows/index${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
 
 /**
@@ -16,7 +16,7 @@ export const workflowsPath = fileURLToPath(
  */
 export const workflowInterceptorModules = [
   fileURLToPath(
-    new URL(`../workflows/trace-interceptors${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    new URL(`../../workflows/trace-interceptors${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
   ),
 ];
 
@@ -27,7 +27,7 @@ export const workflowInterceptorModules = [
  */
 export const workflowPreloadModules = [
   fileURLToPath(
-    new URL(`../workflows/shared-schemas${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+    new URL(`../../workflows/shared-schemas${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
   ),
 ];
 
