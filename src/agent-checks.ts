@@ -7,6 +7,7 @@ import type { AgentOptions, AgentTool } from './agent-options.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
+import { declineWordingProblem } from './approvals/decision-messages.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
 import { modelRetrySpec } from './schemas/model-retry.js';
 import { OVERRIDABLE, WebSearchOptionsSchema } from './schemas/agent-spec.js';
@@ -40,6 +41,7 @@ export const AGENT_OPTIONS = [
   'defaultOptions',
   'access',
   'approvalDeadline',
+  'declineMessage',
   'overridable',
   'hooks',
   'transform',
@@ -145,6 +147,10 @@ export function checkAgent(config: CheckedConfig): {
   }
   if (config.approvalDeadline !== undefined)
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);
+  if (config.declineMessage !== undefined) {
+    const problem = declineWordingProblem(config.declineMessage);
+    if (problem) throw new TypeError(`defineAgent("${config.id}"): declineMessage ${problem}`);
+  }
   if (config.modelRetry !== undefined) modelRetrySpec(`defineAgent("${config.id}")`, config.modelRetry);
   checkModels(config);
   if (config.structuredOutput !== undefined) checkStructuredOutput(config);

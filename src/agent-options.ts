@@ -67,6 +67,15 @@ export interface AgentOptions {
    */
   approvalDeadline?: ApprovalDeadline;
   /**
+   * What the model is told when a person declines one of the agent's calls. Default: `The call of tool
+   * "<name>" was declined by <who>: <reason>. It did not run.`, as a denial (the AI SDK's
+   * `execution-denied`). `'mastra'`: Mastra's words, `Tool call was not approved by the user`, as the
+   * tool's result, so that a port of Mastra code sees what Mastra's model saw. Or a text of your own, with
+   * the placeholders `{toolName}`, `{by}` (who declined) and `{reason}` (empty where there is none), as a
+   * denial. The application's result keeps the decline as it is (`declined: true`) whatever the wording.
+   */
+  declineMessage?: string;
+  /**
    * The agent owns its model, its instructions and its provider options (`modelSettings.providerOptions`,
    * which can raise what a call costs or change what the provider keeps); list here those a run may set
    * after all (a test, a comparison of models). Default: none.

@@ -63,6 +63,7 @@ export class Agent extends AgentHandle implements AgentConfig {
   defaultOptions?: RunOptions;
   access?: AccessPolicy;
   approvalDeadline?: ApprovalDeadline;
+  declineMessage?: string;
   overridable?: Overridable[];
   hooks?: AgentHooks;
   transform?: ToolTransforms;

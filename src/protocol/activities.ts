@@ -192,7 +192,11 @@ export type ToolCallOutcome =
   | Extract<ExecuteToolEnd, { type: 'result' }>
   /** `transcript`: what the stored transcript (and so the model) keeps of the error, when a transform changed it. */
   | { type: 'error'; error: string; transcript?: string }
-  | { type: 'declined'; message: string };
+  /**
+   * `message` is what the application sees; `modelText` what the model is told instead (the agent's
+   * `declineMessage`), and `asResult` gives it as the tool's result (Mastra's form), not as a denial.
+   */
+  | { type: 'declined'; message: string; modelText?: string; asResult?: true };
 
 /** The activities the run workflow calls. */
 export interface AgentActivities {

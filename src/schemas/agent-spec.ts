@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { AccessPolicySchema } from './access.js';
 import { ApprovalDeadlineSpecSchema } from './deadline.js';
-import { MAX_ID } from './limits.js';
+import { MAX_DECLINE_MESSAGE, MAX_ID } from './limits.js';
 import { ModelRetrySpecSchema } from './model-retry.js';
 import { RunOptionsSchema, type RunOptions } from './run-options.js';
 import { MemoryOptionsSchema } from './thread.js';
@@ -193,6 +193,8 @@ export const AgentSpecSchema = z.object({
   signedDecisions: z.boolean().optional(),
   /** The agent's approval deadline, for calls of tools that set none. */
   approvalDeadline: ApprovalDeadlineSpecSchema.optional(),
+  /** What the model is told of a declined call: `'mastra'`, or a text with placeholders (see `defineAgent`). */
+  declineMessage: z.string().max(MAX_DECLINE_MESSAGE).optional(),
   /** Set when the worker sends notifications: the run tells its webhook when calls wait, are decided or expire. */
   notifications: z.boolean().optional(),
   /**

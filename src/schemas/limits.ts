@@ -18,6 +18,8 @@ export const MAX_RUN_ID = 200;
 export const MAX_RUN_REF = 1000;
 /** Notes (`by`) and reasons. */
 export const MAX_TEXT = 2000;
+/** The longest `declineMessage` an agent may set. */
+export const MAX_DECLINE_MESSAGE = 1000;
 /** A tool's output, a client tool's result, resume data, changed arguments: bytes of their JSON (UTF-8). */
 export const MAX_DATA_BYTES = 256 * 1024;
 /** How deep JSON data may nest: deeper data cannot be checked or serialised safely. */

@@ -107,6 +107,7 @@ export function describeAgent(registry: AgentRegistry, { agentId }: DescribeAgen
     ...(agent.approvalDeadline
       ? { approvalDeadline: approvalDeadlineSpec(`agent "${agent.id}"`, agent.approvalDeadline) }
       : {}),
+    ...(agent.declineMessage !== undefined ? { declineMessage: agent.declineMessage } : {}),
     ...(agent.overridable ? { overridable: agent.overridable } : {}),
     ...(agent.requestContextSchema ? { requestContextSchema: jsonSchemaOf(agent.requestContextSchema) } : {}),
     ...agentTransformed(agent),

@@ -6,7 +6,7 @@
 import type { ModelToolCall, ToolCallOutcome } from '../../protocol/activities.js';
 import { needsApproval } from '../../approvals/policy.js';
 import { deadlineFields, deadlineOf } from '../../approvals/deadline.js';
-import { decidedBy, declineMessage, expiredMessage } from '../../approvals/decision-messages.js';
+import { decidedBy, declinedOutcome, expiredMessage } from '../../approvals/decision-messages.js';
 import type { AgentSpec, ToolSpec } from '../../schemas/agent-spec.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import { schemaInRun } from '../../schemas/schema-patterns.js';
@@ -52,7 +52,7 @@ export async function runTool(
   };
   const { kind, record, decision } = await state.waits.forDecision(call, waiting);
   if (kind === 'decline') {
-    return { type: 'declined', message: declineMessage(call.toolName, decidedBy(record), record.reason) };
+    return declinedOutcome(spec.declineMessage, call.toolName, decidedBy(record), record.reason);
   }
   // Nobody decided in time: the call did not run, and the model hears that it expired (not that it was declined).
   if (kind === 'expire') return { type: 'error', error: expiredMessage(call.toolName, askedAt, record.at) };

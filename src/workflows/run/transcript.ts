@@ -38,7 +38,10 @@ export interface ToolOutcome {
 /** What the model is shown of an outcome: the tool's own shaping of a result, or the error. */
 function modelOutput({ result }: ToolOutcome): ToolModelOutput {
   if (result.type === 'result') return result.modelOutput;
-  if (result.type === 'declined') return { type: 'execution-denied', reason: result.message };
+  if (result.type === 'declined') {
+    const text = result.modelText ?? result.message;
+    return result.asResult ? { type: 'text', value: text } : { type: 'execution-denied', reason: text };
+  }
   return { type: 'error-text', value: result.transcript ?? result.error };
 }
 
