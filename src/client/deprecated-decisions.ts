@@ -9,7 +9,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import { AgentClient } from './agent-client.js';
 import type { DecisionRequest } from './decisions/decide.js';
 import type { Decision, DecisionTarget, Resolving, SentDecision } from './decisions/decisions.js';
-import type { ThreadToolApproval } from './decisions/thread-decisions.js';
+import { threadApprovalRequest, type ThreadToolApproval } from './decisions/thread-decisions.js';
 import type { RunStream } from './stream/run-stream.js';
 
 declare module './agent-client.js' {
@@ -57,11 +57,6 @@ export function requestOf(kind: DecisionKind, decision: Decision): DecisionReque
   return { ...rest, kind, ...(result !== undefined ? { result } : {}) } as DecisionRequest;
 }
 
-/** Mastra's `sendToolApproval` argument as a request of `decide`. */
-function onThread({ approved, ...rest }: ThreadToolApproval & { agentId?: string }): DecisionRequest {
-  return { ...rest, kind: approved ? 'approve' : 'decline' } as DecisionRequest;
-}
-
 function resolving({ action, output, ...target }: DecisionTarget & Resolving): DecisionRequest {
   return { ...target, kind: 'resolve', action, ...(output !== undefined ? { output } : {}) };
 }
@@ -94,10 +89,10 @@ Object.assign(AgentClient.prototype, {
     return this.decide({ ...target, kind: 'result' }, RESULT);
   },
   sendToolApproval(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
-    return this.decide(onThread(approval));
+    return this.decide(threadApprovalRequest('sendToolApproval', approval));
   },
   sendToolApprovalGenerate(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
-    return this.decide(onThread(approval), RESULT);
+    return this.decide(threadApprovalRequest('sendToolApprovalGenerate', approval), RESULT);
   },
   resolveToolCall(this: AgentClient, target: DecisionTarget & Resolving) {
     return this.decide(resolving(target));

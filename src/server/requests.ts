@@ -60,6 +60,8 @@ export const ThreadApprovalBodySchema = z
     approved: z.boolean({ error: 'required: true to approve, false to decline' }),
     by: z.string().max(MAX_TEXT).optional(),
     reason: z.string().max(MAX_TEXT).optional(),
+    /** Mastra's `resumeData`: `approved` again and a decline's `reason`; data for the tool is refused. */
+    resumeData: boundedJson().optional(),
   })
   .strict();
 

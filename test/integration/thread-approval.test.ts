@@ -6,7 +6,7 @@
 import type { ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, NothingPendingError, UnknownToolCallError } from '../../src/index.js';
+import { defineAgent, NothingPendingError, UnknownToolCallError, WrongPauseKindError } from '../../src/index.js';
 import { startServer } from '../../src/server/index.js';
 import { bankAgent, transferScript } from '../fixtures/bank.js';
 
@@ -85,7 +85,16 @@ describe('deciding by thread', () => {
   it('works through the agent handle, and over HTTP with the fingerprint', async () => {
     const thread = { threadId: `h-${Date.now()}`, resourceId: 'initech' };
     const viaHandle = await pausedOn(thread, 'gamma');
-    const stream = await w.client.getAgent('thread-approver').sendToolApproval({ ...thread, approved: true });
+    const handle = w.client.getAgent('thread-approver');
+    // Mastra's resumeData: data for the tool is refused by name (never dropped), and nothing is decided.
+    await expect(
+      handle.sendToolApproval({ ...thread, approved: true, resumeData: { approved: true, note: 'hello' } }),
+    ).rejects.toThrow(WrongPauseKindError);
+    await expect(
+      handle.sendToolApproval({ ...thread, approved: true, resumeData: { approved: true, note: 'hello' } }),
+    ).rejects.toThrow(/resumeData has "note", but an approval carries no data to the tool/);
+    expect((await w.client.getRun(viaHandle.runId)).pendingToolCalls).toHaveLength(1);
+    const stream = await handle.sendToolApproval({ ...thread, approved: true, resumeData: { approved: true } });
     expect(stream.runId).toBe(viaHandle.runId);
     expect((await w.client.next(viaHandle.runId)).text).toBe('did gamma');
 
@@ -111,6 +120,27 @@ describe('deciding by thread', () => {
       expect(ok.status).toBe(200);
       await ok.text();
       expect((await w.client.next(viaHttp.runId)).text).toBe('did delta');
+
+      // Data for the tool, which an approval does not carry: refused with the reason, the call still waits.
+      const withData = await pausedOn(thread, 'epsilon');
+      const fingerprint = withData.suspendPayload!.fingerprint;
+      const refused = await post({ resourceId: 'initech', approved: true, fingerprint, resumeData: { note: 'hi' } });
+      expect(refused.status).toBe(409);
+      expect(await refused.json()).toMatchObject({
+        error: { type: 'WrongPauseKind', message: expect.stringContaining('resumeData has "note"') },
+      });
+      const declined = await post({
+        resourceId: 'initech',
+        approved: false,
+        fingerprint,
+        resumeData: { approved: false, reason: 'not epsilon' },
+      });
+      expect(declined.status).toBe(200);
+      await declined.text();
+      expect((await w.client.next(withData.runId)).toolResults[0]).toMatchObject({
+        declined: true,
+        error: expect.stringContaining('not epsilon'),
+      });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -5,6 +5,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { confinedTenant, tenantCheck } from '../../approvals/access.js';
+import { approvalWithResumeData } from '../../approvals/approval-resume-data.js';
 import type { AgentClient } from '../../client/agent-client.js';
 import { checkInput } from '../../client/checks.js';
 import type { DecisionRequest } from '../../client/decisions/decide.js';
@@ -50,6 +51,9 @@ export function serveDecisionRoutes(app: Hono<ServerEnv>, client: AgentClient, a
     const body = await jsonBody(c, ThreadApprovalBodySchema);
     const resourceId = body.resourceId ?? confinedTenant(principal);
     allowOrDeny(tenantCheck(principal, resourceId));
+    // What the approval cannot carry is refused before any run is searched.
+    const taken = approvalWithResumeData(body.approved, body.reason, body.resumeData);
+    if ('refusal' in taken) throw decisionRefused(`thread:${threadId}`, 'WrongPauseKind', taken.refusal);
     // Only the runs this principal may read are searched, so a refusal names no other call.
     const runs = await client.listRuns({ status: 'suspended', threadId, resourceId, limit: Infinity });
     const visible = runs.filter((run) => access.mayRead(run, principal)).map(suspendedRun);
@@ -60,7 +64,7 @@ export function serveDecisionRoutes(app: Hono<ServerEnv>, client: AgentClient, a
       runId: picked.runId,
       toolCallId: picked.call.toolCallId,
       fingerprint: body.fingerprint,
-      ...(body.reason !== undefined ? { reason: body.reason } : {}),
+      ...(taken.reason !== undefined ? { reason: taken.reason } : {}),
       ...(body.by !== undefined ? { by: body.by } : {}),
       ...(principal ? { principal } : {}),
     } as DecisionRequest);
