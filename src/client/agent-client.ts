@@ -20,6 +20,7 @@ import type { DecideThen, DecisionRequest } from './decisions/decide.js';
 import type { NextPauseAfter } from './decisions/waiting.js';
 import { AgentHandle } from './agent-handle.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
+import type { RunMessageAck, RunMessageOptions } from './runs/run-message.js';
 import { subscribe, subscribeBatches, type RunStream } from './stream/run-stream.js';
 import { StreamFeeds } from './stream/stream-feed.js';
 import type { ToolRunOptions, ToolRunStarted } from './tools.js';
@@ -28,10 +29,8 @@ import type { ToolRunOptions, ToolRunStarted } from './tools.js';
 // not with the client's entry, whose import time is an application's start-up time.
 
 /**
- * Starts agent runs, follows them, and decides the tool calls they wait on. The decision methods
- * carry Mastra's names; each kind of decision (approve, decline, resume, a client tool's result) goes
- * through one path, {@link AgentClient.sendDecision}, and returns either the run's stream from there
- * (`approveToolCall`, ...) or its next result (`approveToolCallGenerate`, ...).
+ * Starts agent runs, follows them, and decides the tool calls they wait on with one verb,
+ * {@link AgentClient.decide} (Mastra's names stay as deprecated aliases, and on `getAgent(id)`).
  */
 export class AgentClient extends ClientReads {
   /** The Temporal client underneath, for anything this class does not cover. */
@@ -201,6 +200,15 @@ export class AgentClient extends ClientReads {
     rejectUnknownKeys('decide options', options, ['then']);
     const { decide } = await import('./decisions/decide.js');
     return decide(this.ctx, this.actor, request, options.then ?? 'stream');
+  }
+
+  /**
+   * Sends a message to a run while it works, for the model's next step. Refused (`RunMessageRefusedError`)
+   * while it waits on a call, once it ended or takes its last step, and from one who may not steer it.
+   */
+  async sendMessage(runId: string, text: string, options: RunMessageOptions = {}): Promise<RunMessageAck> {
+    const { sendRunMessage } = await import('./runs/run-message.js');
+    return sendRunMessage(this.ctx, this.actor, runId, text, options);
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   RunNotFoundError,
   ThreadNotFoundError,
   RunNotWaitingError,
+  RunMessageRefusedError,
   SearchAttributesMissingError,
   UnauthenticatedError,
   StreamClosedError,
@@ -60,6 +61,12 @@ const TABLE: Array<{ matches: (err: Error) => boolean; httpStatus: number; exitC
   { matches: (e) => e instanceof DecisionRefusedError, httpStatus: 409, exitCode: REFUSED },
   { matches: (e) => e instanceof RunNotWaitingError, httpStatus: 409, exitCode: REFUSED },
   {
+    matches: (e) => e instanceof RunMessageRefusedError && e.type === 'NotAllowed',
+    httpStatus: 403,
+    exitCode: REFUSED,
+  },
+  { matches: (e) => e instanceof RunMessageRefusedError, httpStatus: 409, exitCode: REFUSED },
+  {
     matches: (e) => e instanceof RequestRefusedError && e.type === 'OptionNotAllowed',
     httpStatus: 403,
     exitCode: USAGE,
@@ -103,7 +110,8 @@ export function failureOf(err: unknown): Failure {
       expected: true,
     };
   }
-  const type = err instanceof RequestRefusedError ? err.type : (row.type ?? err.name);
+  const type =
+    err instanceof RequestRefusedError || err instanceof RunMessageRefusedError ? err.type : (row.type ?? err.name);
   // A caller sees one line, whatever the message quotes.
   const message = err.message.replace(/\s*\n\s*/g, '; ');
   return { type, message, line: message, exitCode, httpStatus, expected: true };

@@ -15,6 +15,7 @@ export type { SigningKey } from './decisions/signing.js';
 export type { ThreadToolApproval } from './decisions/thread-decisions.js';
 export { DEFAULT_STREAM_GRACE_MS } from '../schemas/stream-grace-ms.js';
 export type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
+export type { RunMessageAck, RunMessageOptions } from './runs/run-message.js';
 export type { DeepPartial } from './stream/run-stream.js';
 export type { ToolApprovalFunction } from '../approvals/policy.js';
 export type { ClientToolInput } from './runs/client-tools.js';

@@ -11,6 +11,7 @@ import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resum
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
+import type { RunMessageAck, RunMessageRequest } from '../schemas/run-message.js';
 import type { SentSetup } from './activities.js';
 import { defineQuery, defineSignal, defineUpdate } from './definitions.js';
 import type { RunInput } from '../schemas/run-input.js';
@@ -116,6 +117,13 @@ export const readStreamQuery = defineQuery<StreamPage, [StreamRead]>('readStream
  * answer; the message stays in the run's history either way.
  */
 export const autoResumeUpdate = defineUpdate<AutoResumeOutcome, [AutoResumeRequest]>('autoResume');
+
+/**
+ * A message for a run that works (not waiting on a call): queued and shown to the model as a user
+ * message at its next step. An update, so the sender hears at once whether it was taken; its id is the
+ * message's, so a message sent twice is queued once.
+ */
+export const runMessageUpdate = defineUpdate<RunMessageAck, [RunMessageRequest]>('runMessage');
 
 /**
  * What an update's validator throws for a request it refuses: non-retryable (sending it again gets the

@@ -21,6 +21,7 @@ import { openApiDocument } from './openapi.js';
 import { SERVER_OPTIONS, type ServerOptions } from './server-options.js';
 import { RouteAccess } from './routes/access.js';
 import { serveDecisionRoutes } from './routes/decisions.js';
+import { serveMessageRoutes } from './routes/messages.js';
 import { serveRunRoutes } from './routes/runs.js';
 import { serveThreadRoutes } from './routes/threads.js';
 
@@ -62,6 +63,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   serveRunRoutes(app, client, access, options);
   serveThreadRoutes(app, client, access);
   serveDecisionRoutes(app, client, access);
+  serveMessageRoutes(app, client);
 
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError((err) => {

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DecisionBodySchema, StartBodySchema, ThreadApprovalBodySchema } from './requests.js';
+import { DecisionBodySchema, RunMessageBodySchema, StartBodySchema, ThreadApprovalBodySchema } from './requests.js';
 
 /** One route of the API, as the document lists it. */
 export interface ApiRoute {
@@ -105,6 +105,13 @@ export const API_ROUTES: ApiRoute[] = [
   decision('resume', 'Resume a suspended call with resume data'),
   decision('tool-result', "Submit a client tool's result"),
   decision('resolve', 'Resolve a call whose side effect is uncertain: retry, skip or fail'),
+  {
+    method: 'post',
+    path: '/runs/:runId/messages',
+    summary: 'A message for a run while it works, shown to its model at the next step (202), or refused (409).',
+    body: RunMessageBodySchema,
+    answers: 'json',
+  },
   { method: 'get', path: '/inbox', summary: 'The approval inbox page.', answers: 'html' },
   { method: 'get', path: '/inbox/inbox.js', summary: "The inbox page's script.", answers: 'asset' },
   { method: 'get', path: '/inbox/inbox.css', summary: "The inbox page's styles.", answers: 'asset' },

@@ -3,6 +3,7 @@ import { convertToModelMessages, type UIMessage } from 'ai';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
+import { MAX_RUN_MESSAGE } from '../schemas/run-message.js';
 import { errorMessage } from '../errors.js';
 import { oneLine, truncate } from '../schemas/json.js';
 import {
@@ -62,6 +63,15 @@ export const ThreadApprovalBodySchema = z
     reason: z.string().max(MAX_TEXT).optional(),
     /** Mastra's `resumeData`: `approved` again and a decline's `reason`; data for the tool is refused. */
     resumeData: boundedJson().optional(),
+  })
+  .strict();
+
+/** A message for a run while it works (`POST /runs/:runId/messages`). */
+export const RunMessageBodySchema = z
+  .object({
+    text: z.string().min(1).max(MAX_RUN_MESSAGE),
+    /** Sent again with the same id (a retry), the message is queued once. */
+    messageId: IdSchema.optional(),
   })
   .strict();
 

@@ -98,6 +98,8 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const started = await startRun(input, state);
   const { spec, options, threadMemory } = started;
   state.govern(spec, input.startedBy, options.resourceId);
+  if (started.toolRun)
+    state.messages.close('RunNotWorking', `run ${state.runId} runs one tool: no model reads messages`);
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const streaming = input.stream !== undefined;
   if (input.carry) state.announce();
@@ -118,14 +120,25 @@ async function run(input: RunInput, state: RunState): Promise<StoredRunResult | 
   const firstStep = state.conversation.steps.length;
 
   for (let stepNumber = firstStep; stepNumber < maxSteps; stepNumber++) {
+    // Messages sent while the last step worked join the conversation first: a new history carries them.
+    state.takeMessages();
+    if (stepNumber === maxSteps - 1) {
+      state.messages.close(
+        'LastStep',
+        `run ${state.runId} takes its last step (maxSteps ${maxSteps}): start a new run`,
+      );
+    }
     // Between steps nothing waits and no child runs: the one safe point to start a fresh history.
     const stepsHere = stepNumber - firstStep;
     const every = options.continueAsNewEvery;
     if (stepsHere > 0 && (workflowInfo().continueAsNewSuggested || (every !== undefined && stepsHere >= every))) {
+      state.messages.close('RunNotWorking', `run ${state.runId} hands over to a new run: send it again in a moment`);
       return { continueWith: started.agentSpec };
     }
-    if (await runStep(started, offer, stepNumber)) break;
+    // A model that stopped while messages came answers them in one more step.
+    if ((await runStep(started, offer, stepNumber)) && !state.messages.waiting) break;
   }
+  state.messages.close('RunNotWorking', `run ${state.runId} has taken its last step: start a new run`);
   // A tool run ends with its call's outcome: no model answers it, so it owes no object.
   state.objectDue = options.structuredOutput !== undefined && started.toolRun === undefined;
   return state.snapshot().result;

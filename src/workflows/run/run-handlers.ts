@@ -10,6 +10,7 @@ import { DecisionSignalSchema, type DecisionKind } from '../../schemas/decisions
 import { safeParse } from '../../schemas/json.js';
 import { clip, measureJson } from '../../schemas/limits.js';
 import type { RunInput } from '../../schemas/run-input.js';
+import { RunMessageRequestSchema } from '../../schemas/run-message.js';
 import {
   autoResumeUpdate,
   childReportSignal,
@@ -17,6 +18,7 @@ import {
   decisionSignals,
   nextPauseUpdate,
   refusedUpdate,
+  runMessageUpdate,
   NextPauseRequestSchema,
   runStateQuery,
   type NextPauseRequest,
@@ -48,6 +50,14 @@ export function serveRun(state: RunState, input: RunInput | undefined): void {
       const checked = safeParse(AutoResumeRequestSchema, request);
       if (!checked.success) throw refusedUpdate(`autoResume refused: ${clip(String(checked.error), 300)}`);
       checkSender(state, checked.data);
+    },
+  });
+  setHandler(runMessageUpdate, (request) => state.messages.add(request), {
+    validator: (request) => {
+      const checked = safeParse(RunMessageRequestSchema, request);
+      if (!checked.success) throw refusedUpdate(`runMessage refused: ${clip(String(checked.error), 300)}`);
+      const refusal = state.messages.refusal(checked.data, state.messageGate());
+      if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
     },
   });
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {

@@ -34,6 +34,7 @@ import { shownCalls } from '../thread/shown-calls.js';
 import type { ThreadLink } from '../thread/thread-link.js';
 import { runResult } from './transcript.js';
 import { takes } from '../patches.js';
+import { RunMessageQueue, type MessageGate } from './run-message-queue.js';
 
 /** What a continuation of a run needs besides the conversation and the agent spec. */
 export type HandOver = Omit<RunCarry, 'spec'>;
@@ -65,6 +66,8 @@ export class RunState {
   /** The approval ledger: its events go through the methods below, which carry out its effects. */
   readonly ledger: ApprovalLedger;
   readonly waits: DecisionWaits;
+  /** Messages sent to the run while it works, for its next step. */
+  readonly messages = new RunMessageQueue();
   /** The memo and search attributes; the run flushes them before it ends or hands over. */
   readonly writes: MirrorWrites;
   readonly notices: RunNotices;
@@ -106,6 +109,18 @@ export class RunState {
   govern(spec: AgentSpec, startedBy: Principal | undefined, resourceId: string | undefined): void {
     this.ledger.govern(spec.access, { startedBy, resourceId });
     this.setup = runSetup(spec, startedBy);
+    this.messages.govern({ start: spec.access?.start, resourceId, startedBy });
+  }
+
+  /** Where the run stands for a message sent to it (see run-message-queue.ts). */
+  messageGate(): MessageGate {
+    return { runId: this.runId, ended: this.done || this.continuing, waitingOn: this.pending() };
+  }
+
+  /** The messages sent since the last step join the conversation, as the user's, for the model's next call. */
+  takeMessages(): void {
+    for (const message of this.messages.take())
+      this.conversation.messages.push({ role: 'user', content: message.text });
   }
 
   /** Records the run's turn on its thread, with what its stream showed of calls a display transform changes. */

@@ -1,0 +1,34 @@
+/**
+ * A message sent to a run while it works (Mastra's signals, "double texting" elsewhere): queued, and
+ * shown to the model as a user message at the run's next step. The request the client sends, what the
+ * run answers, and its bounds; sandbox-safe.
+ */
+import { z } from 'zod';
+import { PrincipalSchema } from './access.js';
+import { MAX_ID } from './limits.js';
+
+/** The longest message a run takes while it works, in characters (a chat message's bound). */
+export const MAX_RUN_MESSAGE = 16_000;
+/** How many messages may wait for a run's next step at once. */
+export const MAX_QUEUED_MESSAGES = 20;
+
+export const RunMessageRequestSchema = z
+  .object({
+    /** Chosen by the sender (the client: a random id): a message sent twice with one id is queued once. */
+    messageId: z.string().min(1).max(MAX_ID),
+    text: z.string().min(1).max(MAX_RUN_MESSAGE),
+    /** Who sends it: checked against who may start the agent's runs, and the run's tenant. */
+    principal: PrincipalSchema.optional(),
+    sentAt: z.iso.datetime().optional(),
+  })
+  .strict();
+export type RunMessageRequest = z.infer<typeof RunMessageRequestSchema>;
+
+/** What the run answers a message it queued: its place among those waiting for the next step (1 = first). */
+export interface RunMessageAck {
+  messageId: string;
+  position: number;
+}
+
+/** Why a run refuses a message. */
+export type RunMessageRefusal = 'RunNotWorking' | 'NotAllowed' | 'QueueFull' | 'LastStep';
