@@ -182,6 +182,22 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       print(!!o.json, { ...shown, ...(result ? { result } : {}), ...(failure ? { failure } : {}) }, lines);
     });
 
+  runs
+    .command('message')
+    .description(
+      'send a message to a run while it works: its model reads it at the next step (refused while it waits ' +
+        'on a call, at its last step, or once it ended)',
+    )
+    .argument('<run>', 'run id')
+    .argument('<text>', 'the message')
+    .option('--message-id <id>', 'its id: sent again with the same id (a retry), it is queued once')
+    .option('--json', 'machine-readable output')
+    .action(async (runId: string, text: string, o: { messageId?: string; json?: boolean }, cmd: Command) => {
+      const c = await connect(cmd);
+      const ack = await c.sendMessage(runId, text, o.messageId ? { messageId: o.messageId } : {});
+      print(!!o.json, ack, [`queued for the next step of run ${runId} (number ${ack.position} in line)`]);
+    });
+
   program
     .command('builds')
     .description(

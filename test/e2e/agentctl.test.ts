@@ -116,6 +116,18 @@ it('starts a run with structured output from a JSON schema file, and shows its o
   });
 });
 
+it('sends a message to a run, and says in one line why a finished run does not take it', async () => {
+  const script = join(dir, 'hello.json');
+  await writeFile(script, JSON.stringify([{ text: 'Hello.' }]));
+  const started = await ctl(['start', 'toolbox-agent', '--prompt', 'hi', '--script', script, '--json']);
+  const { runId } = JSON.parse(started.stdout) as RunResult;
+  const late = await ctl(['runs', 'message', runId, 'one more thing']);
+  expect(late).toMatchObject({ code: 1, stdout: '' });
+  expect(late.stderr.trim()).toBe(
+    `agentctl: Run "${runId}" did not take the message (RunNotWorking): run ${runId} has ended: start a new run`,
+  );
+});
+
 it('refuses a script file that is not a script, in one line that quotes nothing of the file', async () => {
   const bad = join(dir, 'bad.json');
   await writeFile(bad, JSON.stringify([{ secretField: 'hunter2' }]));
