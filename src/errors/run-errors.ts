@@ -97,14 +97,14 @@ export class StructuredOutputError extends Error {
 /**
  * A message sent to a run while it works (`AgentClient.sendMessage`) that the run did not take: it waits
  * on a call (`RunNotWorking`: decide the call first), has ended or takes its last step (`RunNotWorking`,
- * `LastStep`: start a new run), already has 20 messages waiting (`QueueFull`), or the sender may not
- * steer it (`NotAllowed`).
+ * `LastStep`: start a new run), already has 20 messages waiting (`QueueFull`), has no room for it in its
+ * conversation (`ConversationFull`), or the sender may not steer it (`NotAllowed`).
  */
 export class RunMessageRefusedError extends Error {
   override readonly name = 'RunMessageRefusedError';
   constructor(
     readonly runId: string,
-    readonly type: 'RunNotWorking' | 'LastStep' | 'QueueFull' | 'NotAllowed',
+    readonly type: 'RunNotWorking' | 'LastStep' | 'QueueFull' | 'ConversationFull' | 'NotAllowed',
     readonly reason: string,
   ) {
     super(`Run "${runId}" did not take the message (${type}): ${reason}`);

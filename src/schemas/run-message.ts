@@ -31,4 +31,4 @@ export interface RunMessageAck {
 }
 
 /** Why a run refuses a message. */
-export type RunMessageRefusal = 'RunNotWorking' | 'NotAllowed' | 'QueueFull' | 'LastStep';
+export type RunMessageRefusal = 'RunNotWorking' | 'NotAllowed' | 'QueueFull' | 'LastStep' | 'ConversationFull';

@@ -99,6 +99,7 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
   const address = options.address ?? server!.address;
   const taskQueue = `test-${randomUUID()}`;
   const common = { address, namespace: 'default', taskQueue, externalStorage: false as const, tracing: false as const };
+  let stopWorker: (() => Promise<void>) | undefined;
   try {
     const worker = await createWorker({
       ...common,
@@ -111,6 +112,10 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     });
     const running = worker.run();
+    stopWorker = async () => {
+      worker.shutdown();
+      await running;
+    };
     const client = await AgentClient.connect({ ...common, ...(options.codec ? { codec: options.codec } : {}) });
     return {
       client,
@@ -128,13 +133,17 @@ export async function startTestKit(options: TestKitOptions): Promise<TestKit> {
       },
       now: async () => (timeSkipping ? await (server as TimeSkippingServer).now() : new Date()),
       async stop() {
-        worker.shutdown();
-        await running;
-        await client.close();
-        await server?.stop();
+        // The server goes whatever the worker or the client said as they stopped: no test server is left behind.
+        try {
+          await stopWorker!();
+          await client.close();
+        } finally {
+          await server?.stop();
+        }
       },
     };
   } catch (err) {
+    await stopWorker?.().catch(() => undefined);
     await server?.stop();
     throw err;
   }

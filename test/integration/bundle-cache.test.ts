@@ -3,7 +3,7 @@
  * files; the next one reads it; one whose files changed since (here: a manifest whose hash no longer
  * matches its file) is built again. Every worker runs a run to its end on the bundle it got.
  */
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 /** Starts a worker on the cache, runs one run to its end, stops; the run's text. */
-async function runOnce(): Promise<string> {
+async function runOnce(cacheDir = dir): Promise<string> {
   const common = { address: temporalAddress(), namespace: 'default', taskQueue: `bundle-${Date.now()}` };
   const worker = await createWorker({
     ...common,
@@ -32,7 +32,7 @@ async function runOnce(): Promise<string> {
     notifications: false,
     tracing: false,
     externalStorage: false,
-    workflowBundleCache: dir,
+    workflowBundleCache: cacheDir,
   });
   const running = worker.run();
   const client = await AgentClient.connect({ ...common, tracing: false, externalStorage: false });
@@ -70,12 +70,31 @@ describe('the workflow bundle cache', () => {
     expect(await runOnce()).toBe('hi there');
     expect((await cached()).builtAt).toBe(first.builtAt);
 
+    const { code } = JSON.parse(await readFile(first.manifest, 'utf8')) as { code: string };
     const changed = files.map(([path, hash]) => [path, path === workflowsPath ? '0'.repeat(64) : hash]);
-    await writeFile(first.manifest, JSON.stringify({ files: changed }));
+    await writeFile(first.manifest, JSON.stringify({ code, files: changed }));
     expect(await runOnce()).toBe('hi there');
     const rebuilt = await cached();
     expect(rebuilt.builtAt).toBeGreaterThan(first.builtAt);
-    expect(JSON.parse(await readFile(rebuilt.manifest, 'utf8'))).toEqual({ files });
+    expect(JSON.parse(await readFile(rebuilt.manifest, 'utf8'))).toEqual({ code, files });
+
+    // Code that is not the manifest's (another worker's, or changed by hand) is not run: it is built again.
+    await writeFile(rebuilt.code, `${await readFile(rebuilt.code, 'utf8')}\n// changed`);
+    const changedAt = (await cached()).builtAt;
+    expect(await runOnce()).toBe('hi there');
+    expect((await cached()).builtAt).toBeGreaterThan(changedAt);
+    expect(await readFile(rebuilt.code, 'utf8')).not.toContain('// changed');
+  });
+
+  it('neither reads nor writes a folder that others may write', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'bundle-shared-'));
+    await chmod(shared, 0o777);
+    try {
+      expect(await runOnce(shared)).toBe('hi there');
+      expect(await readdir(shared)).toEqual([]);
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
   });
 
   it('refuses a cache folder that is not absolute, before it connects', async () => {

@@ -1,9 +1,13 @@
 /** The queue of messages sent to a working run: who may steer it, when it takes one, and what it drains. */
 import { describe, expect, it } from 'vitest';
 import { MAX_QUEUED_MESSAGES } from '../../src/schemas/run-message.js';
-import { RunMessageQueue, type MessageGate } from '../../src/workflows/run/run-message-queue.js';
+import {
+  MESSAGE_HEADROOM_BYTES,
+  RunMessageQueue,
+  type MessageGate,
+} from '../../src/workflows/run/run-message-queue.js';
 
-const working: MessageGate = { runId: 'run-1', ended: false, waitingOn: [] };
+const working: MessageGate = { runId: 'run-1', ended: false, waitingOn: [], roomBytes: 1024 * 1024 };
 const from = (id: string, text = 'hi', tenant?: string) => ({
   messageId: id,
   text,
@@ -40,6 +44,13 @@ describe('RunMessageQueue', () => {
     for (let i = 0; i < MAX_QUEUED_MESSAGES; i++) queue.add(from(`m${i}`));
     expect(queue.refusal(from('one-more'), working)?.type).toBe('QueueFull');
     queue.take();
+    // What would leave the run's conversation less than its headroom is refused, counted in bytes of JSON.
+    const tight = { ...working, roomBytes: MESSAGE_HEADROOM_BYTES + 100 };
+    expect(queue.refusal(from('fits', 'x'.repeat(90)), tight)).toBeUndefined();
+    expect(queue.refusal(from('big', '\u0001'.repeat(20)), tight)?.message).toBe(
+      "run run-1's conversation has room for 100 bytes more of messages, and this one (with those waiting) is " +
+        '122 bytes: send less, or start a new run',
+    );
     queue.close('LastStep', 'last step');
     expect(queue.refusal(from('late'), working)).toEqual({ type: 'LastStep', message: 'last step' });
   });

@@ -58,8 +58,9 @@ export function threadApprovalRequest(
     throw new TypeError(`${where}: approved is true or false, not ${JSON.stringify(approved)}`);
   const taken = approvalWithResumeData(approved, reason, resumeData);
   if ('refusal' in taken) throw decisionRefused(`thread:${rest.threadId}`, 'WrongPauseKind', taken.refusal);
+  // An approval takes no reason: one given goes on, for decide to refuse by name.
   const why = taken.reason !== undefined ? { reason: taken.reason } : {};
-  return (approved ? { ...rest, kind: 'approve' } : { ...rest, kind: 'decline', ...why }) as DecisionRequest;
+  return { ...rest, kind: approved ? 'approve' : 'decline', ...why } as DecisionRequest;
 }
 
 /** The call a thread approval is about, or why none can be told. */

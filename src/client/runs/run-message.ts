@@ -25,7 +25,7 @@ export interface RunMessageOptions {
   messageId?: string;
 }
 
-const REFUSALS = new Set(['RunNotWorking', 'LastStep', 'QueueFull', 'NotAllowed']);
+const REFUSALS = new Set(['RunNotWorking', 'LastStep', 'QueueFull', 'ConversationFull', 'NotAllowed']);
 
 export async function sendRunMessage(
   ctx: ClientContext,

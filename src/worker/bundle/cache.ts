@@ -8,9 +8,9 @@
  * still hashes the same, so an upgraded dependency or an edited workflow file builds a new bundle.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -50,8 +50,9 @@ export function bundleCacheDir(given: string | false | undefined): string | unde
   return join(base, 'durable-agents', 'workflow-bundles');
 }
 
-/** A bundle's manifest: each module file it holds, with its SHA-256 when it was built. */
+/** A bundle's manifest: the code's SHA-256, and each module file it holds with its SHA-256 when it was built. */
 interface Manifest {
+  code: string;
   files: Array<[path: string, sha256: string]>;
 }
 
@@ -85,8 +86,8 @@ function bundleKey(options: RunBundleOptions): string {
 
 /**
  * The run workflow's bundle for `Worker.create({ workflowBundle })`: from the cache when it is fresh,
- * else built (in a child process when it can be, else here) and cached. Where the cache cannot be
- * written (a read-only home), the bundle is used from memory.
+ * else built (in a child process when it can be, else here) and cached. Where the folder cannot be
+ * trusted or written (others may write it, a read-only home), the bundle is used from memory.
  */
 export async function cachedRunBundle(
   options: RunBundleOptions,
@@ -95,24 +96,45 @@ export async function cachedRunBundle(
   const key = bundleKey(options);
   const codePath = join(dir, `${key}.js`);
   const manifestPath = join(dir, `${key}.json`);
-  const manifest = await readFile(manifestPath, 'utf8').then(
-    (text) => JSON.parse(text) as Manifest,
-    () => undefined,
-  );
-  if (manifest && (await stillFresh(manifest)) && (await fileHash(codePath)) !== undefined) return { codePath };
+  const trusted = await ownFolder(dir);
+  if (trusted === true) {
+    const manifest = await readFile(manifestPath, 'utf8').then(
+      (text) => JSON.parse(text) as Manifest,
+      () => undefined,
+    );
+    // The code is the manifest's own (two workers writing at once cannot pair one's code with the other's files).
+    if (manifest && (await fileHash(codePath)) === manifest.code && (await stillFresh(manifest))) return { codePath };
+  }
 
-  const code = await buildInChild(options).catch(() => buildHere(options));
+  const startedAt = Date.now();
+  const code = await buildInChild(options).catch((err: unknown) => {
+    warnWorker(`bundling in a child process failed, so the worker bundles itself: ${(err as Error).message}`);
+    return buildHere(options);
+  });
   const files = bundledFiles(code, process.cwd());
-  const fresh: Manifest = {
-    files: await Promise.all(files.map(async (path) => [path, (await fileHash(path)) ?? ''] as [string, string])),
-  };
+  const hashes = await Promise.all(files.map(async (path) => [path, (await fileHash(path)) ?? ''] as [string, string]));
+  // A file saved while webpack read it may be newer than the code: keep such a bundle for this start only.
+  const stamps = await Promise.all(
+    files.map((path) =>
+      stat(path).then(
+        (s) => s.mtimeMs,
+        () => Infinity,
+      ),
+    ),
+  );
+  if (stamps.some((mtime) => mtime >= startedAt - 1000)) return { code };
+  if (trusted !== true) {
+    warnWorker(`not caching the workflow bundle in ${dir}: ${trusted}; the worker bundles at every start`);
+    return { code };
+  }
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    // Written beside, then renamed: a worker starting at the same time reads a whole file or none.
-    const tmp = `.${process.pid}-${Date.now()}`;
-    await writeFile(codePath + tmp, code, { mode: 0o600 });
+    // Written beside under a name nobody can foresee, then renamed: a worker starting at the same time
+    // reads a whole file or none.
+    const tmp = `.${randomUUID()}.tmp`;
+    await writeFile(codePath + tmp, code, { mode: 0o600, flag: 'wx' });
     await rename(codePath + tmp, codePath);
-    await writeFile(manifestPath + tmp, JSON.stringify(fresh), { mode: 0o600 });
+    const manifest: Manifest = { code: sha256(code), files: hashes };
+    await writeFile(manifestPath + tmp, JSON.stringify(manifest), { mode: 0o600, flag: 'wx' });
     await rename(manifestPath + tmp, manifestPath);
     return { codePath };
   } catch (err) {
@@ -121,6 +143,24 @@ export async function cachedRunBundle(
         `name a writable folder with ${BUNDLE_CACHE_ENV}`,
     );
     return { code };
+  }
+}
+
+/**
+ * Whether the folder may hold code this worker runs: created for this user alone if missing, else a real
+ * folder of this user's that nobody else may write. Otherwise why not.
+ */
+async function ownFolder(dir: string): Promise<true | string> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const info = await lstat(dir);
+    if (!info.isDirectory()) return 'it is not a folder (a link, or a file)';
+    const uid = process.getuid?.();
+    if (uid !== undefined && info.uid !== uid) return `it belongs to user ${info.uid}, not to this worker's (${uid})`;
+    if ((info.mode & 0o022) !== 0) return `others may write it (mode ${(info.mode & 0o777).toString(8)})`;
+    return true;
+  } catch (err) {
+    return `it cannot be made (${(err as Error).message})`;
   }
 }
 

@@ -63,6 +63,8 @@ export async function agentRun(rawInput: RunInput): Promise<StoredRunResult> {
     state.stream.publish(finishChunk(result, []));
     outcome = { result };
   } catch (err) {
+    // A message taken from here on would never be shown.
+    state.messages.close('RunNotWorking', `run ${state.runId} has ended: start a new run`);
     // A cancelled run (or a cancelled parent) ends as cancelled, which also cancels its sub-agents.
     const cancelled = runCancelled() && isCancellation(err);
     const failure = cancelled ? err : runFailure(err);

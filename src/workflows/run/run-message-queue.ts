@@ -4,6 +4,7 @@
  */
 import { admits, tenantCheck } from '../../approvals/access.js';
 import type { AccessRule, Principal } from '../../schemas/access.js';
+import { jsonBytes, kib } from '../../schemas/limits.js';
 import {
   MAX_QUEUED_MESSAGES,
   type RunMessageAck,
@@ -21,6 +22,13 @@ export interface MessagePolicy {
   startedBy: Principal | undefined;
 }
 
+/**
+ * What a message leaves free of the run's conversation budget, at least: room for the model's answer and
+ * a tool's output, so that no message can take the run to `ConversationTooLarge`, nor its hand-over past
+ * Temporal's payload limit.
+ */
+export const MESSAGE_HEADROOM_BYTES = 128 * 1024;
+
 /** Where the run stands when a message comes. */
 export interface MessageGate {
   runId: string;
@@ -28,6 +36,8 @@ export interface MessageGate {
   ended: boolean;
   /** The calls the run waits on: a message is no decision, so it waits for them to be decided. */
   waitingOn: Array<{ toolName: string; toolCallId: string }>;
+  /** Bytes of JSON the run's conversation may still grow by (its budget less what it holds). */
+  roomBytes: number;
 }
 
 type Refusal = { type: RunMessageRefusal; message: string };
@@ -73,6 +83,16 @@ export class RunMessageQueue {
         message:
           `run ${gate.runId} waits on ${calls}: decide the call (a message on the run's thread can answer it ` +
           'where the agent lets messages resume calls), then send the message',
+      };
+    }
+    const adds = jsonBytes(request.text) + this.queued.reduce((n, m) => n + jsonBytes(m.text), 0);
+    if (adds > gate.roomBytes - MESSAGE_HEADROOM_BYTES) {
+      const room = kib(Math.max(gate.roomBytes - MESSAGE_HEADROOM_BYTES, 0));
+      return {
+        type: 'ConversationFull',
+        message:
+          `run ${gate.runId}'s conversation has room for ${room} more of messages, and this one (with those ` +
+          `waiting) is ${kib(adds)}: send less, or start a new run`,
       };
     }
     if (this.queued.length >= MAX_QUEUED_MESSAGES) {

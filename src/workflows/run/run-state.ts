@@ -35,6 +35,7 @@ import type { ThreadLink } from '../thread/thread-link.js';
 import { runResult } from './transcript.js';
 import { takes } from '../patches.js';
 import { RunMessageQueue, type MessageGate } from './run-message-queue.js';
+import { INLINE_PAYLOAD_LIMITS } from '../../schemas/limits.js';
 
 /** What a continuation of a run needs besides the conversation and the agent spec. */
 export type HandOver = Omit<RunCarry, 'spec'>;
@@ -68,6 +69,7 @@ export class RunState {
   readonly waits: DecisionWaits;
   /** Messages sent to the run while it works, for its next step. */
   readonly messages = new RunMessageQueue();
+  private maxConversationBytes = INLINE_PAYLOAD_LIMITS.maxConversationBytes;
   /** The memo and search attributes; the run flushes them before it ends or hands over. */
   readonly writes: MirrorWrites;
   readonly notices: RunNotices;
@@ -110,11 +112,13 @@ export class RunState {
     this.ledger.govern(spec.access, { startedBy, resourceId });
     this.setup = runSetup(spec, startedBy);
     this.messages.govern({ start: spec.access?.start, resourceId, startedBy });
+    this.maxConversationBytes = (spec.payloadLimits ?? INLINE_PAYLOAD_LIMITS).maxConversationBytes;
   }
 
   /** Where the run stands for a message sent to it (see run-message-queue.ts). */
   messageGate(): MessageGate {
-    return { runId: this.runId, ended: this.done || this.continuing, waitingOn: this.pending() };
+    const roomBytes = this.maxConversationBytes - this.conversation.bytes();
+    return { runId: this.runId, ended: this.done || this.continuing, waitingOn: this.pending(), roomBytes };
   }
 
   /** The messages sent since the last step join the conversation, as the user's, for the model's next call. */
