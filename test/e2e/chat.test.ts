@@ -33,6 +33,8 @@ const released = new Promise<void>((resolve) => (release = resolve));
 const TRANSFER_PROMPT = 'Send 5 euros to Bob';
 const COLOUR_PROMPT = 'Pick a colour for me';
 const DECLINED_PROMPT = 'Send 9000 euros to Trudy';
+const ATTIC_PROMPT = 'Search the attic for my keys';
+const CELLAR_MESSAGE = 'Also look in the cellar';
 const FIRST_HALF = 'Sent 5 euros to Bob.';
 const SECOND_HALF = 'The receipt is on its way, and Bob says thanks.';
 
@@ -46,6 +48,9 @@ const SCRIPTS: Record<string, Script> = {
     { toolCalls: [{ toolName: 'transfer', args: { to: 'Trudy', amount: 9000, account: 'X' } }] },
     { text: 'I did not send it.' },
   ],
+  [ATTIC_PROMPT]: [{ toolCalls: [{ toolName: 'search', args: { room: 'attic' } }] }, { text: 'unused' }],
+  // The run's second step, once the message sent while it searched is the last the person wrote.
+  [CELLAR_MESSAGE]: [{ text: 'unused' }, { text: 'No keys in the attic, nor in the cellar.' }],
   [COLOUR_PROMPT]: [
     { toolCalls: [{ toolName: 'ask_user', args: { question: 'Which colour?', options: ['red', 'green', 'blue'] } }] },
     { text: 'Green it is.' },
@@ -99,13 +104,28 @@ const transferTool = createTool({
   transform: { display: { input: (args) => ({ ...(args as object), account: '****' }) } },
 });
 
+/** Searches until the test lets it finish, so that the person can write while the agent works. */
+let searching = false;
+let finishSearch!: () => void;
+const searchFinished = new Promise<void>((resolve) => (finishSearch = resolve));
+const searchTool = createTool({
+  id: 'chat-search',
+  description: 'Searches a room',
+  inputSchema: z.object({ room: z.string() }),
+  execute: async ({ room }) => {
+    searching = true;
+    await searchFinished;
+    return { room, found: [] };
+  },
+});
+
 const agentId = `chat-agent-${randomUUID().slice(0, 8)}`;
 const chatAgent = defineAgent({
   id: agentId,
   name: 'Chat',
   instructions: 'You send money and ask.',
   model: 'chat-test/any',
-  tools: { transfer: transferTool, ask_user: askUserTool },
+  tools: { transfer: transferTool, ask_user: askUserTool, search: searchTool },
   // In a chat the person approves the calls of the runs they start.
   access: { selfApproval: true },
 });
@@ -134,6 +154,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   release?.();
+  finishSearch?.();
   await browser?.close();
   await new Promise<void>((resolve) => server?.close(() => resolve()));
   await w?.stop();
@@ -248,5 +269,20 @@ describe('the chat page, declining', () => {
     await eventually(declines).toEqual([
       expect.objectContaining({ reason: 'not to Trudy', principal: expect.objectContaining({ id: 'ada' }) }),
     ]);
+  });
+});
+
+describe('the chat page, while the agent works', () => {
+  it('sends what the person writes while the agent works to its run, and the agent answers it', async () => {
+    const before = await assistant(page).count();
+    await send(page, ATTIC_PROMPT);
+    await eventually(async () => searching).toBe(true);
+    await send(page, CELLAR_MESSAGE);
+    await eventually(() => page.locator('#sent-meanwhile li').allTextContents()).toEqual([CELLAR_MESSAGE]);
+    finishSearch();
+    await eventually(() => assistant(page).nth(before).locator('.text').textContent()).toBe(
+      'No keys in the attic, nor in the cellar.',
+    );
+    expect(await page.locator('#message-refused').count()).toBe(0);
   });
 });

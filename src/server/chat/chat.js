@@ -5,6 +5,7 @@ import { useChat } from '@ai-sdk/react';
 import { createElement as h, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { TOKEN_KEY } from './session.js';
+import { Composer, SentMeanwhile, useMeanwhile } from './composer.js';
 import { RunTransport } from './transport.js';
 
 const json = (value) => JSON.stringify(value, null, 2) ?? 'undefined';
@@ -167,6 +168,7 @@ function Chat({ agentId, chatId }) {
         },
       }),
   };
+  const [meanwhile, send] = useMeanwhile({ busy, chatId, transport, start: (text) => sendMessage({ text }) });
   return h(
     'main',
     { id: 'chat' },
@@ -175,34 +177,11 @@ function Chat({ agentId, chatId }) {
       { id: 'messages' },
       messages.map((message) => h(Message, { key: message.id, message, actions })),
     ),
+    h(SentMeanwhile, { sent: meanwhile.sent }),
     h('p', { id: 'status', role: 'status' }, busy ? 'The agent is answering…' : ''),
     error && h('p', { id: 'chat-error', className: 'error', role: 'alert' }, error.message),
-    h(Composer, { busy, onSend: (text) => sendMessage({ text }) }),
-  );
-}
-
-function Composer({ busy, onSend }) {
-  const [text, setText] = useState('');
-  return h(
-    'form',
-    {
-      id: 'composer',
-      onSubmit: (event) => {
-        event.preventDefault();
-        if (!text.trim() || busy) return;
-        void onSend(text.trim());
-        setText('');
-      },
-    },
-    h('input', {
-      id: 'prompt',
-      placeholder: 'Message',
-      'aria-label': 'Message',
-      autoComplete: 'off',
-      value: text,
-      onChange: (e) => setText(e.target.value),
-    }),
-    h('button', { type: 'submit', disabled: busy }, 'Send'),
+    meanwhile.refused && h('p', { id: 'message-refused', className: 'error', role: 'alert' }, meanwhile.refused),
+    h(Composer, { onSend: send }),
   );
 }
 

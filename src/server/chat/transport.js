@@ -90,6 +90,23 @@ export class RunTransport {
   }
 
   /**
+   * A message for the chat's run while it works (`POST /runs/:runId/messages`): its model reads it at its
+   * next step. Resolves to undefined when the run took it, else to the reason it gave.
+   */
+  async messageRun(chatId, text) {
+    const log = readRunLog(chatId);
+    if (!log) return 'no run of this chat is working';
+    const res = await fetch(`/runs/${encodeURIComponent(log.runId)}/messages`, {
+      method: 'POST',
+      headers: authHeaders({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ text }),
+    });
+    if (res.status === 202) return undefined;
+    const body = await res.json().catch(() => ({}));
+    return body?.error?.message ?? `the server answered ${res.status}`;
+  }
+
+  /**
    * After a reload: the current run's message rebuilt from the events the page had shown, then, if the
    * run's stream was still being read, what came after them. The page's saved messages may lag behind
    * the log by a render; the log is what it showed.
