@@ -203,12 +203,26 @@ case "$cmd" in
       [ "$db" = ":memory:" ] || { mkdir -p "$(dirname "$db")"; args+=(--db-filename "$db"); }
       if [ "$headless" = 1 ]; then args+=(--headless); else args+=(--ui-port "$ui_port"); fi
       for sa in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$sa"); done
-      nohup "$cli" "${args[@]}" >"$logfile" 2>&1 &
-      echo $! >"$pidfile"
-      for _ in $(seq 1 300); do
-        answers && break
-        kill -0 "$(cat "$pidfile")" 2>/dev/null || { say "the server exited; its log ($logfile):"; tail -n 20 "$logfile" >&2; exit 1; }
-        sleep 0.2
+      # The dev server picks free ports for its inner services when it starts; another process may take one
+      # first (a machine running many servers at once), and the server then exits. It is started again, twice
+      # at most, with the reason said; one that exits for another reason exits the same way each time.
+      for attempt in 1 2 3; do
+        nohup "$cli" "${args[@]}" >"$logfile" 2>&1 &
+        echo $! >"$pidfile"
+        exited=0
+        for _ in $(seq 1 300); do
+          answers && break
+          kill -0 "$(cat "$pidfile")" 2>/dev/null || { exited=1; break; }
+          sleep 0.2
+        done
+        [ "$exited" = 0 ] && break
+        why=$(grep -m 1 -E 'panic|address already in use|error' "$logfile" || tail -n 1 "$logfile")
+        if [ "$attempt" = 3 ]; then
+          say "the server exited; its log ($logfile):"
+          { grep -m 1 -A 4 -E '^panic' "$logfile" || tail -n 20 "$logfile"; } >&2; exit 1
+        fi
+        say "the server exited at start (${why:0:300}); starting it again"
+        cp "$logfile" "$logfile.$attempt"
       done
       answers || { say "the server did not answer at $address within 60 s; log: $logfile"; exit 1; }
       say "started $("$cli" --version | head -n 1) at $address (db: $db$([ "$headless" = 1 ] || echo ", UI: http://127.0.0.1:$ui_port"))"

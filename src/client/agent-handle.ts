@@ -11,7 +11,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import type { OutputSchema, StructuredObject } from '../structured-output.js';
 import type { DecisionRequest } from './decisions/decide.js';
 import type { DecisionTarget } from './decisions/decisions.js';
-import { threadApprovalRequest, type ThreadToolApproval } from './decisions/thread-decisions.js';
+import type { ThreadToolApproval } from './decisions/thread-decisions.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
 import type { RunFilter, SuspendedRun } from './runs/runs.js';
 import type { RunStream } from './stream/run-stream.js';
@@ -122,12 +122,14 @@ export class AgentHandle {
 
   /** Approves or declines the call this agent's run on a thread waits on; streams from there. */
   async sendToolApproval(approval: ThreadToolApproval): Promise<RunStream> {
+    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
     const request = threadApprovalRequest('sendToolApproval', { ...approval, agentId: this.id });
     return (await this.use()).decide(request);
   }
 
   /** {@link sendToolApproval}, returning the run's next result. */
   async sendToolApprovalGenerate(approval: ThreadToolApproval): Promise<RunResult> {
+    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
     const request = threadApprovalRequest('sendToolApprovalGenerate', { ...approval, agentId: this.id });
     return (await this.use()).decide(request, RESULT);
   }

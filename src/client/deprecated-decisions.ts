@@ -9,7 +9,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import { AgentClient } from './agent-client.js';
 import type { DecisionRequest } from './decisions/decide.js';
 import type { Decision, DecisionTarget, Resolving, SentDecision } from './decisions/decisions.js';
-import { threadApprovalRequest, type ThreadToolApproval } from './decisions/thread-decisions.js';
+import type { ThreadToolApproval } from './decisions/thread-decisions.js';
 import type { RunStream } from './stream/run-stream.js';
 
 declare module './agent-client.js' {
@@ -88,10 +88,12 @@ Object.assign(AgentClient.prototype, {
   submitToolResultGenerate(this: AgentClient, target: DecisionTarget & { result: JsonValue }) {
     return this.decide({ ...target, kind: 'result' }, RESULT);
   },
-  sendToolApproval(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
+  async sendToolApproval(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
+    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
     return this.decide(threadApprovalRequest('sendToolApproval', approval));
   },
-  sendToolApprovalGenerate(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
+  async sendToolApprovalGenerate(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
+    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
     return this.decide(threadApprovalRequest('sendToolApprovalGenerate', approval), RESULT);
   },
   resolveToolCall(this: AgentClient, target: DecisionTarget & Resolving) {

@@ -21,6 +21,7 @@ import * as message from '../schemas/message.js';
 import * as modelRetry from '../schemas/model-retry.js';
 import * as modelStep from '../schemas/model-step.js';
 import * as runInput from '../schemas/run-input.js';
+import * as runMessage from '../schemas/run-message.js';
 import * as runOptions from '../schemas/run-options.js';
 import * as runResult from '../schemas/run-result.js';
 import * as runStatus from '../schemas/run-status.js';
@@ -54,6 +55,7 @@ warmSchemas(
   modelRetry,
   modelStep,
   runInput,
+  runMessage,
   runOptions,
   runResult,
   runStatus,

@@ -229,13 +229,19 @@ describe('the package installed from its tarball', () => {
         PATH: env.PATH!,
         TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS!,
         TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE!,
+        XDG_CACHE_HOME: join(workDir, 'cache'),
       },
       'worker.ts',
       { cwd: consumer, nodeArgs: [] },
     );
     try {
-      // The worker bundled the run workflows from the installed package.
-      expect(worker.output()).toContain('./node_modules/durable-agents/lib/');
+      // The worker bundled the run workflows from the installed package, and keeps the bundle by its files.
+      const bundles = join(workDir, 'cache', 'durable-agents', 'workflow-bundles');
+      const manifest = (await readdir(bundles)).find((name) => name.endsWith('.json'))!;
+      const { files } = JSON.parse(await readFile(join(bundles, manifest), 'utf8')) as { files: [string, string][] };
+      expect(files.map(([path]) => path)).toContain(
+        join(consumer, 'node_modules', 'durable-agents', 'lib', 'workflows', 'index.js'),
+      );
       const ran = JSON.parse(await inConsumer(process.execPath, ['client.ts'])) as Record<string, string>;
       expect(ran).toMatchObject({ finishReason: 'stop', text: 'I said hello to Ada.' });
 
@@ -298,8 +304,9 @@ describe('the package installed from its tarball', () => {
     const clock = await inConsumer(process.execPath, ['kit-clock.ts'], {
       TEMPORAL_TEST_SERVER: testServer.trim(),
     });
-    // The SDK's core logs to stdout that this server advertises no heartbeat capability: the answer is last.
-    expect(JSON.parse(clock.trim().split('\n').at(-1)!)).toEqual({ expiresAt: true, decisions: ['expire'] });
+    // The SDK's core logs to stdout too (this server advertises no heartbeat capability): the answer is marked.
+    const answer = clock.split('\n').find((line) => line.startsWith('kit-clock: '));
+    expect(JSON.parse(answer!.slice('kit-clock: '.length))).toEqual({ expiresAt: true, decisions: ['expire'] });
   });
 
   it("runs the README's quick start as it is written: the run waits, agentctl approves it", async () => {

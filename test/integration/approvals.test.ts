@@ -293,11 +293,9 @@ describe('bad decisions: a specific refusal, the run unchanged, no failed workfl
     );
     const withData = { runId: paused.runId, resumeData: { note: 'x' } } as unknown as { runId: string };
     await expect(w.client.approveToolCall(withData)).rejects.toThrow(/unknown option "resumeData"/);
-    const onThread = { threadId: 't', approved: true, resumeData: {} } as unknown as {
-      threadId: string;
-      approved: boolean;
-    };
-    await expect(w.client.sendToolApproval(onThread)).rejects.toThrow(/unknown option "resumeData"/);
+    // Resume data an approval cannot carry is refused by name, before any run is searched.
+    const onThread = { threadId: 't', approved: true, resumeData: { note: 'x' } };
+    await expect(w.client.sendToolApproval(onThread)).rejects.toThrow(/resumeData has "note"/);
     await expect(w.client.listRuns({ staus: 'suspended' } as never)).rejects.toThrow(/did you mean "status"/);
     expect(await historyEventTypes(w.client, paused.runId)).toEqual(before);
     await expectStillWaiting(paused.runId, 'call-0-0');
