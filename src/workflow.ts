@@ -4,6 +4,8 @@
  * the client and Node modules, and a workflow file that imports it fails to bundle.
  *
  * - `executeAgent` and `startAgent`: an agent run as a child of your workflow (docs/guides/existing-temporal-app.md).
+ * - `suspendWorkflowTool`: a workflow of yours that an agent calls as a tool waits for a person
+ *   (docs/guides/tools.md, "A workflow tool that asks a person").
  * - The run's workflows, to serve them from a bundle of your own beside your workflows: prefer the
  *   `DurableAgentsPlugin` (from `durable-agents/worker`), which adds them to your worker's.
  * - A run's signals, queries and updates, for a workflow of yours that decides or watches an agent run
@@ -12,6 +14,8 @@
  */
 export { agentRun, agentThread, listAgentTools } from './workflows/index.js';
 export { executeAgent, startAgent } from './workflows/agent-child.js';
+export { suspendWorkflowTool } from './workflows/workflow-tool-suspend.js';
+export type { WorkflowToolResumed, WorkflowToolSuspension } from './protocol/workflow-tool.js';
 export type { AgentChildOptions } from './workflows/agent-child.js';
 export {
   approveToolCallSignal,

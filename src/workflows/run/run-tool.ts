@@ -97,7 +97,7 @@ function runApproved(
     case 'agent':
       return runSubAgent(tool, spec, options, state, call);
     case 'workflow':
-      return runWorkflowTool(tool, state, call);
+      return runWorkflowTool(tool, spec, options, state, call);
     case 'tool':
       return executeOnWorker(tool, spec, options, state, call, atMostOnce);
   }

@@ -1,0 +1,120 @@
+/**
+ * A workflow tool that waits for a person (#29): the user's own Temporal workflow returns
+ * `suspendWorkflowTool(...)`; the agent's call is suspended as a tool's `suspend()` is (stream chunk,
+ * `listSuspendedRuns`), resumed through the run's checks (the resume schema too), and the workflow runs
+ * again with the answer. Two such calls wait and are resumed independently.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAgent, defineWorkflowTool, InvalidResumeDataError, type RunStreamChunk } from '../../src/index.js';
+import { collect, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
+
+const QUEUE = `workflow-suspend-${randomUUID().slice(0, 8)}`;
+const refundAgent = defineAgent({
+  id: 'refund-flow-agent',
+  name: 'Refunds',
+  instructions: 'You refund through the approval workflow.',
+  model: 'scripted',
+  workflows: {
+    refund: defineWorkflowTool({
+      workflowType: 'refundApprovalWorkflow',
+      description: 'Refunds an order once a person says yes',
+      inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+      outputSchema: z.object({ orderId: z.string(), refunded: z.number() }),
+      taskQueue: QUEUE,
+    }),
+  },
+});
+
+let w: TestWorker;
+let workflows: { stop(): Promise<void> };
+beforeAll(async () => {
+  workflows = await startWorkflowWorker(QUEUE);
+  w = await startWorker([refundAgent]);
+});
+afterAll(async () => {
+  await w?.stop();
+  await workflows?.stop();
+});
+
+const refund = (orderId: string, amount: number) => ({ toolName: 'workflow-refund', args: { orderId, amount } });
+
+describe('a workflow tool that suspends', () => {
+  it('waits as a suspended call, takes the answer through the run, and runs again with it', async () => {
+    const s = await w.client.stream('refund-flow-agent', 'refund o-1', {
+      model: 'scripted',
+      script: [{ toolCalls: [refund('o-1', 30)] }, { text: 'Refunded.' }],
+    });
+    const chunks = await collect(s);
+    const suspended = chunks.find(
+      (c): c is Extract<RunStreamChunk, { type: 'tool-call-suspended' }> => c.type === 'tool-call-suspended',
+    );
+    expect(suspended?.payload).toMatchObject({
+      toolName: 'workflow-refund',
+      suspendPayload: { orderId: 'o-1', ask: 'Refund 30 on o-1?' },
+    });
+    const [run] = await waitFor('the run listed as waiting', async () => {
+      const runs = (await w.client.listSuspendedRuns({ agentId: 'refund-flow-agent' })).filter(
+        (r) => r.runId === s.runId,
+      );
+      return runs.length ? runs : undefined;
+    });
+    expect(run!.pendingToolCalls[0]).toMatchObject({
+      kind: 'suspend',
+      resumeSchema: { properties: { ok: { type: 'boolean' } } },
+    });
+
+    await expect(w.client.decide({ kind: 'resume', runId: s.runId, resumeData: { ok: 'yes' } })).rejects.toThrow(
+      InvalidResumeDataError,
+    );
+    const result = await w.client.decide(
+      { kind: 'resume', runId: s.runId, resumeData: { ok: true } },
+      { then: 'result' },
+    );
+    expect(result.text).toBe('Refunded.');
+    expect(result.toolResults[0]).toMatchObject({
+      toolName: 'workflow-refund',
+      output: { orderId: 'o-1', refunded: 30 },
+    });
+    // The workflow ran twice: suspended, then resumed as a child of its own.
+    const again = await w.client.temporal.workflow.getHandle(`${s.runId}::call-0-0::1`).describe();
+    expect(again.type).toBe('refundApprovalWorkflow');
+  });
+
+  it('lets two calls wait at once, each resumed on its own, and refuses data that does not fit, raw', async () => {
+    const paused = await w.client.generate('refund-flow-agent', 'refund both', {
+      model: 'scripted',
+      script: [{ toolCalls: [refund('o-2', 5), refund('o-3', 7)] }, { text: 'Both done.' }],
+    });
+    expect(paused.finishReason).toBe('suspended');
+    const ids = () => w.client.getRun(paused.runId).then((r) => r.pendingToolCalls.map((c) => c.toolCallId));
+    await waitFor('both calls waiting', async () => ((await ids()).length === 2 ? true : undefined));
+
+    // A raw resume signal past the client, with data the resume schema refuses: recorded as refused, still waiting.
+    await w.client.temporal.workflow
+      .getHandle(paused.runId)
+      .signal('resumeToolCall', { decisionId: 'raw-1', toolCallId: 'call-0-1', resumeData: { ok: 1 } });
+    await waitFor('the refusal in the trail', async () => {
+      const run = await w.client.getRun(paused.runId);
+      return run.refusals.recent.find((d) => d.decisionId === 'raw-1');
+    }).then((refused) => expect(refused?.refusal?.type).toBe('InvalidResumeData'));
+    expect(await ids()).toEqual(['call-0-0', 'call-0-1']);
+
+    await w.client.decide(
+      { kind: 'resume', runId: paused.runId, toolCallId: 'call-0-1', resumeData: { ok: false } },
+      { then: 'sent' },
+    );
+    await waitFor('one call left', async () => ((await ids()).length === 1 ? true : undefined));
+    expect(await ids()).toEqual(['call-0-0']);
+    const done = await w.client.decide(
+      { kind: 'resume', runId: paused.runId, resumeData: { ok: true } },
+      { then: 'result' },
+    );
+    expect(done.text).toBe('Both done.');
+    expect(done.toolResults).toMatchObject([
+      { output: { orderId: 'o-2', refunded: 5 } },
+      { output: { orderId: 'o-3', refunded: 0 } },
+    ]);
+  });
+});
