@@ -122,14 +122,14 @@ export class AgentHandle {
 
   /** Approves or declines the call this agent's run on a thread waits on; streams from there. */
   async sendToolApproval(approval: ThreadToolApproval): Promise<RunStream> {
-    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
+    const { threadApprovalRequest } = await import('./decisions/thread-approval.js');
     const request = threadApprovalRequest('sendToolApproval', { ...approval, agentId: this.id });
     return (await this.use()).decide(request);
   }
 
   /** {@link sendToolApproval}, returning the run's next result. */
   async sendToolApprovalGenerate(approval: ThreadToolApproval): Promise<RunResult> {
-    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
+    const { threadApprovalRequest } = await import('./decisions/thread-approval.js');
     const request = threadApprovalRequest('sendToolApprovalGenerate', { ...approval, agentId: this.id });
     return (await this.use()).decide(request, RESULT);
   }

@@ -89,11 +89,11 @@ Object.assign(AgentClient.prototype, {
     return this.decide({ ...target, kind: 'result' }, RESULT);
   },
   async sendToolApproval(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
-    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
+    const { threadApprovalRequest } = await import('./decisions/thread-approval.js');
     return this.decide(threadApprovalRequest('sendToolApproval', approval));
   },
   async sendToolApprovalGenerate(this: AgentClient, approval: ThreadToolApproval & { agentId?: string }) {
-    const { threadApprovalRequest } = await import('./decisions/thread-decisions.js');
+    const { threadApprovalRequest } = await import('./decisions/thread-approval.js');
     return this.decide(threadApprovalRequest('sendToolApprovalGenerate', approval), RESULT);
   },
   resolveToolCall(this: AgentClient, target: DecisionTarget & Resolving) {

@@ -2,14 +2,10 @@
  * Deciding by thread (Mastra's `sendToolApproval`): the run of a thread that waits for an approval is
  * found through visibility (no worker needed), then decided by the one decide path, with its checks.
  */
-import { approvalWithResumeData } from '../../approvals/approval-resume-data.js';
-import { decisionRefused } from '../../errors.js';
-import { rejectUnknownKeys } from '../../options.js';
 import type { PendingToolCall, RefusalType } from '../../schemas/decisions.js';
 import type { JsonValue } from '../../schemas/json.js';
 import type { PrincipalInput } from '../identity.js';
 import type { SuspendedRun } from '../runs/runs.js';
-import type { DecisionRequest } from './decide.js';
 
 /** An approval or decline of the call a thread's run waits on. */
 export interface ThreadToolApproval {
@@ -44,24 +40,6 @@ export const THREAD_APPROVAL_KEYS = [
   'principal',
   'by',
 ] as const;
-
-/**
- * A thread approval (Mastra's `sendToolApproval` argument) as a request of `decide`: unknown keys are
- * refused by name, and resume data the approval cannot carry is refused with the reason.
- */
-export function threadApprovalRequest(
-  where: string,
-  { approved, resumeData, reason, ...rest }: ThreadToolApproval & { agentId?: string },
-): DecisionRequest {
-  rejectUnknownKeys(where, { approved, resumeData, reason, ...rest }, THREAD_APPROVAL_KEYS);
-  if (typeof approved !== 'boolean')
-    throw new TypeError(`${where}: approved is true or false, not ${JSON.stringify(approved)}`);
-  const taken = approvalWithResumeData(approved, reason, resumeData);
-  if ('refusal' in taken) throw decisionRefused(`thread:${rest.threadId}`, 'WrongPauseKind', taken.refusal);
-  // An approval takes no reason: one given goes on, for decide to refuse by name.
-  const why = taken.reason !== undefined ? { reason: taken.reason } : {};
-  return { ...rest, kind: approved ? 'approve' : 'decline', ...why } as DecisionRequest;
-}
 
 /** The call a thread approval is about, or why none can be told. */
 export type ThreadCallPick =
