@@ -27,11 +27,28 @@ const refundAgent = defineAgent({
   },
 });
 
+/** top -> mid -> the refund agent, whose workflow tool suspends two levels below the run one decides on. */
+const refundMid = defineAgent({
+  id: 'refund-mid',
+  name: 'Mid',
+  description: 'delegates refunds',
+  instructions: 'You delegate.',
+  model: 'scripted',
+  agents: { clerk: refundAgent },
+});
+const refundTop = defineAgent({
+  id: 'refund-top',
+  name: 'Top',
+  instructions: 'You supervise.',
+  model: 'scripted',
+  agents: { mid: refundMid },
+});
+
 let w: TestWorker;
 let workflows: { stop(): Promise<void> };
 beforeAll(async () => {
   workflows = await startWorkflowWorker(QUEUE);
-  w = await startWorker([refundAgent]);
+  w = await startWorker([refundAgent, refundTop]);
 });
 afterAll(async () => {
   await w?.stop();
@@ -116,5 +133,41 @@ describe('a workflow tool that suspends', () => {
       { output: { orderId: 'o-2', refunded: 5 } },
       { output: { orderId: 'o-3', refunded: 0 } },
     ]);
+  });
+
+  it('under a supervisor two levels up: listed on the top run by its qualified id, and resumed there', async () => {
+    const delegate = (tool: string, then: string) => [
+      { toolCalls: [{ toolName: tool, args: { prompt: 'go' } }] },
+      { text: then },
+    ];
+    const paused = await w.client.generate('refund-top', 'refund o-9', {
+      model: 'scripted',
+      script: delegate('agent-mid', 'Top done.'),
+      subAgentOptions: {
+        mid: {
+          model: 'scripted',
+          script: delegate('agent-clerk', 'Mid done.'),
+          subAgentOptions: {
+            clerk: { model: 'scripted', script: [{ toolCalls: [refund('o-9', 9)] }, { text: 'Clerk done.' }] },
+          },
+        },
+      },
+    });
+    expect(paused.finishReason).toBe('suspended');
+    const [call] = paused.pendingToolCalls;
+    expect(call).toMatchObject({
+      toolName: 'workflow-refund',
+      toolCallId: 'call-0-0/call-0-0/call-0-0',
+      kind: 'suspend',
+      suspendPayload: { orderId: 'o-9', ask: 'Refund 9 on o-9?' },
+    });
+    expect(call!.path.map((hop) => hop.agentId)).toEqual(['refund-mid', 'refund-flow-agent']);
+    const done = await w.client.decide(
+      { kind: 'resume', runId: paused.runId, toolCallId: call!.toolCallId, resumeData: { ok: true } },
+      { then: 'result' },
+    );
+    expect(done.text).toBe('Top done.');
+    const clerkRun = await w.client.result(`${paused.runId}::call-0-0::call-0-0`);
+    expect(clerkRun.toolResults[0]).toMatchObject({ output: { orderId: 'o-9', refunded: 9 } });
   });
 });
