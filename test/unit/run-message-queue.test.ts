@@ -26,6 +26,8 @@ describe('RunMessageQueue', () => {
     expect(queue.add(from('b', 'two'))).toEqual({ messageId: 'b', position: 2 });
     expect(queue.add(from('a', 'one'))).toEqual({ messageId: 'a', position: 1 });
     expect(queue.refusal(from('a'), { ...working, ended: true })).toBeUndefined();
+    // A taken id is no pass: another sender who names it is refused as any message of theirs would be.
+    expect(queue.refusal({ messageId: 'a', text: 'hi', principal: { id: 'eve' } }, working)?.type).toBe('NotAllowed');
     expect(queue.take().map((m) => m.text)).toEqual(['one', 'two']);
     expect(queue.waiting).toBe(false);
   });

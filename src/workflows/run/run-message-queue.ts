@@ -61,10 +61,12 @@ export class RunMessageQueue {
 
   /** Why the run refuses this message now, or undefined when it takes it. A message taken already is taken again. */
   refusal(request: RunMessageRequest, gate: MessageGate): Refusal | undefined {
-    if (this.taken.has(request.messageId)) return undefined;
     const policy = this.policy;
-    if (gate.ended) return { type: 'RunNotWorking', message: `run ${gate.runId} has ended: start a new run` };
-    if (!policy) return { type: 'RunNotWorking', message: `run ${gate.runId} is starting: send it once it runs` };
+    const ended: Refusal = { type: 'RunNotWorking', message: `run ${gate.runId} has ended: start a new run` };
+    if (!policy)
+      return gate.ended
+        ? ended
+        : { type: 'RunNotWorking', message: `run ${gate.runId} is starting: send it once it runs` };
     const tenant = tenantCheck(request.principal, policy.resourceId);
     if (!tenant.allowed) return { type: 'NotAllowed', message: tenant.message };
     const starter = request.principal && policy.startedBy?.id === request.principal.id;
@@ -75,6 +77,10 @@ export class RunMessageQueue {
         message: `${who} may not steer run ${gate.runId}: only its starter and those who may start its agent's runs`,
       };
     }
+    // Sent again (a retry), a message taken already is taken again, whatever the run does now; but only
+    // from one who may steer the run, so that an id is no pass.
+    if (this.taken.has(request.messageId)) return undefined;
+    if (gate.ended) return ended;
     if (this.closed) return this.closed;
     if (gate.waitingOn.length > 0) {
       const calls = gate.waitingOn.map((c) => `${c.toolName} ${c.toolCallId}`).join(', ');
