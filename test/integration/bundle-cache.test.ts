@@ -84,6 +84,11 @@ describe('the workflow bundle cache', () => {
     expect(await runOnce()).toBe('hi there');
     expect((await cached()).builtAt).toBeGreaterThan(changedAt);
     expect(await readFile(rebuilt.code, 'utf8')).not.toContain('// changed');
+
+    // A damaged manifest is built again, not a worker that fails to start.
+    await writeFile(rebuilt.manifest, '{"files": nul');
+    expect(await runOnce()).toBe('hi there');
+    expect(JSON.parse(await readFile(rebuilt.manifest, 'utf8'))).toEqual({ code: expect.any(String), files });
   });
 
   it('neither reads nor writes a folder that others may write', async () => {

@@ -73,8 +73,14 @@ async function fileHash(path: string): Promise<string | undefined> {
 }
 
 /** Whether every file of the manifest is still what the bundle was built from. */
+function manifestOf(value: unknown): Manifest | undefined {
+  const { code, files } = (value ?? {}) as Partial<Manifest>;
+  const pairs = Array.isArray(files) && files.every((f) => Array.isArray(f) && f.every((x) => typeof x === 'string'));
+  return typeof code === 'string' && pairs ? { code, files } : undefined;
+}
+
 async function stillFresh(manifest: Manifest): Promise<boolean> {
-  if (!Array.isArray(manifest.files) || manifest.files.length === 0) return false;
+  if (manifest.files.length === 0) return false;
   const hashes = await Promise.all(manifest.files.map(([path]) => fileHash(path)));
   return manifest.files.every(([, hash], i) => hashes[i] === hash);
 }
@@ -98,10 +104,10 @@ export async function cachedRunBundle(
   const manifestPath = join(dir, `${key}.json`);
   const trusted = await ownFolder(dir);
   if (trusted === true) {
-    const manifest = await readFile(manifestPath, 'utf8').then(
-      (text) => JSON.parse(text) as Manifest,
-      () => undefined,
-    );
+    // A manifest that is not one (damaged, or written by hand) means: build again, never a worker that fails.
+    const manifest = await readFile(manifestPath, 'utf8')
+      .then((text) => manifestOf(JSON.parse(text)))
+      .catch(() => undefined);
     // The code is the manifest's own (two workers writing at once cannot pair one's code with the other's files).
     if (manifest && (await fileHash(codePath)) === manifest.code && (await stillFresh(manifest))) return { codePath };
   }
