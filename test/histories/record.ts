@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { deleteRecordScript, recordsAgent } from '../../examples/records-agent.js';
 import { weatherAgent, weatherDemoScript } from '../../examples/weather-agent.js';
 import { createWorker } from '../../src/worker/index.js';
@@ -33,6 +34,7 @@ import { hookedAgent, memoryAgent, toolboxAgent } from '../fixtures/agents.js';
 import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
 import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
+import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
@@ -56,6 +58,9 @@ interface Recording {
   /** The run continues as new: also record the first run of its chain, as `<name>-first.json`. */
   alsoRecordFirst?: boolean;
 }
+
+/** Where the plain workflows that agents call as tools run (test/fixtures/workflows.ts). */
+const workflowQueue = `record-workflows-${randomUUID()}`;
 
 /** The thread of the auto-resume recording: a fresh one each time. */
 const autoThread = { threadId: `history-auto-${randomUUID()}`, resourceId: 'history-resource' };
@@ -416,6 +421,20 @@ const recordings: Record<string, Recording> = {
       await client.approveToolCallGenerate({ runId, by: 'ops' });
     },
   },
+  // A workflow tool whose workflow suspends (#29): a raw resume its resume schema refuses (recorded as
+  // refused, still waiting), then one that fits; the workflow runs again as a child of its own.
+  'workflow-tool-suspend': {
+    agentId: 'refund-flow-agent',
+    prompt: 'refund o-1',
+    options: { model: 'scripted', script: [{ toolCalls: [refundCall('o-1', 30)] }, { text: 'Refunded.' }] },
+    then: async (client, runId) => {
+      await client.temporal.workflow
+        .getHandle(runId)
+        .signal(resumeToolCallSignal, { decisionId: 'bad', resumeData: { ok: 'yes' } });
+      await client.next(runId, { decisionId: 'bad' }).catch(() => undefined);
+      await client.decide({ kind: 'resume', runId, resumeData: { ok: true }, principal: 'ops' }, { then: 'result' });
+    },
+  },
   'run-client-tools': {
     agentId: 'toolbox-agent',
     prompt: 'Pick a colour.',
@@ -476,12 +495,20 @@ const worker = await createWorker({
     mcpNotesAgent,
     memoryAgent,
     autoResumeAgent,
+    refundFlowAgent(workflowQueue),
   ],
   taskQueue,
   enableScriptedModel: true,
   tracing,
 });
 const running = worker.run();
+const workflowConnection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
+const workflowWorker = await Worker.create({
+  connection: workflowConnection,
+  taskQueue: workflowQueue,
+  workflowsPath: fileURLToPath(new URL('../fixtures/workflows.ts', import.meta.url)),
+});
+const workflowsRunning = workflowWorker.run();
 try {
   for (const [name, recording] of Object.entries(recordings)) {
     const {
@@ -535,7 +562,10 @@ try {
   }
 } finally {
   worker.shutdown();
+  workflowWorker.shutdown();
   await running;
+  await workflowsRunning;
+  await workflowConnection.close();
   await plainClient.close();
   await tracingClient.close();
   await tracing.shutdown();

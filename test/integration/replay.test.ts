@@ -87,6 +87,16 @@ describe('replay of recorded histories', () => {
     );
   });
 
+  it('has the histories of 0.3.0 to replay', () => {
+    expect(filesOf('0.3.0')).toEqual(
+      expect.arrayContaining([
+        // A workflow tool whose workflow suspends: a raw resume its schema refuses, then one that fits,
+        // and the workflow run again as a child of its own.
+        'workflow-tool-suspend.json',
+      ]),
+    );
+  });
+
   it.each(cases)('replays $version/$file without non-determinism', async ({ version, file }) => {
     const history = historyFromJSON(JSON.parse(readFileSync(new URL(`${version}/${file}`, root), 'utf8')));
     // Recorded as run `history-<name>` (see record.ts): child workflow ids are made from it.

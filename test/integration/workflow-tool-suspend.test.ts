@@ -6,26 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineAgent, defineWorkflowTool, InvalidResumeDataError, type RunStreamChunk } from '../../src/index.js';
+import { defineAgent, InvalidResumeDataError, type RunStreamChunk } from '../../src/index.js';
+import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
 import { collect, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
 
 const QUEUE = `workflow-suspend-${randomUUID().slice(0, 8)}`;
-const refundAgent = defineAgent({
-  id: 'refund-flow-agent',
-  name: 'Refunds',
-  instructions: 'You refund through the approval workflow.',
-  model: 'scripted',
-  workflows: {
-    refund: defineWorkflowTool({
-      workflowType: 'refundApprovalWorkflow',
-      description: 'Refunds an order once a person says yes',
-      inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
-      outputSchema: z.object({ orderId: z.string(), refunded: z.number() }),
-      taskQueue: QUEUE,
-    }),
-  },
-});
+const refundAgent = refundFlowAgent(QUEUE);
 
 /** top -> mid -> the refund agent, whose workflow tool suspends two levels below the run one decides on. */
 const refundMid = defineAgent({
@@ -55,7 +41,7 @@ afterAll(async () => {
   await workflows?.stop();
 });
 
-const refund = (orderId: string, amount: number) => ({ toolName: 'workflow-refund', args: { orderId, amount } });
+const refund = refundCall;
 
 describe('a workflow tool that suspends', () => {
   it('waits as a suspended call, takes the answer through the run, and runs again with it', async () => {
