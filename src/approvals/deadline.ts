@@ -54,12 +54,20 @@ function due(when: string | undefined, at: string): boolean {
   return when !== undefined && Date.parse(when) <= Date.parse(at);
 }
 
-/** Whether a waiting approval's escalation or expiry has come by `at` and has not been acted on. */
+/**
+ * The kinds of call a deadline holds for: an approval (its tool's or agent's), and a suspension a workflow
+ * tool gave one (`suspendWorkflowTool`). A call the run waits on for another reason has none.
+ */
+export function hasDeadlines(kind: PendingToolCall['kind']): boolean {
+  return kind === 'approval' || kind === 'suspend';
+}
+
+/** Whether a waiting call's escalation or expiry has come by `at` and has not been acted on. */
 export function overdue(call: PendingToolCall, at: string): { escalate: boolean; expire: boolean } {
-  const escalate = call.kind === 'approval' && !!call.escalation && !call.escalation.escalated;
+  const escalate = hasDeadlines(call.kind) && !!call.escalation && !call.escalation.escalated;
   return {
     escalate: escalate && due(call.escalation?.at, at),
-    expire: call.kind === 'approval' && due(call.expiresAt, at),
+    expire: hasDeadlines(call.kind) && due(call.expiresAt, at),
   };
 }
 

@@ -17,6 +17,14 @@ export function expiredMessage(toolName: string, askedAt: string, at: string): s
   );
 }
 
+/** What the model hears of a suspended call nobody resumed before its deadline. */
+export function expiredSuspensionMessage(toolName: string, askedAt: string, at: string): string {
+  return (
+    `The call of tool "${toolName}" waited for a person's answer from ${askedAt} and expired at ${at}: ` +
+    `nobody answered in time, and it did not go on. Ask again if it is still needed.`
+  );
+}
+
 /** What a declined call tells the model. */
 export function declineMessage(toolName: string, by: string | null, reason: string | null): string {
   const who = by ? ` by ${by}` : '';

@@ -97,7 +97,7 @@ export class ApprovalLedger {
     return this.own.escalate(toolCallId, at);
   }
 
-  /** An own call's approval deadline passed (see {@link OwnCalls.expire}). */
+  /** An own call's deadline passed (see {@link OwnCalls.expire}). */
   expire(toolCallId: string, at: string): LedgerEffect[] {
     return this.own.expire(toolCallId, at);
   }

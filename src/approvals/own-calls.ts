@@ -6,7 +6,7 @@
 import type { AccessPolicy } from '../schemas/access.js';
 import type { PendingToolCall } from '../schemas/decisions.js';
 import { callAccess } from './access.js';
-import { deadlineRecord, escalated, overdue } from './deadline.js';
+import { deadlineRecord, escalated, hasDeadlines, overdue } from './deadline.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
 import type { DecisionTrail } from './trail.js';
 
@@ -70,7 +70,7 @@ export class OwnCalls {
    * may decide it. Recorded in the trail; nothing happens to a call decided meanwhile.
    */
   escalate(toolCallId: string, at: string): LedgerEffect[] {
-    const index = this.calls.findIndex((c) => c.toolCallId === toolCallId && c.kind === 'approval');
+    const index = this.calls.findIndex((c) => c.toolCallId === toolCallId && hasDeadlines(c.kind));
     const call = this.calls[index];
     if (!call?.escalation || call.escalation.escalated) return [];
     const now = escalated({ ...call, escalation: call.escalation });
@@ -84,11 +84,11 @@ export class OwnCalls {
   }
 
   /**
-   * A call's approval deadline passed: it is recorded as expired (not declined), never runs, and takes
+   * A call's deadline passed: it is recorded as expired (not declined), never runs, and takes
    * no decision after. Nothing happens to a call decided meanwhile.
    */
   expire(toolCallId: string, at: string): LedgerEffect[] {
-    const call = this.calls.find((c) => c.toolCallId === toolCallId && c.kind === 'approval');
+    const call = this.calls.find((c) => c.toolCallId === toolCallId && hasDeadlines(c.kind));
     if (!call) return [];
     const record = deadlineRecord('expire', call, at);
     this.trail.decided.set(toolCallId, record);

@@ -183,7 +183,7 @@ export function resumeAsApproval<T extends { toolCallId?: string; resumeData?: J
 function alreadyDecided(earlier: DecisionRecord, what: string): DecisionCheck {
   const how =
     earlier.kind === 'expire'
-      ? `its approval deadline passed at ${earlier.at}: it expired`
+      ? `its deadline passed at ${earlier.at}: it expired`
       : `${earlier.kind} by ${decidedBy(earlier) ?? 'no principal'} at ${earlier.at}`;
   const call = earlier.toolCallId && !what.includes(earlier.toolCallId) ? `, ${earlier.toolCallId},` : '';
   return {

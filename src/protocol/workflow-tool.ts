@@ -15,6 +15,8 @@ export interface WorkflowToolSuspension {
   readonly [WORKFLOW_TOOL_SUSPEND]: 1;
   readonly payload: JsonValue;
   readonly resumeSchema?: JsonSchema;
+  /** How long the call may wait for a person (ms) before it expires; see `suspendWorkflowTool`. */
+  readonly deadlineMs?: number;
 }
 
 /** The second argument a workflow tool is started with again once a person resumed it. */
@@ -25,13 +27,24 @@ export interface WorkflowToolResumed<R extends JsonValue = JsonValue> {
   suspendPayload: JsonValue;
 }
 
+/** A suspension as the run reads it from a workflow's result: `deadlineMs` is as sent, checked by the run. */
+export interface ReadSuspension {
+  payload: JsonValue;
+  resumeSchema?: JsonSchema;
+  deadlineMs?: unknown;
+}
+
 /** The suspension in a workflow tool's result, or undefined when the result is a result. */
-export function suspensionOf(output: unknown): { payload: JsonValue; resumeSchema?: JsonSchema } | undefined {
+export function suspensionOf(output: unknown): ReadSuspension | undefined {
   if (typeof output !== 'object' || output === null || Array.isArray(output)) return undefined;
   const record = output as Record<string, unknown>;
   if (record[WORKFLOW_TOOL_SUSPEND] !== 1) return undefined;
   const schema = record.resumeSchema;
   const resumeSchema =
     typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? (schema as JsonSchema) : undefined;
-  return { payload: (record.payload ?? null) as JsonValue, ...(resumeSchema ? { resumeSchema } : {}) };
+  return {
+    payload: (record.payload ?? null) as JsonValue,
+    ...(resumeSchema ? { resumeSchema } : {}),
+    ...('deadlineMs' in record ? { deadlineMs: record.deadlineMs } : {}),
+  };
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { WORKFLOW_TOOL_SUSPEND, type WorkflowToolSuspension } from '../protocol/workflow-tool.js';
+import { durationMs, type DeadlineDuration } from '../schemas/deadline.js';
 import type { JsonSchema, JsonValue } from '../schemas/json.js';
 
 /**
@@ -12,6 +13,11 @@ import type { JsonSchema, JsonValue } from '../schemas/json.js';
  * `listSuspendedRuns`, `agentctl resume`, deadlines and notifications see it. Once resumed, the run
  * starts the workflow again with the call's input and `{ resumeData, suspendPayload }` as its second
  * argument, so it goes on from where the payload says it stood.
+ *
+ * With `deadline` (ms, or `'2h'`, `'3 days'`: from 1 second to 365 days), a call nobody resumed in that
+ * time expires, as an approval past its deadline does: the workflow is not started again, a late resume
+ * is refused, and the model hears that nobody answered. A deadline has no escalation here: who may
+ * decide a call is the agent's policy, which a workflow may not widen.
  *
  * ```ts
  * export async function refundApproval(input: { orderId: string }, resumed?: WorkflowToolResumed) {
@@ -22,11 +28,18 @@ import type { JsonSchema, JsonValue } from '../schemas/json.js';
  */
 export function suspendWorkflowTool(
   payload: JsonValue,
-  options: { resumeSchema?: JsonSchema | z.ZodType } = {},
+  options: { resumeSchema?: JsonSchema | z.ZodType; deadline?: DeadlineDuration } = {},
 ): WorkflowToolSuspension {
-  const unknown = Object.keys(options).filter((key) => key !== 'resumeSchema');
+  const unknown = Object.keys(options).filter((key) => key !== 'resumeSchema' && key !== 'deadline');
   if (unknown.length > 0) throw new TypeError(`suspendWorkflowTool: unknown option "${unknown[0]}"`);
-  const { resumeSchema } = options;
+  const { resumeSchema, deadline } = options;
   const schema = resumeSchema instanceof z.ZodType ? (z.toJSONSchema(resumeSchema) as JsonSchema) : resumeSchema;
-  return { [WORKFLOW_TOOL_SUSPEND]: 1, payload, ...(schema ? { resumeSchema: schema } : {}) };
+  const after = deadline === undefined ? undefined : durationMs(deadline);
+  if (after && 'problem' in after) throw new TypeError(`suspendWorkflowTool: deadline: ${after.problem}`);
+  return {
+    [WORKFLOW_TOOL_SUSPEND]: 1,
+    payload,
+    ...(schema ? { resumeSchema: schema } : {}),
+    ...(after ? { deadlineMs: after.ms } : {}),
+  };
 }

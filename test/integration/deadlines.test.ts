@@ -191,7 +191,7 @@ describe('approval deadlines', () => {
     ]);
     const late = (await w.client.getRun(paused.runId)).refusals.recent.find((d) => d.decisionId === 'late-approval');
     expect(late?.refusal).toMatchObject({ type: 'AlreadyDecided' });
-    expect(late?.refusal?.message).toContain('its approval deadline passed');
+    expect(late?.refusal?.message).toContain('its deadline passed');
     expect(done.toolResults[0]).toMatchObject({
       isError: true,
       error: expect.stringContaining('not approved in time'),

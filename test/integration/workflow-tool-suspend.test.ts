@@ -6,12 +6,41 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineAgent, InvalidResumeDataError, type RunStreamChunk } from '../../src/index.js';
+import { z } from 'zod';
+import {
+  defineAgent,
+  defineWorkflowTool,
+  InvalidResumeDataError,
+  RunNotWaitingError,
+  type RunStreamChunk,
+} from '../../src/index.js';
 import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
 import { collect, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
 
 const QUEUE = `workflow-suspend-${randomUUID().slice(0, 8)}`;
 const refundAgent = refundFlowAgent(QUEUE);
+
+/** Workflow tools whose suspension has a deadline: one of 2 s, and one written by hand with 5 ms. */
+const timedAgent = defineAgent({
+  id: 'timed-refund-agent',
+  name: 'Timed refunds',
+  instructions: 'You refund, if someone answers in time.',
+  model: 'scripted',
+  workflows: {
+    timed: defineWorkflowTool({
+      workflowType: 'timedRefundWorkflow',
+      description: 'Refunds once a person says yes within 2 s',
+      inputSchema: z.object({ orderId: z.string(), amount: z.number() }),
+      taskQueue: QUEUE,
+    }),
+    raw: defineWorkflowTool({
+      workflowType: 'rawDeadlineWorkflow',
+      description: 'Suspends by hand',
+      inputSchema: z.object({ orderId: z.string() }),
+      taskQueue: QUEUE,
+    }),
+  },
+});
 
 /** top -> mid -> the refund agent, whose workflow tool suspends two levels below the run one decides on. */
 const refundMid = defineAgent({
@@ -34,7 +63,7 @@ let w: TestWorker;
 let workflows: { stop(): Promise<void> };
 beforeAll(async () => {
   workflows = await startWorkflowWorker(QUEUE);
-  w = await startWorker([refundAgent, refundTop]);
+  w = await startWorker([refundAgent, refundTop, timedAgent]);
 });
 afterAll(async () => {
   await w?.stop();
@@ -155,5 +184,41 @@ describe('a workflow tool that suspends', () => {
     expect(done.text).toBe('Top done.');
     const clerkRun = await w.client.result(`${paused.runId}::call-0-0::call-0-0`);
     expect(clerkRun.toolResults[0]).toMatchObject({ output: { orderId: 'o-9', refunded: 9 } });
+  });
+  it('expires a call nobody resumed before its deadline: the model is told, the workflow does not go on', async () => {
+    const paused = await w.client.generate('timed-refund-agent', 'refund o-5', {
+      model: 'scripted',
+      script: [
+        { toolCalls: [{ toolName: 'workflow-timed', args: { orderId: 'o-5', amount: 5 } }] },
+        { text: 'Noted.' },
+      ],
+    });
+    const call = paused.pendingToolCalls[0]!;
+    expect(call).toMatchObject({ kind: 'suspend', suspendPayload: { orderId: 'o-5' } });
+    expect(Date.parse(call.expiresAt!) - Date.parse(call.askedAt)).toBe(2000);
+
+    const done = await w.client.result(paused.runId);
+    expect(done.text).toBe('Noted.');
+    expect(done.toolResults[0]).toMatchObject({ isError: true });
+    const told = JSON.stringify(done.messages.filter((m) => m.role === 'tool'));
+    expect(told).toContain('nobody answered in time, and it did not go on');
+    expect(done.decisions.at(-1)).toMatchObject({ kind: 'expire', toolCallId: call.toolCallId });
+    // The workflow ran once: it was not started again.
+    await expect(w.client.temporal.workflow.getHandle(`${paused.runId}::call-0-0::1`).describe()).rejects.toThrow();
+    // A late resume is refused: the run went on without it (the ledger's test covers one that arrives first).
+    const late = { kind: 'resume', runId: paused.runId, toolCallId: call.toolCallId, resumeData: {} } as const;
+    await expect(w.client.decide(late)).rejects.toThrow(RunNotWaitingError);
+  });
+
+  it('refuses a suspension whose deadline no run takes, telling the model why', async () => {
+    const done = await w.client.generate('timed-refund-agent', 'raw', {
+      model: 'scripted',
+      script: [{ toolCalls: [{ toolName: 'workflow-raw', args: { orderId: 'o-6' } }] }, { text: 'Could not.' }],
+    });
+    expect(done.finishReason).toBe('stop');
+    expect(done.toolResults[0]).toMatchObject({
+      isError: true,
+      error: expect.stringContaining('suspended with a deadline of 5 ms, which is not between 1 second and 365 days'),
+    });
   });
 });

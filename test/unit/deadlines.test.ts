@@ -5,6 +5,7 @@ import { ApprovalLedger } from '../../src/approvals/ledger.js';
 import { createTool, defineAgent } from '../../src/index.js';
 import { approvalDeadlineSpec, durationMs, shownDuration } from '../../src/schemas/deadline.js';
 import { z } from 'zod';
+import { suspendWorkflowTool } from '../../src/workflows/workflow-tool-suspend.js';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const call = { toolCallId: 'a', toolName: 'refund', args: { amount: 5 }, fingerprint: 'fp-a' };
@@ -22,6 +23,15 @@ describe('approval deadlines: durations and definitions', () => {
     expect(durationMs('400d')).toEqual({ problem: expect.stringContaining('between 1 second and 365 days') });
     expect(shownDuration(1_800_000)).toBe('30m');
     expect(shownDuration(1500)).toBe('1500ms');
+  });
+
+  it("takes a workflow tool's suspension deadline as ms, and refuses one that is not a duration", () => {
+    expect(suspendWorkflowTool({ orderId: 'o-1' }, { deadline: '2 days' })).toMatchObject({ deadlineMs: 172_800_000 });
+    expect(suspendWorkflowTool(null)).not.toHaveProperty('deadlineMs');
+    expect(() => suspendWorkflowTool(null, { deadline: 'soon' })).toThrow(
+      /suspendWorkflowTool: deadline: "soon" is not a duration/,
+    );
+    expect(() => suspendWorkflowTool(null, { deadline: { after: '1h' } } as never)).toThrow(/not object/);
   });
 
   it('normalises a deadline to ms, and refuses one that could not work, naming where', () => {
@@ -110,7 +120,7 @@ describe('approval deadlines: the ledger', () => {
     ledger.decide('approve', { decisionId: 'late', toolCallId: 'a' }, AT);
     const late = ledger.verdict('late')!;
     expect(late.refusal).toMatchObject({ type: 'AlreadyDecided' });
-    expect(late.refusal!.message).toContain('its approval deadline passed at 2026-01-01T00:02:00.000Z: it expired');
+    expect(late.refusal!.message).toContain('its deadline passed at 2026-01-01T00:02:00.000Z: it expired');
     // Expiring a call that was decided first changes nothing.
     const decidedFirst = new ApprovalLedger('run-2');
     decidedFirst.ask(call, waiting);
@@ -141,10 +151,26 @@ describe('approval deadlines: the ledger', () => {
     ]);
     expect(effects.find((e) => e.type === 'resolve')).toMatchObject({ resolution: { kind: 'expire' } });
     expect(ledger.trail.all().map((d) => d.kind)).toEqual(['escalate', 'expire']);
-    expect(ledger.verdict('late')?.refusal?.message).toContain('its approval deadline passed');
+    expect(ledger.verdict('late')?.refusal?.message).toContain('its deadline passed');
     // The timers, when their activation comes, change nothing.
     expect(ledger.escalate('a', late)).toEqual([]);
     expect(ledger.expire('a', late)).toEqual([]);
+  });
+
+  // A workflow tool's suspension with a deadline (suspendWorkflowTool): a late resume is refused likewise.
+  it('refuses a resume the run takes after a suspension expired, in the same activation', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call, {
+      kind: 'suspend',
+      askedAt: AT,
+      suspendPayload: null,
+      ...deadlineFields(AT, { afterMs: 60_000 }),
+    });
+    const late = '2026-01-01T00:01:07.000Z';
+    const effects = ledger.decide('resume', { decisionId: 'late', toolCallId: 'a', resumeData: {} }, late);
+    expect(types(effects)).toEqual(['record', 'resolve', 'change', 'notify', 'refused']);
+    expect(effects.find((e) => e.type === 'resolve')).toMatchObject({ resolution: { kind: 'expire' } });
+    expect(ledger.verdict('late')?.refusal?.message).toContain('its deadline passed');
   });
 
   it('judges a decision taken after the escalation against the escalated rule', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolSpecOf } from '../../src/schemas/agent-spec.js';
-import { workflowOutputProblem } from '../../src/workflows/run/delegation.js';
+import { workflowOutputProblem } from '../../src/workflows/run/workflow-tool-run.js';
 
 const tool = (outputSchema?: Record<string, unknown>) =>
   ({

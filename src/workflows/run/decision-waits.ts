@@ -36,8 +36,9 @@ export class DecisionWaits {
     this.apply(this.ledger.ask(call, waiting));
     this.stopped();
     const resolved = () => this.resolutions.has(call.toolCallId);
-    // Only a call with a deadline starts timers: a run without one issues the commands it always did.
-    if (waiting.kind === 'approval' && waiting.expiresAt) await this.untilDeadline(call.toolCallId, waiting, resolved);
+    // Only a call with a deadline starts timers: a run without one issues the commands it always did. An
+    // approval has one from its tool or agent; a suspension only from a workflow tool (suspendWorkflowTool).
+    if (waiting.expiresAt) await this.untilDeadline(call.toolCallId, waiting, resolved);
     await condition(resolved);
     const resolution = this.resolutions.get(call.toolCallId)!;
     this.resolutions.delete(call.toolCallId);

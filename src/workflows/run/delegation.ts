@@ -7,11 +7,7 @@ import type { ModelToolCall, ToolCallOutcome } from '../../protocol/activities.j
 import { inheritedApproval } from '../../approvals/policy.js';
 import { errorMessage } from '../../errors.js';
 import { SubAgentInputSchema, type AgentSpec, type ToolSpecOf } from '../../schemas/agent-spec.js';
-import { readJsonSchema, safeParse, type JsonSchema, type JsonValue } from '../../schemas/json.js';
-import { INLINE_PAYLOAD_LIMITS, jsonBytes, kib } from '../../schemas/limits.js';
-import { checkingCostProblem, checkWorkProblem } from '../../schemas/schema-cost.js';
-import { suspensionOf, type WorkflowToolResumed } from '../../protocol/workflow-tool.js';
-import { displayed, refOf, waitingDisplay, type CallRef } from './payload-views.js';
+import { safeParse } from '../../schemas/json.js';
 import type { RunInput } from '../../schemas/run-input.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import type { StoredRunResult } from '../../schemas/run-result.js';
@@ -87,125 +83,8 @@ export async function runSubAgent(
   }
 }
 
-/**
- * Runs a Temporal workflow as a child, with the call's input, and checks its result against the output
- * schema. A workflow that returns a suspension (`suspendWorkflowTool`) makes the call wait as a tool's
- * `suspend()` does; resumed (the data checked against its resume schema here), the workflow runs again as
- * a new child, `<run>::<call>::<n>`, with `{ resumeData, suspendPayload }` beside its input.
- */
-export async function runWorkflowTool(
-  tool: ToolSpecOf<'workflow'>,
-  spec: AgentSpec,
-  options: RunOptions,
-  state: RunState,
-  call: ModelToolCall,
-): Promise<ToolCallOutcome> {
-  const wf = tool.workflow;
-  const ref = refOf(state.runId, spec.id, call, options.requestContext);
-  let resumed: WorkflowToolResumed | undefined;
-  for (let attempt = 0; ; attempt++) {
-    let output: JsonValue;
-    try {
-      output = await executeChild<(input: JsonValue, resumed?: WorkflowToolResumed) => Promise<JsonValue>>(wf.type, {
-        workflowId: `${state.runId}::${call.toolCallId}${attempt > 0 ? `::${attempt}` : ''}`,
-        args: resumed ? [call.args, resumed] : [call.args],
-        ...(wf.taskQueue ? { taskQueue: wf.taskQueue } : {}),
-        parentClosePolicy: 'REQUEST_CANCEL',
-      });
-    } catch (err) {
-      if (runCancelled()) throw err;
-      return { type: 'error', error: `Workflow "${wf.type}" failed: ${childFailureMessage(err)}` };
-    }
-    const unreadable = undecodableReason(output);
-    if (unreadable !== undefined) {
-      return { type: 'error', error: `Workflow "${wf.type}" failed: its result could not be decoded: ${unreadable}` };
-    }
-    const suspension = suspensionOf(output);
-    if (!suspension) {
-      const problem = workflowOutputProblem(tool, output);
-      if (problem) return { type: 'error', error: problem };
-      return { type: 'result', output: output ?? null, modelOutput: { type: 'json', value: output ?? null } };
-    }
-    const problem = suspensionProblem(suspension, spec);
-    if (problem) return { type: 'error', error: `Workflow "${wf.type}" suspended with ${problem}` };
-    resumed = await resumedWith(tool, ref, state, call, suspension);
-  }
-}
-
-/** Waits until the call is resumed with data that fits the workflow's resume schema; a misfit is refused. */
-async function resumedWith(
-  tool: ToolSpecOf<'workflow'>,
-  ref: CallRef,
-  state: RunState,
-  call: ModelToolCall,
-  { payload, resumeSchema }: { payload: JsonValue; resumeSchema?: JsonSchema },
-): Promise<WorkflowToolResumed> {
-  for (;;) {
-    const display = await waitingDisplay(tool, ref, { kind: 'suspend', args: call.args, suspendPayload: payload });
-    const resolution = await state.waits.forDecision(call, {
-      kind: 'suspend',
-      suspendPayload: payload,
-      ...(resumeSchema ? { resumeSchema } : {}),
-      askedAt: new Date().toISOString(),
-      ...display,
-    });
-    const resumeData = resolution.decision.resumeData ?? null;
-    const rejection = resumeSchema ? resumeDataProblem(resumeSchema, resumeData) : undefined;
-    state.recordResume(resolution, rejection);
-    if (rejection !== undefined) continue;
-    const shown = await displayed(tool, ref, 'resume', resumeData);
-    state.stream.publish({
-      type: 'tool-call-resumed',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      resumeData: shown,
-    });
-    return { resumeData, suspendPayload: payload };
-  }
-}
-
-/** Why a workflow's suspension is not taken: a payload over a tool's bound, or a resume schema too costly to check. */
-function suspensionProblem(
-  suspension: { payload: JsonValue; resumeSchema?: JsonSchema },
-  spec: AgentSpec,
-): string | undefined {
-  const max = (spec.payloadLimits ?? INLINE_PAYLOAD_LIMITS).maxToolOutputBytes;
-  const bytes = jsonBytes(suspension.payload);
-  if (bytes > max) return `a payload of ${kib(bytes)}, over the ${kib(max)} a tool's suspend payload may have`;
-  if (suspension.resumeSchema) {
-    const costly = checkingCostProblem(suspension.resumeSchema);
-    if (costly) return `a resume schema that is not checked: ${costly}`;
-  }
-  return undefined;
-}
-
-/** Why resume data does not fit the workflow's resume schema, or undefined when it does. */
-function resumeDataProblem(schema: JsonSchema, data: JsonValue): string | undefined {
-  const costly = checkWorkProblem(schema, data);
-  if (costly) return `the resume data is not checked: ${costly}`;
-  const read = readJsonSchema(schema);
-  if ('unreadable' in read) return `the workflow's resume schema cannot be checked in the run (${read.unreadable})`;
-  const parsed = safeParse(read.schema, data);
-  return parsed.success ? undefined : `the resume data does not fit the workflow's resume schema: ${parsed.error}`;
-}
-
-/**
- * Why a workflow tool's result is not passed on: it does not fit the tool's output schema, or the
- * schema cannot be checked in the run (zod cannot rebuild it), which is refused rather than skipped.
- */
-export function workflowOutputProblem(tool: ToolSpecOf<'workflow'>, output: JsonValue): string | undefined {
-  if (!tool.outputSchema) return undefined;
-  const read = readJsonSchema(tool.outputSchema);
-  if ('unreadable' in read) {
-    return `Workflow "${tool.workflow.type}"'s output schema cannot be checked in the run (${read.unreadable})`;
-  }
-  const checked = safeParse(read.schema, output);
-  if (checked.success) return undefined;
-  return `Workflow "${tool.workflow.type}" returned output that does not fit its output schema: ${checked.error}`;
-}
-
 /** What failed in a child workflow, rather than the wrapper's "Child Workflow execution failed". */
-function childFailureMessage(err: unknown): string {
+export function childFailureMessage(err: unknown): string {
   return err instanceof ChildWorkflowFailure ? (err.cause?.message ?? err.message) : errorMessage(err);
 }
 
