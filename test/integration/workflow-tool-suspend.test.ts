@@ -15,7 +15,7 @@ import {
   type RunStreamChunk,
 } from '../../src/index.js';
 import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
-import { collect, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
+import { collect, serveWithTokens, startWorker, startWorkflowWorker, waitFor, type TestWorker } from '../helpers.js';
 
 const QUEUE = `workflow-suspend-${randomUUID().slice(0, 8)}`;
 const refundAgent = refundFlowAgent(QUEUE);
@@ -220,5 +220,56 @@ describe('a workflow tool that suspends', () => {
       isError: true,
       error: expect.stringContaining('suspended with a deadline of 5 ms, which is not between 1 second and 365 days'),
     });
+  });
+  it('is resumed over HTTP, with data its schema refuses answered 409, and by the next message on its thread', async () => {
+    const server = await serveWithTokens(
+      w.client,
+      { ops: { token: 'tok-ops-0123456789abcdef', principal: { id: 'ops' } } },
+      [refundAgent],
+    );
+    try {
+      const paused = await w.client.generate('refund-flow-agent', 'refund o-7', {
+        model: 'scripted',
+        script: [{ toolCalls: [refund('o-7', 7)] }, { text: 'Refunded o-7.' }],
+      });
+      const { fingerprint } = paused.pendingToolCalls[0]!;
+      const post = (resumeData: unknown) =>
+        fetch(`${server.base}/runs/${paused.runId}/resume`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer tok-ops-0123456789abcdef' },
+          body: JSON.stringify({ fingerprint, resumeData }),
+        });
+      const misfit = await post({ ok: 'yes' });
+      expect(misfit.status).toBe(409);
+      expect(((await misfit.json()) as { error: { type: string } }).error.type).toBe('InvalidResumeData');
+      const taken = await post({ ok: true });
+      expect(taken.status).toBe(200);
+      await taken.body?.cancel();
+      const done = await w.client.result(paused.runId);
+      expect(done.toolResults[0]).toMatchObject({ output: { orderId: 'o-7', refunded: 7 } });
+    } finally {
+      await server.close();
+    }
+
+    // Auto-resume: the next message on the thread is read for the workflow's resume data.
+    const thread = {
+      threadId: `wf-${randomUUID()}`,
+      resourceId: 'workflow-tool-tests',
+      autoResumeSuspendedTools: true,
+    };
+    const first = await w.client.generate('refund-flow-agent', 'refund o-8', {
+      ...thread,
+      model: 'scripted',
+      script: [{ toolCalls: [refund('o-8', 8)] }, { text: 'Refunded o-8.' }],
+    });
+    expect(first.finishReason).toBe('suspended');
+    const second = await w.client.generate('refund-flow-agent', 'Yes, go ahead.', {
+      ...thread,
+      model: 'scripted',
+      script: [{ text: JSON.stringify({ resumeData: { ok: true }, missing: null }) }],
+    });
+    expect(second.runId).toBe(first.runId);
+    expect(second.text).toBe('Refunded o-8.');
+    expect(second.toolResults[0]).toMatchObject({ output: { orderId: 'o-8', refunded: 8 } });
   });
 });
