@@ -98,13 +98,14 @@ export class StructuredOutputError extends Error {
  * A message sent to a run while it works (`AgentClient.sendMessage`) that the run did not take: it waits
  * on a call (`RunNotWorking`: decide the call first), has ended or takes its last step (`RunNotWorking`,
  * `LastStep`: start a new run), already has 20 messages waiting (`QueueFull`), has no room for it in its
- * conversation (`ConversationFull`), or the sender may not steer it (`NotAllowed`).
+ * conversation (`ConversationFull`), the sender may not steer it (`NotAllowed`), or its workflow code is from
+ * a release before messages (`NotSupported`).
  */
 export class RunMessageRefusedError extends Error {
   override readonly name = 'RunMessageRefusedError';
   constructor(
     readonly runId: string,
-    readonly type: 'RunNotWorking' | 'LastStep' | 'QueueFull' | 'ConversationFull' | 'NotAllowed',
+    readonly type: 'RunNotWorking' | 'LastStep' | 'QueueFull' | 'ConversationFull' | 'NotAllowed' | 'NotSupported',
     readonly reason: string,
   ) {
     super(`Run "${runId}" did not take the message (${type}): ${reason}`);

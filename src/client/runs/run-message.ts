@@ -64,12 +64,28 @@ export async function sendRunMessage(
       .executeUpdate(runMessageUpdate, { args: [request], updateId: `message-${messageId}` });
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) throw new RunNotFoundError(runId, ctx.namespace);
-    if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-      const type = err.cause.type ?? '';
-      if (REFUSALS.has(type)) {
-        throw new RunMessageRefusedError(runId, type as RunMessageRefusedError['type'], err.cause.message);
-      }
-    }
-    throw err;
+    throw messageRefusal(runId, err) ?? err;
   }
+}
+
+/**
+ * The refusal in a failed `runMessage` update, or undefined for another failure. A run whose workflow code
+ * predates messages (started by an older release, pinned to its build) has no handler for the update: the
+ * SDK rejects it by name, which is a refusal with a reason rather than a server error.
+ */
+export function messageRefusal(runId: string, err: unknown): RunMessageRefusedError | undefined {
+  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const type = err.cause.type ?? '';
+  if (REFUSALS.has(type)) {
+    return new RunMessageRefusedError(runId, type as RunMessageRefusedError['type'], err.cause.message);
+  }
+  if (err.cause.message === `No registered handler for update: ${runMessageUpdate.name}`) {
+    return new RunMessageRefusedError(
+      runId,
+      'NotSupported',
+      `run ${runId} runs workflow code from before messages to working runs, which takes none; ` +
+        'send it once the run has ended, in a new run, or move the run to a build that takes them',
+    );
+  }
+  return undefined;
 }
