@@ -47,6 +47,28 @@ export function signedText(
 }
 
 /**
+ * The text a sender signs for a message to a working run (`sendMessage`), where the run takes signed
+ * decisions only: the run it is for, the message's id (queued once), who sends it, until when, and a hash
+ * of its text. A message decides nothing, but it steers the model: who sends it must be proven as an
+ * approver's identity is.
+ */
+export function signedMessageText(
+  message: { messageId: string; text: string; principal?: { id: string } },
+  runId: string,
+  expiresAt: string,
+): string {
+  return canonicalJson({
+    v: 1,
+    runId,
+    kind: 'message',
+    principal: message.principal?.id ?? null,
+    expiresAt,
+    messageId: message.messageId,
+    text: sha256Hex(message.text),
+  });
+}
+
+/**
  * The bindings under which a decision received by this run for this call is genuine: made for this
  * run, or for a run above it (sub-agents' runs are `<parent>::<delegating call>`), with the call's id
  * qualified by the delegating calls in between.

@@ -8,6 +8,7 @@ import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { Notification } from '../schemas/notification.js';
 import type { ProgressTarget } from '../schemas/run-input.js';
+import type { RunMessageRequest } from '../schemas/run-message.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
 import type { Script, ScriptWindow } from '../schemas/script.js';
@@ -204,6 +205,8 @@ export interface AgentActivities {
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
   verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
+  /** Checks a message's signature, where the run takes signed decisions (and so signed messages) only. */
+  verifyMessage(input: VerifyMessageInput): Promise<VerifyDecisionOutput>;
   /** Sends a notification to the worker's webhook, signed (only where the spec says the worker sends them). */
   notify(input: Notification): Promise<void>;
   toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
@@ -285,6 +288,12 @@ export interface VerifyDecisionInput {
   runId: string;
   kind: DecisionKind;
   decision: DecisionSignal;
+  at: string;
+}
+
+export interface VerifyMessageInput {
+  runId: string;
+  message: RunMessageRequest;
   at: string;
 }
 

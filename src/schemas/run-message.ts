@@ -20,6 +20,20 @@ export const RunMessageRequestSchema = z
     /** Who sends it: checked against who may start the agent's runs, and the run's tenant. */
     principal: PrincipalSchema.optional(),
     sentAt: z.iso.datetime().optional(),
+    /**
+     * The sender's Ed25519 signature, required where the run takes signed decisions only (the worker has
+     * decision keys): over the run, the message's id, its principal, `expiresAt` and a hash of its text
+     * (see `signedMessageText`).
+     */
+    signature: z
+      .object({
+        keyId: z.string().min(1).max(128),
+        runId: z.string().min(1).max(1024),
+        expiresAt: z.iso.datetime(),
+        value: z.string().min(1).max(256),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type RunMessageRequest = z.infer<typeof RunMessageRequestSchema>;

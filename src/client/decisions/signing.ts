@@ -1,8 +1,9 @@
 /** Signing decisions with an approver's Ed25519 private key, for workers that take signed decisions only. */
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { signedText } from '../../approvals/signed-decision.js';
+import { signedMessageText, signedText } from '../../approvals/signed-decision.js';
 import type { DecisionKind, DecisionSignal } from '../../schemas/decisions.js';
+import type { RunMessageRequest } from '../../schemas/run-message.js';
 
 /** An approver's key: its id (as the worker knows the public key) and the private key (PEM or key object). */
 export interface SigningKey {
@@ -33,4 +34,17 @@ export function signDecision(
   const expiresAt = new Date(now + (key.ttlMs ?? 5 * 60_000)).toISOString();
   const value = sign(null, Buffer.from(signedText(kind, decision, binding, expiresAt)), privateKey).toString('base64');
   return { ...decision, signature: { keyId: key.keyId, ...binding, expiresAt, value } };
+}
+
+/** A message to a working run with its signature, bound to that run (see `signedMessageText`). */
+export function signMessage(
+  key: SigningKey,
+  message: RunMessageRequest,
+  runId: string,
+  now = Date.now(),
+): RunMessageRequest {
+  const privateKey = typeof key.privateKey === 'string' ? createPrivateKey(key.privateKey) : key.privateKey;
+  const expiresAt = new Date(now + (key.ttlMs ?? 5 * 60_000)).toISOString();
+  const value = sign(null, Buffer.from(signedMessageText(message, runId, expiresAt)), privateKey).toString('base64');
+  return { ...message, signature: { keyId: key.keyId, runId, expiresAt, value } };
 }

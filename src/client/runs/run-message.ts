@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { InvalidInputError, RunMessageRefusedError, RunNotFoundError } from '../../errors.js';
+import { InvalidInputError, RequestRefusedError, RunMessageRefusedError, RunNotFoundError } from '../../errors.js';
 import { rejectUnknownKeys } from '../../options.js';
 import { runMessageUpdate } from '../../protocol/run-messages.js';
 import { clip, IdSchema } from '../../schemas/limits.js';
@@ -15,6 +15,7 @@ export type { RunMessageAck } from '../../schemas/run-message.js';
 import { checkInput, runRef } from '../checks.js';
 import type { ClientActor, ClientContext } from '../context.js';
 import { readableRun } from '../decisions/decisions.js';
+import { signMessage } from '../decisions/signing.js';
 import { principalOf, type PrincipalInput } from '../identity.js';
 
 /** How a message is sent. */
@@ -52,12 +53,16 @@ export async function sendRunMessage(
   const info = await readableRun(ctx, runId, principal);
   if (info.closeTime)
     throw new RunMessageRefusedError(runId, 'RunNotWorking', `run ${runId} has ended: start a new run`);
-  const request: RunMessageRequest = {
+  const unsigned: RunMessageRequest = {
     messageId,
     text,
     ...(principal ? { principal } : {}),
     sentAt: new Date().toISOString(),
   };
+  if (actor.signingKey && !principal) {
+    throw new RequestRefusedError('IdentityRequired', 'a signed message names who sends it: give a principal');
+  }
+  const request = actor.signingKey ? signMessage(actor.signingKey, unsigned, runId) : unsigned;
   try {
     return await ctx.temporal.workflow
       .getHandle(runId)

@@ -15,7 +15,7 @@ import { extractResumeData } from './model/extract-resume.js';
 import { beginThreadTurn, readThreadHistory, verifyThreadWriter } from './threads/thread.js';
 import { toolCallHook } from './tools/tool-call-hook.js';
 import { shapeOutput, transformPayload } from './tools/transform-payload.js';
-import { decisionKeyObjects, verifyDecision, type DecisionKeys } from './approvals/verify-decision.js';
+import { decisionKeyObjects, verifyDecision, verifyMessage, type DecisionKeys } from './approvals/verify-decision.js';
 import { notify, type NotificationSettings } from './approvals/notify.js';
 import { MAX_DATA_BYTES, type PayloadLimits } from '../../schemas/limits.js';
 import type { ModelRetrySpec } from '../../schemas/model-retry.js';
@@ -73,6 +73,8 @@ export function createActivities(
     // A run asks only where its spec says decisions are signed, which it says only when keys are here.
     verifyDecision: async (input) =>
       keys ? verifyDecision(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
+    verifyMessage: async (input) =>
+      keys ? verifyMessage(keys, input) : { ok: false, reason: 'this worker has no decision keys' },
     // A run notifies only where its spec says this worker sends notifications; a run moved to a worker
     // without them is told so once, and goes on.
     notify: async (input) => {

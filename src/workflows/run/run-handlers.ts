@@ -10,7 +10,7 @@ import { DecisionSignalSchema, type DecisionKind } from '../../schemas/decisions
 import { safeParse } from '../../schemas/json.js';
 import { clip, measureJson } from '../../schemas/limits.js';
 import type { RunInput } from '../../schemas/run-input.js';
-import { RunMessageRequestSchema } from '../../schemas/run-message.js';
+import { RunMessageRequestSchema, type RunMessageAck, type RunMessageRequest } from '../../schemas/run-message.js';
 import {
   autoResumeUpdate,
   childReportSignal,
@@ -30,7 +30,7 @@ import { autoResume, checkSender } from './auto-resume.js';
 import { ProgressRouting } from './progress.js';
 import type { RunState } from './run-state.js';
 
-const { verifyDecision } = proxyLocalActivities<AgentActivities>({
+const { verifyDecision, verifyMessage } = proxyLocalActivities<AgentActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });
@@ -52,12 +52,18 @@ export function serveRun(state: RunState, input: RunInput | undefined): void {
       checkSender(state, checked.data);
     },
   });
-  setHandler(runMessageUpdate, (request) => state.messages.add(request), {
+  setHandler(runMessageUpdate, (request) => receiveMessage(state, request), {
     validator: (request) => {
       const checked = safeParse(RunMessageRequestSchema, request);
       if (!checked.success) throw refusedUpdate(`runMessage refused: ${clip(String(checked.error), 300)}`);
-      const refusal = state.messages.refusal(checked.data, state.messageGate());
-      if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
+      messageAdmitted(state, checked.data);
+      // Where decisions must be signed, so must messages: the principal a message names steers the model.
+      if (state.setup.signedDecisions && !checked.data.signature) {
+        throw ApplicationFailure.nonRetryable(
+          `run ${runId} takes signed messages only (its worker has decision keys): send it with a signing key`,
+          'NotAllowed',
+        );
+      }
     },
   });
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -95,6 +101,24 @@ async function receiveDecision(state: RunState, kind: DecisionKind, raw: unknown
     if (!check.ok) return state.refuse(kind, parsed.data, 'InvalidSignature', check.reason);
   }
   state.decide(kind, raw);
+}
+
+/** Refuses (as the update's failure) a message the run does not take now. */
+function messageAdmitted(state: RunState, request: RunMessageRequest): void {
+  const refusal = state.messages.refusal(request, state.messageGate());
+  if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
+}
+
+/** A message the validator admitted: its signature checked first where the run takes signed ones only. */
+async function receiveMessage(state: RunState, request: RunMessageRequest): Promise<RunMessageAck> {
+  if (state.setup.signedDecisions) {
+    const at = new Date().toISOString();
+    const check = await verifyMessage({ runId: state.runId, message: request, at });
+    if (!check.ok) throw ApplicationFailure.nonRetryable(`the message is refused: ${check.reason}`, 'NotAllowed');
+    // The run went on while the signature was checked: what it takes may have changed.
+    messageAdmitted(state, request);
+  }
+  return state.messages.add(request);
 }
 
 async function nextPause(state: RunState, request: NextPauseRequest): Promise<PauseSnapshot> {

@@ -3,11 +3,11 @@
  * the workflow sandbox has no crypto. Its verdict is recorded in the history like any activity's.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { acceptedBindings, signedText } from '../../../approvals/signed-decision.js';
+import { acceptedBindings, signedMessageText, signedText } from '../../../approvals/signed-decision.js';
 import { errorMessage } from '../../../errors.js';
 import { PrincipalSchema, type Principal } from '../../../schemas/access.js';
 import { oneLine } from '../../../schemas/json.js';
-import type { VerifyDecisionInput, VerifyDecisionOutput } from '../../../protocol/activities.js';
+import type { VerifyDecisionInput, VerifyDecisionOutput, VerifyMessageInput } from '../../../protocol/activities.js';
 
 /** Who a key belongs to, as the worker knows it (`via` is how a decision came, never the key's). */
 export type KeyPrincipal = Omit<Principal, 'via'>;
@@ -86,12 +86,6 @@ export function verifyDecision(keys: Map<string, TrustedKey>, input: VerifyDecis
   const { decision, kind, runId, at } = input;
   const signature = decision.signature;
   if (!signature) return { ok: false, reason: 'the decision is not signed; this worker takes signed decisions only' };
-  const trusted = keys.get(signature.keyId);
-  if (!trusted) return { ok: false, reason: `no approver key "${signature.keyId}" on this worker` };
-  const { key, principal } = trusted;
-  if (Date.parse(signature.expiresAt) <= Date.parse(at)) {
-    return { ok: false, reason: `the signature expired at ${signature.expiresAt}` };
-  }
   const binding = { runId: signature.runId, toolCallId: signature.toolCallId };
   const genuine = acceptedBindings(runId, decision.toolCallId ?? '').some(
     (b) => b.runId === binding.runId && b.toolCallId === binding.toolCallId,
@@ -102,15 +96,45 @@ export function verifyDecision(keys: Map<string, TrustedKey>, input: VerifyDecis
       reason: `the signature is for tool call ${binding.toolCallId} of run ${binding.runId}, not this one`,
     };
   }
+  return checkSignature(keys, signature, at, decision.principal, () =>
+    signedText(kind, decision, binding, signature.expiresAt),
+  );
+}
+
+/** A message to a working run, where the run takes signed decisions only: signed for this run, by whom it names. */
+export function verifyMessage(keys: Map<string, TrustedKey>, input: VerifyMessageInput): VerifyDecisionOutput {
+  const { message, runId, at } = input;
+  const signature = message.signature;
+  if (!signature) return { ok: false, reason: 'the message is not signed; this run takes signed messages only' };
+  if (signature.runId !== runId)
+    return { ok: false, reason: `the signature is for run ${signature.runId}, not this one` };
+  return checkSignature(keys, signature, at, message.principal, () =>
+    signedMessageText(message, runId, signature.expiresAt),
+  );
+}
+
+/** The checks every signature gets: a key this worker knows, not expired, genuine, and for whom its key is bound to. */
+function checkSignature(
+  keys: Map<string, TrustedKey>,
+  signature: { keyId: string; expiresAt: string; value: string },
+  at: string,
+  claimed: Principal | undefined,
+  text: () => string,
+): VerifyDecisionOutput {
+  const trusted = keys.get(signature.keyId);
+  if (!trusted) return { ok: false, reason: `no approver key "${signature.keyId}" on this worker` };
+  const { key, principal } = trusted;
+  if (Date.parse(signature.expiresAt) <= Date.parse(at)) {
+    return { ok: false, reason: `the signature expired at ${signature.expiresAt}` };
+  }
   let valid: boolean;
   try {
-    const text = signedText(kind, decision, binding, signature.expiresAt);
-    valid = verify(null, Buffer.from(text), key, Buffer.from(signature.value, 'base64'));
+    valid = verify(null, Buffer.from(text()), key, Buffer.from(signature.value, 'base64'));
   } catch (err) {
     return { ok: false, reason: `the signature could not be checked: ${errorMessage(err)}` };
   }
-  if (!valid) return { ok: false, reason: `the signature does not match the decision (key "${signature.keyId}")` };
+  if (!valid) return { ok: false, reason: `the signature does not match what it signs (key "${signature.keyId}")` };
   // The signature covers the principal's id; what it claims beside (roles, groups, tenant) is the binding's to say.
-  const problem = principal && boundPrincipalProblem(signature.keyId, principal, decision.principal);
+  const problem = principal && boundPrincipalProblem(signature.keyId, principal, claimed);
   return problem ? { ok: false, reason: problem } : { ok: true };
 }
