@@ -13,14 +13,10 @@ import type { OutputSchema, StructuredObject } from '../structured-output.js';
 import type { RunStreamChunk } from '../schemas/stream-chunks.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
-import { ClientReads } from './client-reads.js';
-import type { ClientActor } from './context.js';
-import type { SentDecision } from './decisions/decisions.js';
-import type { DecideThen, DecisionRequest } from './decisions/decide.js';
+import { ClientDecisions } from './client-decisions.js';
 import type { NextPauseAfter } from './decisions/waiting.js';
 import { AgentHandle } from './agent-handle.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
-import type { RunMessageAck, RunMessageOptions } from './runs/run-message.js';
 import { subscribe, subscribeBatches, type RunStream } from './stream/run-stream.js';
 import { StreamFeeds } from './stream/stream-feed.js';
 import type { ToolRunOptions, ToolRunStarted } from './tools.js';
@@ -32,32 +28,33 @@ import type { ToolRunOptions, ToolRunStarted } from './tools.js';
  * Starts agent runs, follows them, and decides the tool calls they wait on with one verb,
  * {@link AgentClient.decide} (Mastra's names stay as deprecated aliases, and on `getAgent(id)`).
  */
-export class AgentClient extends ClientReads {
+export class AgentClient extends ClientDecisions {
   /** The Temporal client underneath, for anything this class does not cover. */
   readonly temporal: Client;
   readonly taskQueue: string;
   private readonly ownConnection: Connection | undefined;
   private readonly ownTracing: Tracing | undefined;
-  private readonly actor: ClientActor;
 
   constructor(
     args: { client: Client; taskQueue: string; ownConnection?: Connection; ownTracing?: Tracing } & ClientBehaviour,
   ) {
-    super({
-      temporal: args.client,
-      namespace: args.client.options.namespace,
-      taskQueue: args.taskQueue,
-      feeds: new StreamFeeds(args.client),
-    });
+    super(
+      {
+        temporal: args.client,
+        namespace: args.client.options.namespace,
+        taskQueue: args.taskQueue,
+        feeds: new StreamFeeds(args.client),
+      },
+      {
+        warn: args.warn ?? ((m) => console.warn(m)),
+        principal: args.principal,
+        signingKey: args.signingKey,
+      },
+    );
     this.temporal = args.client;
     this.taskQueue = args.taskQueue;
     this.ownConnection = args.ownConnection;
     this.ownTracing = args.ownTracing;
-    this.actor = {
-      warn: args.warn ?? ((m) => console.warn(m)),
-      principal: args.principal,
-      signingKey: args.signingKey,
-    };
   }
 
   /** Connects from the environment or a Temporal config profile; settings given here win. */
@@ -177,38 +174,6 @@ export class AgentClient extends ClientReads {
     rejectUnknownKeys('next', after, ['afterVersion', 'decisionId']);
     const { nextResult } = await import('./decisions/waiting.js');
     return nextResult(this.ctx, runId, after);
-  }
-
-  /**
-   * Decides a call a run waits on: `{ kind, runId, ... }` with `kind` one of `approve` (with changed
-   * `args`, which must fit the tool's input schema), `decline` (with a `reason` the model reads),
-   * `resume` (`resumeData` for the tool's `resumeSchema`), `result` (a client tool's `result`) or
-   * `resolve` (an uncertain call: `action` retry, skip with an `output`, or fail). Approvals and
-   * declines may name a `threadId` instead, to decide the call a run of the thread waits on. It is
-   * checked against the run as Temporal shows it and against the agent's policy (a refusal throws a
-   * `DecisionRefusedError` subclass and sends nothing), then sent as a signal, which the workflow
-   * checks again. Returns the run's stream from there (`then: 'stream'`, the default), its next result
-   * (`'result'`: final, or the next pause), or the decision as sent (`'sent'`).
-   */
-  decide(request: DecisionRequest, options?: { then?: 'stream' }): Promise<RunStream>;
-  decide(request: DecisionRequest, options: { then: 'result' }): Promise<RunResult>;
-  decide(request: DecisionRequest, options: { then: 'sent' }): Promise<SentDecision>;
-  async decide(
-    request: DecisionRequest,
-    options: { then?: DecideThen } = {},
-  ): Promise<RunStream | RunResult | SentDecision> {
-    rejectUnknownKeys('decide options', options, ['then']);
-    const { decide } = await import('./decisions/decide.js');
-    return decide(this.ctx, this.actor, request, options.then ?? 'stream');
-  }
-
-  /**
-   * Sends a message to a run while it works, for the model's next step. Refused (`RunMessageRefusedError`)
-   * while it waits on a call, once it ended or takes its last step, and from one who may not steer it.
-   */
-  async sendMessage(runId: string, text: string, options: RunMessageOptions = {}): Promise<RunMessageAck> {
-    const { sendRunMessage } = await import('./runs/run-message.js');
-    return sendRunMessage(this.ctx, this.actor, runId, text, options);
   }
 
   /**

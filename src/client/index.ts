@@ -9,6 +9,8 @@ export { AgentHandle } from './agent-handle.js';
 export type { AgentMethodsClient, AgentSuspendedRun } from './agent-handle.js';
 export { bindClient, boundClient } from './bound-client.js';
 export type { AgentClientOptions, ClientBehaviour } from './client-options.js';
+export type { BatchCall, BatchDecisionRequest, BatchOutcome } from './decisions/batch-decisions.js';
+export type { BatchCondition, BatchOperator } from '../approvals/batch.js';
 export type { DecidedBy, DecideThen, DecisionRequest, RunCall, ThreadCall } from './decisions/decide.js';
 export type { Decision, DecisionTarget, Resolving, SentDecision } from './decisions/decisions.js';
 export type { SigningKey } from './decisions/signing.js';

@@ -1,0 +1,121 @@
+/**
+ * Batch decisions by predicate (#30 item 5): "approve every waiting refund of at most 50 for tenant acme".
+ * A dry run lists what would be decided and what refused; each call is then decided on its own, checked
+ * as if alone; a principal outside the rule decides nothing; another tenant's runs are never looked at.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createTool, defineAgent, InvalidInputError } from '../../src/index.js';
+import { startWorker, type TestWorker } from '../helpers.js';
+
+const refunds: string[] = [];
+const batchAgent = defineAgent({
+  id: 'batch-refunds',
+  name: 'Refunds',
+  instructions: 'You refund.',
+  model: 'scripted',
+  tools: {
+    refund: createTool({
+      id: 'refund',
+      description: 'Refunds an amount to an address',
+      inputSchema: z.object({ amount: z.number(), to: z.string() }),
+      requireApproval: true,
+      execute: ({ amount, to }) => {
+        refunds.push(`${amount}:${to}`);
+        return { refunded: amount };
+      },
+    }),
+  },
+  access: { decide: ['role:approver'] },
+});
+
+let w: TestWorker;
+beforeAll(async () => {
+  w = await startWorker([batchAgent]);
+});
+afterAll(async () => w?.stop());
+
+const acme = `acme-${randomUUID().slice(0, 8)}`;
+const globex = `globex-${randomUUID().slice(0, 8)}`;
+const ann = { id: 'ann', roles: ['approver'], tenant: acme };
+const clerk = { id: 'carl', tenant: acme };
+
+async function waitingRefund(resourceId: string, amount: number, to: string, startedBy: object) {
+  const run = await w.client.generate('batch-refunds', `refund ${amount}`, {
+    model: 'scripted',
+    resourceId,
+    principal: startedBy,
+    script: [{ toolCalls: [{ toolName: 'refund', args: { amount, to } }] }, { text: `Refunded ${amount}.` }],
+  } as never);
+  expect(run.finishReason).toBe('suspended');
+  return run.runId;
+}
+
+describe('batch decisions by predicate', () => {
+  it('decides each waiting call the predicate takes on its own, and lists what it refused and why', async () => {
+    const small = await waitingRefund(acme, 20, 'a@example.com', clerk);
+    const large = await waitingRefund(acme, 80, 'b@example.com', clerk);
+    const own = await waitingRefund(acme, 30, 'c@example.com', { id: 'ann', tenant: acme });
+    const elsewhere = await waitingRefund(globex, 10, 'd@example.com', { id: 'gus', tenant: globex });
+    const batch = {
+      kind: 'approve',
+      toolName: 'refund',
+      agentId: 'batch-refunds',
+      where: ['amount<=50', { path: 'to', op: 'suffix', value: '@example.com' }],
+      principal: ann,
+    } as const;
+
+    const dry = await w.client.decideBatch(batch, { dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    expect(dry.decided.map((c) => c.runId)).toEqual([small]);
+    expect(dry.refused).toEqual([
+      expect.objectContaining({ runId: own, type: 'SelfApproval', args: { amount: 30, to: 'c@example.com' } }),
+    ]);
+    // Another tenant's run is not looked at, nor named.
+    expect(JSON.stringify(dry)).not.toContain(elsewhere);
+    expect((await w.client.getRun(small)).status).toBe('suspended');
+
+    const done = await w.client.decideBatch(batch);
+    expect(done.decided).toEqual([expect.objectContaining({ runId: small, decisionId: expect.any(String) })]);
+    expect(done.refused.map((c) => [c.runId, c.type])).toEqual([[own, 'SelfApproval']]);
+    expect((await w.client.result(small)).text).toBe('Refunded 20.');
+    for (const runId of [large, own, elsewhere]) expect((await w.client.getRun(runId)).status).toBe('suspended');
+    expect(refunds).toEqual(['20:a@example.com']);
+  });
+
+  // The attacker: one who may not decide these calls, and one of another tenant who names this one.
+  it('decides nothing for a principal outside the rule, and refuses a tenant it does not belong to', async () => {
+    const runId = await waitingRefund(acme, 5, 'e@example.com', clerk);
+    const outsider = await w.client.decideBatch({
+      kind: 'approve',
+      toolName: 'refund',
+      agentId: 'batch-refunds',
+      where: ['amount<=50'],
+      principal: { id: 'mallory', tenant: acme },
+    });
+    expect(outsider.decided).toEqual([]);
+    expect(outsider.refused.find((c) => c.runId === runId)).toMatchObject({ type: 'NotAllowed' });
+    expect((await w.client.getRun(runId)).status).toBe('suspended');
+
+    const gus = { id: 'gus', roles: ['approver'], tenant: globex };
+    const across = w.client.decideBatch({ kind: 'approve', toolName: 'refund', resourceId: acme, principal: gus });
+    await expect(across).rejects.toThrow(InvalidInputError);
+    await expect(across).rejects.toThrow(/decides in tenant globex-.* only/);
+    const own = await w.client.decideBatch({ kind: 'approve', toolName: 'refund', principal: gus }, { dryRun: true });
+    expect([...own.decided, ...own.refused].map((c) => c.runId)).not.toContain(runId);
+  });
+
+  it('refuses a request it cannot read, naming what is wrong', async () => {
+    const batch = { kind: 'approve', toolName: 'refund', principal: ann } as const;
+    await expect(w.client.decideBatch({ ...batch, where: ['amount<=lots'] })).rejects.toThrow(
+      /where: .*lte compares numbers, not "lots"/,
+    );
+    await expect(
+      w.client.decideBatch({ ...batch, where: [{ path: 'amount', op: 'lte', value: 5, or: 1 } as never] }),
+    ).rejects.toThrow(/unknown option "or"|unknown key "or"/);
+    await expect(w.client.decideBatch({ ...batch, reason: 'no' })).rejects.toThrow(/reason: goes with decline only/);
+    await expect(w.client.decideBatch({ ...batch, tool: 'refund' } as never)).rejects.toThrow(/"tool"/);
+    await expect(w.client.decideBatch(batch, { dry: true } as never)).rejects.toThrow(/"dry"/);
+  });
+});
