@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { RequestRefusedError } from '../errors.js';
 import type { DecisionKind } from '../schemas/decisions.js';
-import { type CommandContext, type GlobalOptions } from './common.js';
+import { Refusal, type CommandContext, type GlobalOptions } from './common.js';
 import { resultLines } from './format.js';
 import type { DecisionRequest } from '../client/decisions/decide.js';
 
@@ -25,19 +25,27 @@ function resolution(o: Flags): 'retry' | 'skip' | 'fail' {
   return chosen[0]!;
 }
 
-export function addDecisionCommands(program: Command, { connect, print }: CommandContext): void {
+/** Who decides: `--as` (or AGENTCTL_AS), or none where an identity file makes the client's principal decide. */
+function decider(cmd: Command): { as: string | undefined; identified: boolean } {
+  const g = cmd.optsWithGlobals<GlobalOptions>();
+  const as = g.as ?? process.env.AGENTCTL_AS;
+  // With an identity, the client's principal (its roles too) is who decides.
+  const identified = (g.identity ?? process.env.AGENTCTL_IDENTITY) !== undefined;
+  if (!as && !identified) {
+    throw new RequestRefusedError(
+      'IdentityRequired',
+      'say who decides: --as NAME (or AGENTCTL_AS), or --identity FILE with your signing key; ' +
+        'the decision trail records it with this client identity',
+    );
+  }
+  return { as, identified };
+}
+
+export function addDecisionCommands(program: Command, context: CommandContext): void {
+  const { connect, print } = context;
+  addBatchCommand(program, context);
   const decide = (kind: DecisionKind) => async (runId: string, o: Flags, cmd: Command) => {
-    const g = cmd.optsWithGlobals<GlobalOptions>();
-    const as = g.as ?? process.env.AGENTCTL_AS;
-    // With an identity, the client's principal (its roles too) is who decides.
-    const identified = (g.identity ?? process.env.AGENTCTL_IDENTITY) !== undefined;
-    if (!as && !identified) {
-      throw new RequestRefusedError(
-        'IdentityRequired',
-        'say who decides: --as NAME (or AGENTCTL_AS), or --identity FILE with your signing key; ' +
-          'the decision trail records it with this client identity',
-      );
-    }
+    const { as, identified } = decider(cmd);
     if (o.fingerprint === undefined && !o.latest) {
       throw new RequestRefusedError(
         'FingerprintRequired',
@@ -118,4 +126,67 @@ export function addDecisionCommands(program: Command, { connect, print }: Comman
     .option('--fail', 'make it a tool error the model sees (for @model: fail the run); --reason says why')
     .option('--reason <text>', 'why (with --fail, the model sees it)')
     .action(decide('resolve'));
+}
+
+/** `agentctl batch approve|decline`: every waiting approval a predicate takes, each decided on its own. */
+function addBatchCommand(program: Command, { connect, print }: CommandContext): void {
+  program
+    .command('batch')
+    .description(
+      'approve or decline every waiting call of a tool whose arguments meet the conditions, each checked as if ' +
+        'decided alone; --dry-run lists what would be decided and what refused',
+    )
+    .argument('<kind>', 'approve or decline')
+    .requiredOption('--tool <name>', 'the tool whose waiting calls it takes')
+    .option('--agent <id>', 'only runs of this agent')
+    .option('--resource <id>', 'only runs of this tenant (resource id)')
+    .option(
+      '--where <condition>',
+      'a condition on the arguments, e.g. amount<=50 or to$=@example.com (repeat)',
+      collect,
+      [],
+    )
+    .option('--reason <text>', "with decline: why; each run's model sees it")
+    .option('--note <text>', "a free-text note for each decision's trail (a ticket)")
+    .option('--dry-run', 'send nothing: list what would be decided and what refused')
+    .option('--json', 'machine-readable output')
+    .action(async (kind: string, o: Flags & { where: string[] }, cmd: Command) => {
+      if (kind !== 'approve' && kind !== 'decline') {
+        throw new RequestRefusedError('OptionNotAllowed', `batch takes approve or decline, not "${kind}"`);
+      }
+      const { as, identified } = decider(cmd);
+      const c = await connect(cmd);
+      const outcome = await c.decideBatch(
+        {
+          kind,
+          toolName: o.tool as string,
+          ...(o.agent ? { agentId: o.agent as string } : {}),
+          ...(o.resource ? { resourceId: o.resource as string } : {}),
+          where: o.where,
+          ...(typeof o.reason === 'string' ? { reason: o.reason } : {}),
+          ...(typeof o.note === 'string' ? { by: o.note } : {}),
+          ...(identified ? {} : { principal: as }),
+        },
+        { dryRun: !!o.dryRun },
+      );
+      const verb = o.dryRun ? `would ${kind}` : VERBS[kind];
+      const call = (x: { toolName: string; toolCallId: string; runId: string; args: unknown }) =>
+        `${x.toolName} ${x.toolCallId} on run ${x.runId} ${JSON.stringify(x.args).slice(0, 120)}`;
+      print(!!o.json, outcome, [
+        ...outcome.decided.map((x) => `${verb} ${call(x)}`),
+        ...outcome.refused.map((x) => `refused ${call(x)}: ${x.type}: ${x.message}`),
+        `${outcome.decided.length} ${o.dryRun ? 'to decide' : 'decided'}, ${outcome.refused.length} refused` +
+          (outcome.capped ? '; more calls matched than one batch takes (500): narrow the conditions' : ''),
+      ]);
+      // A script learns from the exit code that not every call it took was decided.
+      if (outcome.refused.length > 0) {
+        throw new Refusal(
+          `${outcome.refused.length} of ${outcome.decided.length + outcome.refused.length} calls refused`,
+        );
+      }
+    });
+}
+
+function collect(value: string, earlier: string[]): string[] {
+  return [...earlier, value];
 }

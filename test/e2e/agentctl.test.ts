@@ -128,6 +128,44 @@ it('sends a message to a run, and says in one line why a finished run does not t
   );
 });
 
+it('approves in a batch every waiting call its conditions take, after a dry run, and exits 1 on a refusal', async () => {
+  const target = `batch-${Date.now()}`;
+  const script = join(dir, 'guarded.json');
+  await writeFile(
+    script,
+    JSON.stringify([{ toolCalls: [{ toolName: 'guarded', args: { target } }] }, { text: 'Done.' }]),
+  );
+  const started = await ctl(['start', 'toolbox-agent', '--prompt', 'go', '--script', script, '--json']);
+  const { runId } = JSON.parse(started.stdout) as RunResult;
+  const batch = ['batch', 'approve', '--tool', 'guarded', '--agent', 'toolbox-agent', '--where', `target=${target}`];
+
+  const anonymous = await ctl(batch);
+  expect(anonymous).toMatchObject({ code: 2, stderr: expect.stringMatching(/^agentctl: say who decides/) });
+  const dry = await ctl(['--as', 'ops', ...batch, '--dry-run', '--json']);
+  expect(dry.code).toBe(0);
+  expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, decided: [{ runId, toolCallId: 'call-0-0' }] });
+  const done = await ctl(['--as', 'ops', ...batch]);
+  expect(done).toMatchObject({ code: 0 });
+  expect(done.stdout).toContain(`approved guarded call-0-0 on run ${runId} {"target":"${target}"}`);
+  expect(done.stdout).toMatch(/^1 decided, 0 refused$/m);
+  expect((await ctl(['--as', 'ops', ...batch])).stdout).toMatch(/^0 decided, 0 refused$/m);
+
+  // Carl started this one: his batch takes it, and the run's rule refuses him (no self-approval).
+  const own = await ctl(['--as', 'carl', 'start', 'toolbox-agent', '--prompt', 'go', '--script', script, '--json']);
+  const ownRun = (JSON.parse(own.stdout) as RunResult).runId;
+  const self = await ctl(['--as', 'carl', ...batch]);
+  expect(self).toMatchObject({ code: 1, stderr: 'agentctl: 1 of 1 calls refused\n' });
+  expect(self.stdout).toMatch(new RegExp(`^refused guarded call-0-0 on run ${ownRun} .*: SelfApproval: `, 'm'));
+
+  const wrong = await ctl(['--as', 'ops', 'batch', 'grant', '--tool', 'guarded']);
+  expect(wrong).toMatchObject({
+    code: 2,
+    stderr: expect.stringMatching(/batch takes approve or decline, not "grant"/),
+  });
+  const vague = await ctl(['--as', 'ops', ...batch.slice(0, 4), '--where', 'target is x']);
+  expect(vague).toMatchObject({ code: 2, stderr: expect.stringMatching(/condition "target is x" has no operator/) });
+});
+
 it('refuses a script file that is not a script, in one line that quotes nothing of the file', async () => {
   const bad = join(dir, 'bad.json');
   await writeFile(bad, JSON.stringify([{ secretField: 'hunter2' }]));
