@@ -7,7 +7,7 @@ import { rejectUnknownKeys } from '../options.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { ClientReads } from './client-reads.js';
 import type { ClientActor, ClientContext } from './context.js';
-import type { BatchDecisionRequest, BatchOutcome } from './decisions/batch-decisions.js';
+import type { BatchDecisionRequest, BatchOptions, BatchOutcome } from './decisions/batch-decisions.js';
 import type { SentDecision } from './decisions/decisions.js';
 import type { DecideThen, DecisionRequest } from './decisions/decide.js';
 import type { RunMessageAck, RunMessageOptions } from './runs/run-message.js';
@@ -68,11 +68,12 @@ export class ClientDecisions extends ClientReads {
    * Every call is checked as if decided alone, against the run and the agent's policy, and bound to the
    * fingerprint the batch found; one that is refused is listed with why, and the others are decided.
    * With `dryRun`, nothing is sent: the outcome says what would be decided and what refused. At most
-   * 500 calls (`capped` says when more matched).
+   * 500 calls (`capped` says when more matched). `mayRead` narrows the runs looked at further (a
+   * server's own read rule); it can only leave runs out.
    */
-  async decideBatch(request: BatchDecisionRequest, options: { dryRun?: boolean } = {}): Promise<BatchOutcome> {
-    rejectUnknownKeys('decideBatch options', options, ['dryRun']);
+  async decideBatch(request: BatchDecisionRequest, options: BatchOptions = {}): Promise<BatchOutcome> {
+    rejectUnknownKeys('decideBatch options', options, ['dryRun', 'mayRead']);
     const { decideBatch } = await import('./decisions/batch-decisions.js');
-    return decideBatch(this.ctx, this.actor, request, options.dryRun ?? false);
+    return decideBatch(this.ctx, this.actor, request, options);
   }
 }

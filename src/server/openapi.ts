@@ -6,7 +6,13 @@
  */
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DecisionBodySchema, RunMessageBodySchema, StartBodySchema, ThreadApprovalBodySchema } from './requests.js';
+import {
+  BatchDecisionBodySchema,
+  DecisionBodySchema,
+  RunMessageBodySchema,
+  StartBodySchema,
+  ThreadApprovalBodySchema,
+} from './requests.js';
 
 /** One route of the API, as the document lists it. */
 export interface ApiRoute {
@@ -105,6 +111,15 @@ export const API_ROUTES: ApiRoute[] = [
   decision('resume', 'Resume a suspended call with resume data'),
   decision('tool-result', "Submit a client tool's result"),
   decision('resolve', 'Resolve a call whose side effect is uncertain: retry, skip or fail'),
+  {
+    method: 'post',
+    path: '/batch-decisions',
+    summary:
+      'Approve or decline every waiting call of a tool whose arguments meet the conditions, each checked as if ' +
+      'decided alone, in the caller’s name; with dryRun, only say what would be decided and what refused.',
+    body: BatchDecisionBodySchema,
+    answers: 'json',
+  },
   {
     method: 'post',
     path: '/runs/:runId/messages',

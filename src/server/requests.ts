@@ -66,6 +66,29 @@ export const ThreadApprovalBodySchema = z
   })
   .strict();
 
+/** A batch decision by predicate (`POST /batch-decisions`): who decides is the authenticated principal. */
+export const BatchDecisionBodySchema = z
+  .object({
+    kind: z.enum(['approve', 'decline']),
+    toolName: IdSchema,
+    agentId: IdSchema.optional(),
+    /** Default: every tenant the caller may see (a principal of a tenant: its own only). */
+    resourceId: IdSchema.optional(),
+    where: z
+      .array(
+        z.union([
+          z.string().min(1).max(300),
+          z.object({ path: z.string().max(300), op: z.string().max(10), value: boundedJson() }).strict(),
+        ]),
+      )
+      .max(20)
+      .optional(),
+    reason: z.string().max(MAX_TEXT).optional(),
+    by: z.string().max(MAX_TEXT).optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .strict();
+
 /** A message for a run while it works (`POST /runs/:runId/messages`). */
 export const RunMessageBodySchema = z
   .object({

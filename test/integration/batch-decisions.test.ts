@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createTool, defineAgent, InvalidInputError } from '../../src/index.js';
-import { startWorker, type TestWorker } from '../helpers.js';
+import { serveWithTokens, startWorker, type TestWorker } from '../helpers.js';
 
 const refunds: string[] = [];
 const batchAgent = defineAgent({
@@ -117,5 +117,36 @@ describe('batch decisions by predicate', () => {
     await expect(w.client.decideBatch({ ...batch, reason: 'no' })).rejects.toThrow(/reason: goes with decline only/);
     await expect(w.client.decideBatch({ ...batch, tool: 'refund' } as never)).rejects.toThrow(/"tool"/);
     await expect(w.client.decideBatch(batch, { dry: true } as never)).rejects.toThrow(/"dry"/);
+  });
+  it("is served over HTTP in the authenticated principal's name: 200 with the outcome, 400 for what it cannot read", async () => {
+    const runId = await waitingRefund(acme, 7, 'h@example.com', clerk);
+    const people = {
+      ann: { token: 'batch-ann-token-00000001', principal: ann },
+      mallory: { token: 'batch-mallory-token-0002', principal: { id: 'mallory', tenant: acme } },
+    };
+    const server = await serveWithTokens(w.client, people, [batchAgent]);
+    const post = (who: keyof typeof people, body: object) =>
+      fetch(`${server.base}/batch-decisions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${people[who].token}` },
+        body: JSON.stringify(body),
+      });
+    try {
+      const batch = { kind: 'approve', toolName: 'refund', agentId: 'batch-refunds', where: ['to=h@example.com'] };
+      const outsider = await post('mallory', batch);
+      expect(outsider.status).toBe(200);
+      expect(await outsider.json()).toMatchObject({ decided: [], refused: [{ runId, type: 'NotAllowed' }] });
+      // Who decides is whom the request authenticates: a body that names someone is refused.
+      expect((await post('mallory', { ...batch, principal: ann })).status).toBe(400);
+      expect((await post('ann', { ...batch, where: ['to is h'] })).status).toBe(400);
+      const dry = await post('ann', { ...batch, dryRun: true });
+      expect(await dry.json()).toMatchObject({ dryRun: true, decided: [{ runId }], refused: [] });
+      expect((await w.client.getRun(runId)).status).toBe('suspended');
+      const done = await post('ann', batch);
+      expect(await done.json()).toMatchObject({ dryRun: false, decided: [{ runId, decisionId: expect.any(String) }] });
+      expect((await w.client.result(runId)).text).toBe('Refunded 7.');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -20,7 +20,7 @@ import { IdSchema } from '../../schemas/limits.js';
 import { checkInput } from '../checks.js';
 import type { ClientActor, ClientContext } from '../context.js';
 import { principalOf, type PrincipalInput } from '../identity.js';
-import { listRuns } from '../runs/runs.js';
+import { listRuns, type RunInfo } from '../runs/runs.js';
 import { readableRun, sendDecision } from './decisions.js';
 
 /** What a batch decides: see `AgentClient.decideBatch`. */
@@ -57,13 +57,21 @@ export interface BatchOutcome {
   capped: boolean;
 }
 
+/** How a batch runs: see `AgentClient.decideBatch`. */
+export interface BatchOptions {
+  /** Send nothing: say what would be decided and what refused. */
+  dryRun?: boolean;
+  /** A read rule of the caller's own on top of the agent's (a server's): runs it refuses are left out. */
+  mayRead?: (run: RunInfo) => boolean;
+}
+
 const REQUEST_KEYS = ['kind', 'toolName', 'agentId', 'resourceId', 'where', 'reason', 'by', 'principal'];
 
 export async function decideBatch(
   ctx: ClientContext,
   actor: ClientActor,
   request: BatchDecisionRequest,
-  dryRun: boolean,
+  { dryRun = false, mayRead }: BatchOptions,
 ): Promise<BatchOutcome> {
   rejectUnknownKeys('decideBatch', request, REQUEST_KEYS);
   const { kind, toolName, agentId, resourceId, reason, by } = request;
@@ -93,7 +101,10 @@ export async function decideBatch(
   const filter = { toolName, ...(agentId !== undefined ? { agentId } : {}), ...(tenant ? { resourceId: tenant } : {}) };
   // Runs the principal may not read are left out unnamed: a batch tells nobody of a run they cannot read.
   const readable = (run: (typeof runs)[number]) =>
-    !run.unreadable && tenantCheck(principal, run.resourceId).allowed && canRead(run.read, run, principal).allowed;
+    !run.unreadable &&
+    tenantCheck(principal, run.resourceId).allowed &&
+    canRead(run.read, run, principal).allowed &&
+    (mayRead?.(run) ?? true);
   const taken = runs
     .filter(readable)
     .flatMap((run) =>

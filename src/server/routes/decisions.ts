@@ -15,7 +15,8 @@ import { decisionRefused } from '../../errors.js';
 import type { DecisionKind } from '../../schemas/decisions.js';
 import { IdSchema } from '../../schemas/limits.js';
 import { errorBody, type ServerEnv } from '../auth/guards.js';
-import { DecisionBodySchema, jsonBody, ThreadApprovalBodySchema } from '../requests.js';
+import { BatchDecisionBodySchema, DecisionBodySchema, jsonBody, ThreadApprovalBodySchema } from '../requests.js';
+import type { BatchDecisionRequest } from '../../client/decisions/batch-decisions.js';
 import { allowOrDeny, type RouteAccess } from './access.js';
 import { streamFrom } from './runs.js';
 
@@ -69,6 +70,17 @@ export function serveDecisionRoutes(app: Hono<ServerEnv>, client: AgentClient, a
       ...(principal ? { principal } : {}),
     } as DecisionRequest);
     return streamFrom(client, stream.runId, { offset: stream.fromOffset, skip: 0 });
+  });
+  // Every waiting approval a predicate takes, each decided as if alone in the authenticated principal's
+  // name; only runs the principal may read (by the server's rules too) are looked at, or named.
+  app.post('/batch-decisions', async (c) => {
+    const principal = c.get('principal');
+    const { dryRun, ...request } = await jsonBody(c, BatchDecisionBodySchema);
+    const outcome = await client.decideBatch(
+      { ...request, ...(principal ? { principal } : {}) } as BatchDecisionRequest,
+      { dryRun: dryRun ?? false, mayRead: (run) => access.mayRead(run, principal) },
+    );
+    return c.json(outcome);
   });
   app.post('/runs/:runId/approve', decide('approve'));
   app.post('/runs/:runId/decline', decide('decline'));
