@@ -2,7 +2,7 @@
  * A call that waits on a decision: pending from the moment it asks until a decision resolves it, with
  * durable timers for its deadline when it has one.
  */
-import { condition } from '@temporalio/workflow';
+import { condition, metricMeter } from '@temporalio/workflow';
 import type { ModelToolCall } from '../../protocol/activities.js';
 import { msUntil } from '../../approvals/deadline.js';
 import type { LedgerEffect, Resolution } from '../../approvals/ledger-effects.js';
@@ -20,6 +20,8 @@ export class DecisionWaits {
     private readonly apply: (effects: LedgerEffect[]) => void,
     /** The call stopped: it waits now. */
     private readonly stopped: () => void,
+    /** The agent whose run this is, a tag of the metrics (bounded: a worker's agents). */
+    private readonly agentId: string,
   ) {}
 
   /** Waits until a decision resolves this call, which is pending meanwhile. */
@@ -35,6 +37,8 @@ export class DecisionWaits {
   private async decided(call: ModelToolCall, waiting: Waiting): Promise<Resolution> {
     this.apply(this.ledger.ask(call, waiting));
     this.stopped();
+    const tags = { agent_id: this.agentId, wait_kind: waiting.kind };
+    metrics().asked.add(1, tags);
     const resolved = () => this.resolutions.has(call.toolCallId);
     // Only a call with a deadline starts timers: a run without one issues the commands it always did. An
     // approval has one from its tool or agent; a suspension only from a workflow tool (suspendWorkflowTool).
@@ -42,6 +46,8 @@ export class DecisionWaits {
     await condition(resolved);
     const resolution = this.resolutions.get(call.toolCallId)!;
     this.resolutions.delete(call.toolCallId);
+    const waited = Math.max(0, Date.now() - Date.parse(waiting.askedAt)) / 1000;
+    metrics().waited.record(waited, { ...tags, decision: resolution.kind });
     return resolution;
   }
 
@@ -59,4 +65,28 @@ export class DecisionWaits {
     if (resolved() || (await condition(resolved, msUntil(expiresAt!, Date.now())))) return;
     this.apply(this.ledger.expire(toolCallId, new Date().toISOString()));
   }
+}
+
+/**
+ * The run's metrics of calls that wait for a person, through the workflow's metric meter: the worker's
+ * Runtime exports them with Temporal's own (Prometheus or OpenTelemetry, `telemetryOptions.metrics`),
+ * tagged with the namespace, task queue and workflow type; a replay emits none. Tagged by agent, not by
+ * tool: a run may bring tools of any name (client tools), and a tag's values must stay few.
+ */
+function metrics() {
+  // Light handles over the workflow's metric sink: made where they are used, no state kept between runs.
+  return {
+    asked: metricMeter.createCounter(
+      'durable_agents_calls_waiting',
+      'calls',
+      'Tool calls that began to wait for a person: an approval, a suspension, a client result, an uncertain call',
+    ),
+    // Seconds: a wait is minutes to days, past the default buckets (up to 10); see docs/guides/cluster.md.
+    waited: metricMeter.createHistogram(
+      'durable_agents_call_wait_seconds',
+      'float',
+      's',
+      'How long a call waited, from when it was asked until it was decided (or expired)',
+    ),
+  };
 }

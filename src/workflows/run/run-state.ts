@@ -97,6 +97,7 @@ export class RunState {
       this.ledger,
       (effects) => this.apply(effects),
       () => this.callFinished(),
+      agentId,
     );
     if (carry) this.version = carry.version;
     this.lean = takes('leanHistory');
