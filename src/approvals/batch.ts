@@ -45,7 +45,7 @@ const PATH = /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*){0,7}$/;
 /**
  * A condition as people write it on a command line: `amount<=50`, `currency=EUR`, `to$=@example.com`,
  * `urgent=true`. The value is JSON where it reads as JSON (numbers, booleans, null, quoted strings),
- * else the text as a string. Throws a TypeError naming what is wrong.
+ * else the text as a string; after `^=` and `$=` it is always text. Throws a TypeError naming what is wrong.
  */
 export function parseCondition(text: string): BatchCondition {
   let at = -1;
@@ -67,7 +67,10 @@ export function parseCondition(text: string): BatchCondition {
   } catch {
     // Not JSON: the text itself, as a string.
   }
-  return checkCondition({ path, op: found[1], value });
+  // Text is compared as text: `id^=1` means the characters 1, not the number.
+  const op = found[1];
+  if ((op === 'prefix' || op === 'suffix') && typeof value !== 'string') value = raw;
+  return checkCondition({ path, op, value });
 }
 
 /** The condition, checked: a dotted path of at most 8 names, a known operator, a value of the operator's type. */
@@ -89,6 +92,15 @@ export function checkCondition(condition: BatchCondition): BatchCondition {
   return { path, op, value };
 }
 
+/**
+ * The arguments a batch reads and shows: the display form where the agent's transforms make one, as the
+ * inbox shows them. A condition on the raw form would answer, call by call, questions about what the
+ * display hides (an account number, one digit at a time).
+ */
+export function shownArgs(call: PendingToolCall): JsonValue {
+  return call.display ? call.display.args : call.args;
+}
+
 /** Whether a waiting call of a run is one the batch takes (approvals only: a batch approves or declines). */
 export function inBatch(
   run: { agentId?: string | undefined; resourceId?: string | undefined },
@@ -98,7 +110,8 @@ export function inBatch(
   if (call.kind !== 'approval' || call.toolName !== filter.toolName) return false;
   if (filter.agentId !== undefined && run.agentId !== filter.agentId) return false;
   if (filter.resourceId !== undefined && run.resourceId !== filter.resourceId) return false;
-  return (filter.where ?? []).every((c) => holds(c, valueAt(call.args, c.path)));
+  const args = shownArgs(call);
+  return (filter.where ?? []).every((c) => holds(c, valueAt(args, c.path)));
 }
 
 function valueAt(args: JsonValue, path: string): JsonValue | undefined {

@@ -30,9 +30,27 @@ const batchAgent = defineAgent({
   access: { decide: ['role:approver'] },
 });
 
+/** Its calls show no account number: a batch may neither show one nor be asked about one. */
+const vaultAgent = defineAgent({
+  id: 'batch-vault',
+  name: 'Vault',
+  instructions: 'You move money.',
+  model: 'scripted',
+  tools: {
+    transfer: createTool({
+      id: 'transfer',
+      description: 'Sends money from an account',
+      inputSchema: z.object({ amount: z.number(), account: z.string() }),
+      requireApproval: true,
+      execute: ({ amount }) => ({ sent: amount }),
+      transform: { display: { input: (args) => ({ ...(args as object), account: '****' }) } },
+    }),
+  },
+});
+
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([batchAgent]);
+  w = await startWorker([batchAgent, vaultAgent]);
 });
 afterAll(async () => w?.stop());
 
@@ -148,5 +166,24 @@ describe('batch decisions by predicate', () => {
     } finally {
       await server.close();
     }
+  });
+  // The oracle: with conditions on the raw arguments, dry runs would tell an account number digit by digit.
+  it('reads and shows the arguments as the agent displays them, never what the display hides', async () => {
+    const run = await w.client.generate('batch-vault', 'send 5', {
+      model: 'scripted',
+      resourceId: acme,
+      principal: clerk,
+      script: [{ toolCalls: [{ toolName: 'transfer', args: { amount: 5, account: '123456' } }] }, { text: 'Sent.' }],
+    } as never);
+    const batch = { kind: 'approve', toolName: 'transfer', agentId: 'batch-vault', principal: ann } as const;
+    for (const probe of ['account=123456', 'account^=1', 'account$=6']) {
+      const dry = await w.client.decideBatch({ ...batch, where: [probe] }, { dryRun: true });
+      expect(dry.decided).toEqual([]);
+    }
+    const shown = await w.client.decideBatch({ ...batch, where: ['amount=5'] }, { dryRun: true });
+    expect(shown.decided).toEqual([
+      expect.objectContaining({ runId: run.runId, args: { amount: 5, account: '****' } }),
+    ]);
+    expect(JSON.stringify(shown)).not.toContain('123456');
   });
 });

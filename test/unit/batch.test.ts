@@ -30,7 +30,8 @@ describe('batch conditions', () => {
   it('refuses a condition that could not mean what it seems to', () => {
     expect(() => parseCondition('amount 50')).toThrow(/has no operator/);
     expect(() => parseCondition('amount<=lots')).toThrow(/lte compares numbers, not "lots"/);
-    expect(() => parseCondition('to$=5')).toThrow(/suffix compares text/);
+    expect(parseCondition('zip^=75')).toEqual({ path: 'zip', op: 'prefix', value: '75' });
+    expect(() => checkCondition({ path: 'to', op: 'suffix', value: 5 })).toThrow(/suffix compares text/);
     expect(() => parseCondition('__proto__.x=1')).not.toThrow(); // a name like any other, read with hasOwn
     expect(() => parseCondition('a b=1')).toThrow(/not a dotted name/);
     expect(() => checkCondition({ path: 'a', op: 'like' as never, value: 1 })).toThrow(/unknown operator "like"/);

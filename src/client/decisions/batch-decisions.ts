@@ -9,6 +9,7 @@ import {
   MAX_BATCH_CALLS,
   MAX_BATCH_CONDITIONS,
   parseCondition,
+  shownArgs,
   type BatchCondition,
 } from '../../approvals/batch.js';
 import { canRead, tenantCheck } from '../../approvals/access.js';
@@ -39,7 +40,7 @@ export interface BatchDecisionRequest {
   principal?: PrincipalInput;
 }
 
-/** A call a batch took. */
+/** A call a batch took, its arguments as the agent displays them (see `shownArgs`). */
 export interface BatchCall {
   runId: string;
   toolCallId: string;
@@ -116,7 +117,7 @@ export async function decideBatch(
       runId: run.runId,
       toolCallId: call.toolCallId,
       toolName: call.toolName,
-      args: call.args,
+      args: shownArgs(call),
       fingerprint: call.fingerprint,
     };
     const target = {
