@@ -1,7 +1,7 @@
 // The build (`npm run build`; `npm ci` runs it as `prepare`):
 // - lib/: the library compiled by tsc, JavaScript with type declarations, the layout of src/ (the package's
 //   exports point here; the worker finds the workflow bundle's entry, lib/workflows/index.js, beside it), and
-//   the inbox page's files (src/server/inbox: HTML, one ES module, CSS), copied as they are;
+//   the inbox page's files (src/server/inbox: HTML, its ES modules, CSS), copied as they are;
 //   and the chat page's HTML and CSS (src/server/chat);
 // - dist/: agentctl bundled by esbuild, so that bin/agentctl.js starts JavaScript, not TypeScript through tsx;
 // - dist/chat/: the chat page's script (React and the AI SDK's useChat) bundled by esbuild for browsers. The

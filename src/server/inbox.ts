@@ -133,18 +133,20 @@ export function inboxEntries(runs: RunInfo[], principal: Principal | undefined):
 const asset = (name: string): string => readFileSync(new URL(`./inbox/${name}`, import.meta.url), 'utf8');
 
 /**
- * Serves the page and its two files, with no authentication: they hold no data, and the page must load
+ * Serves the page and its files, with no authentication: they hold no data, and the page must load
  * before anyone signs in. Every JSON route it reads is behind the server's authentication.
  */
 export function serveInboxPage(app: Hono<ServerEnv>): void {
   const files = {
     html: asset('inbox.html'),
     js: asset('inbox.js'),
+    batch: asset('batch.js'),
     css: asset('inbox.css'),
   };
   const headers = pageHeaders;
   app.get('/inbox', (c) => c.body(files.html, 200, headers('text/html; charset=utf-8')));
   app.get('/inbox/inbox.js', (c) => c.body(files.js, 200, headers('text/javascript; charset=utf-8')));
+  app.get('/inbox/batch.js', (c) => c.body(files.batch, 200, headers('text/javascript; charset=utf-8')));
   app.get('/inbox/inbox.css', (c) => c.body(files.css, 200, headers('text/css; charset=utf-8')));
 }
 

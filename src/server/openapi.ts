@@ -129,6 +129,7 @@ export const API_ROUTES: ApiRoute[] = [
   },
   { method: 'get', path: '/inbox', summary: 'The approval inbox page.', answers: 'html' },
   { method: 'get', path: '/inbox/inbox.js', summary: "The inbox page's script.", answers: 'asset' },
+  { method: 'get', path: '/inbox/batch.js', summary: "The inbox page's batch form.", answers: 'asset' },
   { method: 'get', path: '/inbox/inbox.css', summary: "The inbox page's styles.", answers: 'asset' },
   { method: 'get', path: '/chat', summary: 'The chat page.', answers: 'html' },
   { method: 'get', path: '/chat/chat.css', summary: "The chat page's styles.", answers: 'asset' },

@@ -83,6 +83,7 @@ export const BatchDecisionBodySchema = z
       )
       .max(20)
       .optional(),
+    fingerprints: z.array(z.string().min(1).max(256)).max(500).optional(),
     reason: z.string().max(MAX_TEXT).optional(),
     by: z.string().max(MAX_TEXT).optional(),
     dryRun: z.boolean().optional(),

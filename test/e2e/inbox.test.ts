@@ -322,4 +322,31 @@ describe('the approval inbox', () => {
       await linked.close();
     }
   });
+  it('previews a batch by predicate, then decides exactly the calls it listed, each on its own', async () => {
+    const small = await startRun('transfer', { to: 'Dave', amount: 20, account: 'X' });
+    const large = await startRun('transfer', { to: 'Erin', amount: 2000, account: 'X' });
+    await eventually(() => entryOf(page, large.runId).count()).toBe(1);
+    await page.locator('#batch summary').click();
+    await page.locator('#batch-tool').fill('transfer');
+    await page.locator('#batch-where').fill('amount<=50\nto=Dave');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await eventually(() => page.locator('#batch-status').textContent()).toBe('1 to decide, 0 refused');
+    expect(await page.locator('#batch-calls li').allTextContents()).toEqual([
+      `would approve transfer call-0-0 on run ${small.runId} {"to":"Dave","amount":20,"account":"****"}`,
+    ]);
+    expect((await w.client.getRun(small.runId)).status).toBe('suspended');
+
+    // A call that begins to wait after the preview is not decided with it, though the conditions take it.
+    const later = await startRun('transfer', { to: 'Dave', amount: 30, account: 'X' });
+    await page.getByRole('button', { name: 'Decide these' }).click();
+    await eventually(() => page.locator('#batch-status').textContent()).toBe('1 decided, 0 refused');
+    expect(await finishedTrail(small.runId)).toMatch(/approve · transfer call-0-0 · by bob/);
+    expect(await outputOf(small.runId)).toEqual({ sent: 20, to: 'Dave' });
+    for (const run of [large, later]) expect((await w.client.getRun(run.runId)).status).toBe('suspended');
+
+    // A condition the server cannot read is said in the form.
+    await page.locator('#batch-where').fill('amount is small');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await eventually(() => page.locator('#batch-status').textContent()).toMatch(/^InvalidInput.*has no operator/);
+  });
 });

@@ -33,6 +33,11 @@ export interface BatchDecisionRequest {
   resourceId?: string;
   /** Conditions on the call's arguments, all of which must hold: `{ path, op, value }` or `'amount<=50'`. */
   where?: ReadonlyArray<BatchCondition | string>;
+  /**
+   * Only calls with one of these fingerprints (at most 500): what a person reviewed in a dry run, and no
+   * call that began to wait since.
+   */
+  fingerprints?: readonly string[];
   /** With `decline`: why, which each run's model reads. */
   reason?: string;
   /** A note for each decision's trail (a ticket). */
@@ -66,7 +71,17 @@ export interface BatchOptions {
   mayRead?: (run: RunInfo) => boolean;
 }
 
-const REQUEST_KEYS = ['kind', 'toolName', 'agentId', 'resourceId', 'where', 'reason', 'by', 'principal'];
+const REQUEST_KEYS = [
+  'kind',
+  'toolName',
+  'agentId',
+  'resourceId',
+  'where',
+  'fingerprints',
+  'reason',
+  'by',
+  'principal',
+];
 
 export async function decideBatch(
   ctx: ClientContext,
@@ -84,6 +99,7 @@ export async function decideBatch(
   if (agentId !== undefined) checkInput('agentId', IdSchema, agentId);
   if (resourceId !== undefined) checkInput('resourceId', IdSchema, resourceId);
   const where = conditions(request.where);
+  const only = fingerprintSet(request.fingerprints);
   const principal = principalOf(request.principal ?? actor.principal, ctx.temporal.options.identity);
   // A principal of a tenant decides in its own tenant only: its batch looks nowhere else.
   if (principal?.tenant && resourceId !== undefined && resourceId !== principal.tenant) {
@@ -109,7 +125,9 @@ export async function decideBatch(
   const taken = runs
     .filter(readable)
     .flatMap((run) =>
-      run.pendingToolCalls.filter((call) => inBatch(run, call, { ...filter, where })).map((call) => ({ run, call })),
+      run.pendingToolCalls
+        .filter((call) => inBatch(run, call, { ...filter, where }) && (only?.has(call.fingerprint) ?? true))
+        .map((call) => ({ run, call })),
     );
   const outcome: BatchOutcome = { dryRun, decided: [], refused: [], capped: taken.length > MAX_BATCH_CALLS };
   for (const { run, call } of taken.slice(0, MAX_BATCH_CALLS)) {
@@ -165,4 +183,13 @@ function conditions(where: BatchDecisionRequest['where']): BatchCondition[] {
   } catch (err) {
     throw new InvalidInputError('where', (err as Error).message);
   }
+}
+
+function fingerprintSet(fingerprints: BatchDecisionRequest['fingerprints']): Set<string> | undefined {
+  if (fingerprints === undefined) return undefined;
+  if (!Array.isArray(fingerprints) || fingerprints.length > MAX_BATCH_CALLS) {
+    throw new InvalidInputError('fingerprints', `is a list of at most ${MAX_BATCH_CALLS} fingerprints`);
+  }
+  for (const f of fingerprints) checkInput('fingerprints', IdSchema, f);
+  return new Set(fingerprints);
 }

@@ -1,6 +1,8 @@
 // The approval inbox's script: one ES module, no framework, no build step. Everything a run carries
 // (arguments, payloads, reasons, ids) is attacker-controlled: it reaches the page only as text nodes
 // (textContent, createTextNode, option values), never as HTML.
+import { setUpBatch } from './batch.js';
+
 const TOKEN_KEY = 'durable-agents.inbox.token';
 const POLL_MS = 1500;
 // The runs being retried are found by describing every running run: read them less often.
@@ -658,6 +660,15 @@ async function refreshDecided(runId, again = false) {
   entry.trail.replaceChildren(...trailItems(run.trail));
   entry.closed = run.closed;
 }
+
+setUpBatch({
+  $,
+  api,
+  el,
+  errorOf,
+  filters: () => ({ agent: $('filter-agent').value, resource: $('filter-resource').value }),
+  decidedRun: track,
+});
 
 if (sessionStorage.getItem(TOKEN_KEY)) showInbox();
 else showSignIn();
