@@ -131,7 +131,8 @@ function holds({ op, value }: BatchCondition, actual: JsonValue | undefined): bo
     case 'eq':
       return canonicalJson(actual) === canonicalJson(value);
     case 'ne':
-      return canonicalJson(actual) !== canonicalJson(value);
+      // Of another type is not "not equal": `account!=12345` does not take the string "12345".
+      return jsonType(actual) === jsonType(value) && canonicalJson(actual) !== canonicalJson(value);
     case 'prefix':
       return typeof actual === 'string' && actual.startsWith(value as string);
     case 'suffix':
@@ -148,4 +149,8 @@ function holds({ op, value }: BatchCondition, actual: JsonValue | undefined): bo
             : actual >= limit;
     }
   }
+}
+
+function jsonType(value: JsonValue): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { PrincipalSchema } from './access.js';
 import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema, RefusalSummarySchema } from './decisions.js';
-import { boundedJson, IdSchema, MAX_PROGRESS_BYTES, MAX_QUALIFIED_ID, MAX_RUN_REF } from './limits.js';
+import { boundedJson, IdSchema, MAX_ID, MAX_PROGRESS_BYTES, MAX_QUALIFIED_ID, MAX_RUN_REF } from './limits.js';
 import { MessageSchema } from './message.js';
+import { MAX_RUN_MESSAGES } from './run-message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
 import { StreamGraceMsSchema } from './stream-grace.js';
@@ -37,6 +38,8 @@ export const RunCarrySchema = z
       .object({ count: z.number().int().nonnegative(), digest: z.string().max(64) })
       .strict()
       .optional(),
+    /** The ids of the messages the run took (see run-message-queue.ts): one sent again is not taken twice. */
+    messageIds: z.array(z.string().min(1).max(MAX_ID)).max(MAX_RUN_MESSAGES).optional(),
   })
   .strict();
 export type RunCarry = z.infer<typeof RunCarrySchema>;

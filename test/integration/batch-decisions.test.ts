@@ -48,9 +48,18 @@ const vaultAgent = defineAgent({
   },
 });
 
+/** Delegates refunds: a refund waits in the sub-agent's run and, qualified, on this one. */
+const batchBoss = defineAgent({
+  id: 'batch-boss',
+  name: 'Boss',
+  instructions: 'You delegate.',
+  model: 'scripted',
+  agents: { refunds: batchAgent },
+});
+
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([batchAgent, vaultAgent]);
+  w = await startWorker([batchAgent, vaultAgent, batchBoss]);
 });
 afterAll(async () => w?.stop());
 
@@ -117,11 +126,27 @@ describe('batch decisions by predicate', () => {
     expect((await w.client.getRun(runId)).status).toBe('suspended');
 
     const gus = { id: 'gus', roles: ['approver'], tenant: globex };
-    const across = w.client.decideBatch({ kind: 'approve', toolName: 'refund', resourceId: acme, principal: gus });
+    const across = w.client.decideBatch({
+      kind: 'approve',
+      toolName: 'refund',
+      where: ['amount<=50'],
+      resourceId: acme,
+      principal: gus,
+    });
     await expect(across).rejects.toThrow(InvalidInputError);
     await expect(across).rejects.toThrow(/decides in tenant globex-.* only/);
-    const own = await w.client.decideBatch({ kind: 'approve', toolName: 'refund', principal: gus }, { dryRun: true });
+    const own = await w.client.decideBatch(
+      { kind: 'approve', toolName: 'refund', where: ['amount<=50'], principal: gus },
+      { dryRun: true },
+    );
     expect([...own.decided, ...own.refused].map((c) => c.runId)).not.toContain(runId);
+    // An operator of every tenant is confined to none: naming one narrows the batch to it.
+    const root = { id: 'root', roles: ['approver'], tenant: '*' };
+    const all = await w.client.decideBatch(
+      { kind: 'approve', toolName: 'refund', where: ['to=e@example.com'], resourceId: acme, principal: root },
+      { dryRun: true },
+    );
+    expect(all.decided.map((c) => c.runId)).toEqual([runId]);
   });
 
   it('refuses a request it cannot read, naming what is wrong', async () => {
@@ -132,7 +157,11 @@ describe('batch decisions by predicate', () => {
     await expect(
       w.client.decideBatch({ ...batch, where: [{ path: 'amount', op: 'lte', value: 5, or: 1 } as never] }),
     ).rejects.toThrow(/unknown option "or"|unknown key "or"/);
-    await expect(w.client.decideBatch({ ...batch, reason: 'no' })).rejects.toThrow(/reason: goes with decline only/);
+    await expect(w.client.decideBatch({ ...batch, where: ['amount<=5'], reason: 'no' })).rejects.toThrow(
+      /reason: goes with decline only/,
+    );
+    // Every waiting refund is not a batch anyone sends by leaving the conditions out.
+    await expect(w.client.decideBatch(batch)).rejects.toThrow(/where: names at least one condition/);
     await expect(w.client.decideBatch({ ...batch, tool: 'refund' } as never)).rejects.toThrow(/"tool"/);
     await expect(w.client.decideBatch(batch, { dry: true } as never)).rejects.toThrow(/"dry"/);
   });
@@ -185,5 +214,28 @@ describe('batch decisions by predicate', () => {
       expect.objectContaining({ runId: run.runId, args: { amount: 5, account: '****' } }),
     ]);
     expect(JSON.stringify(shown)).not.toContain('123456');
+  });
+  it('decides a call below a supervisor once, on the top run, by its qualified id', async () => {
+    const paused = await w.client.generate('batch-boss', 'refund s', {
+      model: 'scripted',
+      resourceId: acme,
+      principal: clerk,
+      script: [{ toolCalls: [{ toolName: 'agent-refunds', args: { prompt: 'refund' } }] }, { text: 'Boss done.' }],
+      subAgentOptions: {
+        refunds: {
+          script: [{ toolCalls: [{ toolName: 'refund', args: { amount: 3, to: 's@example.com' } }] }, { text: 'ok' }],
+        },
+      },
+    } as never);
+    expect(paused.finishReason).toBe('suspended');
+    const done = await w.client.decideBatch({
+      kind: 'approve',
+      toolName: 'refund',
+      where: ['to=s@example.com'],
+      principal: ann,
+    });
+    expect(done.refused).toEqual([]);
+    expect(done.decided).toEqual([expect.objectContaining({ runId: paused.runId, toolCallId: 'call-0-0/call-0-0' })]);
+    expect((await w.client.result(paused.runId)).text).toBe('Boss done.');
   });
 });

@@ -109,6 +109,25 @@ describe('a message sent to a run while it works', () => {
     ]);
   });
 
+  // Found by a review: the ids taken were not handed over, so a retry (or a signed message replayed from
+  // the old history) after a continue-as-new was shown to the model a second time.
+  it('is taken once across a continue-as-new: sent again after the hand-over, it is answered as taken', async () => {
+    toolLatch = latch();
+    const slow = { toolCalls: [{ toolName: 'slow', args: {} }] };
+    const { runId } = await start([slow, slow, { text: 'Done.' }], { continueAsNewEvery: 1 });
+    await waitFor('the first tool to run', async () => (toolLatch.entered ? true : undefined));
+    await w.client.sendMessage(runId, 'also check the cellar', { principal: member, messageId: 'm-can' });
+    const first = toolLatch;
+    toolLatch = latch();
+    first.open();
+    await waitFor('the second tool to run, after the hand-over', async () => (toolLatch.entered ? true : undefined));
+    const again = await w.client.sendMessage(runId, 'also check the cellar', { principal: member, messageId: 'm-can' });
+    expect(again).toEqual({ messageId: 'm-can', position: 0 });
+    toolLatch.open();
+    const result = await w.client.result(runId);
+    expect(lines(result).filter((l) => l === 'user: also check the cellar')).toHaveLength(1);
+  });
+
   it('gets one more step when the model stopped while it came', async () => {
     modelLatch = latch();
     const { runId } = await start([{ text: 'Nothing found.' }, { text: 'The cellar is empty too.' }]);

@@ -57,6 +57,10 @@ describe('which calls a batch takes', () => {
   it('never coerces: a missing value, a string number or a suspension is not taken', () => {
     expect(inBatch(acme, call({ amount: '5', to: 'a@example.com' }), filter)).toBe(false);
     expect(inBatch(acme, call({ to: 'a@example.com' }), filter)).toBe(false);
+    const notThat: BatchFilter = { toolName: 'refund', where: [parseCondition('account!=12345')] };
+    expect(inBatch(acme, call({ account: '12345' }), notThat)).toBe(false);
+    expect(inBatch(acme, call({ account: 12345 }), notThat)).toBe(false);
+    expect(inBatch(acme, call({ account: 54321 }), notThat)).toBe(true);
     expect(inBatch(acme, call({ amount: 5, to: 'a@example.com' }, { kind: 'suspend' }), filter)).toBe(false);
     const inherited = call(Object.create({ amount: 1, to: 'a@example.com' }) as object);
     expect(inBatch(acme, inherited, filter)).toBe(false);

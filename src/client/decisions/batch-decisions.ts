@@ -12,7 +12,7 @@ import {
   shownArgs,
   type BatchCondition,
 } from '../../approvals/batch.js';
-import { canRead, tenantCheck } from '../../approvals/access.js';
+import { canRead, confinedTenant, tenantCheck } from '../../approvals/access.js';
 import { judgeDecision } from '../../approvals/rules.js';
 import { InvalidInputError } from '../../errors.js';
 import { rejectUnknownKeys } from '../../options.js';
@@ -100,15 +100,21 @@ export async function decideBatch(
   if (resourceId !== undefined) checkInput('resourceId', IdSchema, resourceId);
   const where = conditions(request.where);
   const only = fingerprintSet(request.fingerprints);
+  // "Every waiting refund" is a batch nobody should send by leaving a flag out.
+  if (where.length === 0 && only === undefined) {
+    throw new InvalidInputError('where', 'names at least one condition (or give the fingerprints of a preview)');
+  }
   const principal = principalOf(request.principal ?? actor.principal, ctx.temporal.options.identity);
   // A principal of a tenant decides in its own tenant only: its batch looks nowhere else.
-  if (principal?.tenant && resourceId !== undefined && resourceId !== principal.tenant) {
+  // An operator of every tenant (`*`) is confined to none: a resourceId narrows its batch.
+  const confined = confinedTenant(principal);
+  if (confined !== undefined && resourceId !== undefined && resourceId !== confined) {
     throw new InvalidInputError(
       'resourceId',
-      `is ${resourceId}, but ${principal.id} decides in tenant ${principal.tenant} only`,
+      `is ${resourceId}, but ${principal!.id} decides in tenant ${confined} only`,
     );
   }
-  const tenant = principal?.tenant ?? resourceId;
+  const tenant = confined ?? resourceId;
   const runs = await listRuns(ctx, {
     status: 'suspended',
     ...(agentId !== undefined ? { agentId } : {}),
@@ -117,8 +123,11 @@ export async function decideBatch(
   });
   const filter = { toolName, ...(agentId !== undefined ? { agentId } : {}), ...(tenant ? { resourceId: tenant } : {}) };
   // Runs the principal may not read are left out unnamed: a batch tells nobody of a run they cannot read.
+  // A sub-agent's run (`<parent>::<call>`) shows its calls on the top run too, qualified: it is decided
+  // there, once, not also in the sub-agent's run.
   const readable = (run: (typeof runs)[number]) =>
     !run.unreadable &&
+    !run.runId.includes('::') &&
     tenantCheck(principal, run.resourceId).allowed &&
     canRead(run.read, run, principal).allowed &&
     (mayRead?.(run) ?? true);

@@ -36,6 +36,7 @@ export async function continueRun(state: RunState, input: RunInput, spec: AgentS
 /** What a continuation of this run needs besides the conversation; call it once nothing waits. */
 export function handOver(state: RunState): HandOver {
   const { conversation, ledger, thread, threadKey, wire } = state;
+  const messageIds = state.messages.carried();
   return {
     steps: [...conversation.steps],
     decisions: ledger.trail.all().slice(-MEMO_DECISIONS),
@@ -46,5 +47,6 @@ export function handOver(state: RunState): HandOver {
     ...(thread?.workingMemory !== undefined ? { workingMemory: thread.workingMemory } : {}),
     ...(threadKey ? { threadKey } : {}),
     ...(wire.sent ? { sent: wire.sent } : {}),
+    ...(messageIds.length > 0 ? { messageIds } : {}),
   };
 }

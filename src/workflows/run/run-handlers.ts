@@ -58,12 +58,7 @@ export function serveRun(state: RunState, input: RunInput | undefined): void {
       if (!checked.success) throw refusedUpdate(`runMessage refused: ${clip(String(checked.error), 300)}`);
       messageAdmitted(state, checked.data);
       // Where decisions must be signed, so must messages: the principal a message names steers the model.
-      if (state.setup.signedDecisions && !checked.data.signature) {
-        throw ApplicationFailure.nonRetryable(
-          `run ${runId} takes signed messages only (its worker has decision keys): send it with a signing key`,
-          'NotAllowed',
-        );
-      }
+      if (state.setup.signedDecisions) signedMessageShape(runId, checked.data);
     },
   });
   setHandler(nextPauseUpdate, (request) => nextPause(state, request), {
@@ -101,6 +96,21 @@ async function receiveDecision(state: RunState, kind: DecisionKind, raw: unknown
     if (!check.ok) return state.refuse(kind, parsed.data, 'InvalidSignature', check.reason);
   }
   state.decide(kind, raw);
+}
+
+/**
+ * What the validator checks of a signed message before its signature is checked: that it has one, made
+ * for this run and not expired. A forged one that fails here costs the run no history at all.
+ */
+function signedMessageShape(runId: string, request: RunMessageRequest): void {
+  const { signature } = request;
+  const refuse = (why: string) => {
+    throw ApplicationFailure.nonRetryable(`the message is refused: ${why}`, 'NotAllowed');
+  };
+  if (!signature) {
+    refuse(`run ${runId} takes signed messages only (its worker has decision keys): send it with a signing key`);
+  } else if (signature.runId !== runId) refuse(`the signature is for run ${signature.runId}, not this one`);
+  else if (Date.parse(signature.expiresAt) <= Date.now()) refuse(`the signature expired at ${signature.expiresAt}`);
 }
 
 /** Refuses (as the update's failure) a message the run does not take now. */

@@ -7,13 +7,13 @@ import type { AccessRule, Principal } from '../../schemas/access.js';
 import { jsonBytes, kib } from '../../schemas/limits.js';
 import {
   MAX_QUEUED_MESSAGES,
+  MAX_RUN_MESSAGES,
   type RunMessageAck,
   type RunMessageRefusal,
   type RunMessageRequest,
 } from '../../schemas/run-message.js';
 
-/** How many messages one run takes in all: each is in its history. */
-export const MAX_RUN_MESSAGES = 500;
+export { MAX_RUN_MESSAGES } from '../../schemas/run-message.js';
 
 /** Whose run it is to steer: who may start the agent's runs (unset: anyone), its tenant, its starter. */
 export interface MessagePolicy {
@@ -45,6 +45,11 @@ type Refusal = { type: RunMessageRefusal; message: string };
 export class RunMessageQueue {
   private queued: RunMessageRequest[] = [];
   private readonly taken = new Map<string, RunMessageAck>();
+  /**
+   * The ids of messages taken before the run continued as new: sent again (a retry, or a signed message
+   * replayed from the old history), they are answered as taken and not queued twice.
+   */
+  private readonly before = new Set<string>();
   /** Set once the agent's spec is known: before, nobody can tell who may steer the run. */
   private policy: MessagePolicy | undefined;
   /** Set when no later step would show a message: the last step, or after the steps. */
@@ -79,7 +84,7 @@ export class RunMessageQueue {
     }
     // Sent again (a retry), a message taken already is taken again, whatever the run does now; but only
     // from one who may steer the run, so that an id is no pass.
-    if (this.taken.has(request.messageId)) return undefined;
+    if (this.taken.has(request.messageId) || this.before.has(request.messageId)) return undefined;
     if (gate.ended) return ended;
     if (this.closed) return this.closed;
     if (gate.waitingOn.length > 0) {
@@ -117,10 +122,22 @@ export class RunMessageQueue {
   add(request: RunMessageRequest): RunMessageAck {
     const earlier = this.taken.get(request.messageId);
     if (earlier) return earlier;
+    // Shown to the model in the run before the hand-over: it waits for no step here.
+    if (this.before.has(request.messageId)) return { messageId: request.messageId, position: 0 };
     this.queued.push(request);
     const ack = { messageId: request.messageId, position: this.queued.length };
     this.taken.set(request.messageId, ack);
     return ack;
+  }
+
+  /** The ids the run before a continue-as-new took, handed over. */
+  carryOver(ids: readonly string[]): void {
+    for (const id of ids) this.before.add(id);
+  }
+
+  /** The ids a continuation must know (the most recent, within the bound of one execution's messages). */
+  carried(): string[] {
+    return [...this.before, ...this.taken.keys()].slice(-MAX_RUN_MESSAGES);
   }
 
   /** Whether a message waits for the next step. */

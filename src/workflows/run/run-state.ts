@@ -100,6 +100,7 @@ export class RunState {
       agentId,
     );
     if (carry) this.version = carry.version;
+    this.messages.carryOver(carry?.messageIds ?? []);
     this.lean = takes('leanHistory');
     this.wire = new ConversationWire(takes('conversationByReference'), carry?.sent);
     this.writes = new MirrorWrites(this.mirror, this, this.lean);

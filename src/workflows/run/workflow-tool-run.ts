@@ -115,7 +115,9 @@ function suspensionProblem(suspension: ReadSuspension, spec: AgentSpec): string 
     deadlineMs !== undefined &&
     !(Number.isInteger(deadlineMs) && Number(deadlineMs) >= MIN_DEADLINE_MS && Number(deadlineMs) <= MAX_DEADLINE_MS)
   ) {
-    return `a deadline of ${JSON.stringify(deadlineMs)?.slice(0, 40)} ms, which is not between 1 second and 365 days`;
+    // Described without JSON.stringify, which throws on what a custom payload converter may make (a BigInt).
+    const shown = typeof deadlineMs === 'number' ? String(deadlineMs) : `a ${typeof deadlineMs}`;
+    return `a deadline of ${shown} ms, which is not between 1 second and 365 days`;
   }
   const max = (spec.payloadLimits ?? INLINE_PAYLOAD_LIMITS).maxToolOutputBytes;
   const bytes = jsonBytes(suspension.payload);
