@@ -146,11 +146,17 @@ function addBatchCommand(program: Command, { connect, print }: CommandContext): 
       collect,
       [],
     )
+    .option(
+      '--fingerprint <sha256>',
+      'only the call with this fingerprint, as a dry run listed it (repeat); none that began to wait since',
+      collect,
+      [],
+    )
     .option('--reason <text>', "with decline: why; each run's model sees it")
     .option('--note <text>', "a free-text note for each decision's trail (a ticket)")
     .option('--dry-run', 'send nothing: list what would be decided and what refused')
     .option('--json', 'machine-readable output')
-    .action(async (kind: string, o: Flags & { where: string[] }, cmd: Command) => {
+    .action(async (kind: string, o: Flags & { where: string[]; fingerprint: string[] }, cmd: Command) => {
       if (kind !== 'approve' && kind !== 'decline') {
         throw new RequestRefusedError('OptionNotAllowed', `batch takes approve or decline, not "${kind}"`);
       }
@@ -163,6 +169,7 @@ function addBatchCommand(program: Command, { connect, print }: CommandContext): 
           ...(o.agent ? { agentId: o.agent as string } : {}),
           ...(o.resource ? { resourceId: o.resource as string } : {}),
           where: o.where,
+          ...(o.fingerprint.length > 0 ? { fingerprints: o.fingerprint } : {}),
           ...(typeof o.reason === 'string' ? { reason: o.reason } : {}),
           ...(typeof o.note === 'string' ? { by: o.note } : {}),
           ...(identified ? {} : { principal: as }),

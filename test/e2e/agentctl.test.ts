@@ -143,11 +143,17 @@ it('approves in a batch every waiting call its conditions take, after a dry run,
   expect(anonymous).toMatchObject({ code: 2, stderr: expect.stringMatching(/^agentctl: say who decides/) });
   const dry = await ctl(['--as', 'ops', ...batch, '--dry-run', '--json']);
   expect(dry.code).toBe(0);
-  expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, decided: [{ runId, toolCallId: 'call-0-0' }] });
-  const done = await ctl(['--as', 'ops', ...batch]);
+  const preview = JSON.parse(dry.stdout) as { decided: Array<{ runId: string; fingerprint: string }> };
+  expect(preview).toMatchObject({ dryRun: true, decided: [{ runId, toolCallId: 'call-0-0' }] });
+  // A call that begins to wait after the dry run is not decided with what it listed.
+  const second = await ctl(['start', 'toolbox-agent', '--prompt', 'go', '--script', script, '--json']);
+  const secondRun = (JSON.parse(second.stdout) as RunResult).runId;
+  const done = await ctl(['--as', 'ops', ...batch, '--fingerprint', preview.decided[0]!.fingerprint]);
   expect(done).toMatchObject({ code: 0 });
   expect(done.stdout).toContain(`approved guarded call-0-0 on run ${runId} {"target":"${target}"}`);
   expect(done.stdout).toMatch(/^1 decided, 0 refused$/m);
+  const rest = await ctl(['--as', 'ops', ...batch]);
+  expect(rest.stdout).toContain(`approved guarded call-0-0 on run ${secondRun}`);
   expect((await ctl(['--as', 'ops', ...batch])).stdout).toMatch(/^0 decided, 0 refused$/m);
 
   // Carl started this one: his batch takes it, and the run's rule refuses him (no self-approval).
