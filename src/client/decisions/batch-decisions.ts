@@ -13,7 +13,6 @@ import {
   type BatchCondition,
 } from '../../approvals/batch.js';
 import { canRead, confinedTenant, tenantCheck } from '../../approvals/access.js';
-import { judgeDecision } from '../../approvals/rules.js';
 import { InvalidInputError } from '../../errors.js';
 import { rejectUnknownKeys } from '../../options.js';
 import type { JsonValue } from '../../schemas/json.js';
@@ -22,7 +21,7 @@ import { checkInput } from '../checks.js';
 import type { ClientActor, ClientContext } from '../context.js';
 import { principalOf, type PrincipalInput } from '../identity.js';
 import { listRuns, type RunInfo } from '../runs/runs.js';
-import { readableRun, sendDecision } from './decisions.js';
+import { checkedDecision, sendDecision } from './decisions.js';
 
 /** What a batch decides: see `AgentClient.decideBatch`. */
 export interface BatchDecisionRequest {
@@ -157,15 +156,9 @@ export async function decideBatch(
     };
     try {
       if (dryRun) {
-        const info = await readableRun(ctx, run.runId, principal);
-        const decided = new Map(
-          info.decisions.filter((d) => d.accepted && d.toolCallId).map((d) => [d.toolCallId!, d]),
-        );
-        const check = judgeDecision(kind, target, info.pendingToolCalls, decided, info);
-        if (!check.accepted) outcome.refused.push({ ...shown, type: check.type, message: check.message });
-        else if (call.expiresAt && Date.parse(call.expiresAt) <= Date.now()) {
-          outcome.refused.push({ ...shown, type: 'AlreadyDecided', message: `it expired at ${call.expiresAt}` });
-        } else outcome.decided.push(shown);
+        // Every check a decision of this call would pass, and nothing sent.
+        await checkedDecision(ctx, kind, target, actor.signingKey);
+        outcome.decided.push(shown);
       } else {
         const sent = await sendDecision(ctx, kind, target, actor.signingKey);
         outcome.decided.push({ ...shown, decisionId: sent.decisionId });

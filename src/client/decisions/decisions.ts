@@ -93,9 +93,46 @@ export interface SentDecision {
 export async function sendDecision(
   ctx: ClientContext,
   kind: DecisionKind,
-  target: Omit<Decision, 'principal'> & { principal: Principal | undefined },
+  given: DecisionInput,
   signingKey?: SigningKey,
 ): Promise<SentDecision> {
+  const checked = await checkedDecision(ctx, kind, given, signingKey);
+  kind = checked.kind;
+  const { call, ...target } = checked.target;
+  // A signed decision names the call and its fingerprint as the signer saw them.
+  const fingerprint = target.fingerprint ?? (signingKey ? call.fingerprint : undefined);
+  const unsigned: DecisionSignal = {
+    decisionId: randomUUID(),
+    ...signalFields({ ...target, toolCallId: call.toolCallId, fingerprint }, kind),
+    sentAt: new Date().toISOString(),
+  };
+  const decision = signingKey
+    ? signDecision(signingKey, kind, unsigned, { runId: target.runId, toolCallId: call.toolCallId })
+    : unsigned;
+  try {
+    await ctx.temporal.workflow.getHandle(target.runId).signal(decisionSignals[kind], decision);
+  } catch (err) {
+    // The run closed between the check and the signal.
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    throw new RunNotWaitingError(target.runId, (await getRun(ctx, target.runId)).workflowStatus.toLowerCase());
+  }
+  return { decisionId: decision.decisionId, runId: target.runId, kind, call };
+}
+
+type DecisionInput = Omit<Decision, 'principal'> & { principal: Principal | undefined };
+type CheckedTarget = DecisionInput & { call: PendingToolCall };
+
+/**
+ * Every check a decision passes before it is sent, against the run as Temporal shows it: its form, who
+ * may read the run, whether it waits, the call and its rules, a deadline, resume data. Throws the
+ * refusal; sends nothing. A batch's dry run asks this for each call, so it refuses what a decision would.
+ */
+export async function checkedDecision(
+  ctx: ClientContext,
+  kind: DecisionKind,
+  target: DecisionInput,
+  signingKey?: SigningKey,
+): Promise<{ kind: DecisionKind; target: CheckedTarget }> {
   // A key given as undefined carries nothing; any other this kind does not take is refused by name.
   const given = Object.fromEntries(Object.entries(target).filter(([, value]) => value !== undefined));
   rejectUnknownKeys(`${kind} decision`, given, DECISION_KEYS[kind]);
@@ -123,24 +160,7 @@ export async function sendDecision(
   if (signingKey && !target.principal) {
     throw new RequestRefusedError('IdentityRequired', 'a signed decision names who decides: give a principal');
   }
-  // A signed decision names the call and its fingerprint as the signer saw them.
-  const fingerprint = target.fingerprint ?? (signingKey ? call.fingerprint : undefined);
-  const unsigned: DecisionSignal = {
-    decisionId: randomUUID(),
-    ...signalFields({ ...target, toolCallId: call.toolCallId, fingerprint }, kind),
-    sentAt: new Date().toISOString(),
-  };
-  const decision = signingKey
-    ? signDecision(signingKey, kind, unsigned, { runId: target.runId, toolCallId: call.toolCallId })
-    : unsigned;
-  try {
-    await ctx.temporal.workflow.getHandle(target.runId).signal(decisionSignals[kind], decision);
-  } catch (err) {
-    // The run closed between the check and the signal.
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    throw new RunNotWaitingError(target.runId, (await getRun(ctx, target.runId)).workflowStatus.toLowerCase());
-  }
-  return { decisionId: decision.decisionId, runId: target.runId, kind, call };
+  return { kind, target: { ...target, call } };
 }
 
 /**
