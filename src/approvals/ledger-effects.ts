@@ -3,6 +3,7 @@
  * decision hands to the call that waits on it. Pure types; sandbox-safe.
  */
 import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
+import type { ReceiptEvidence } from './receipts.js';
 
 /**
  * An accepted decision, handed to the call that waits on it; `expire` when the call's approval
@@ -12,6 +13,8 @@ export interface Resolution {
   kind: DecisionKind | 'expire';
   decision: DecisionSignal;
   record: DecisionRecord;
+  /** What the decision's receipt binds (a resume's is made once the tool has checked the data). */
+  evidence?: ReceiptEvidence;
 }
 
 /**

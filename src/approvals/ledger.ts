@@ -10,7 +10,6 @@ import {
   type DecisionRecord,
   type DecisionSignal,
   type PendingToolCall,
-  type RefusalSummary,
   type RefusalType,
 } from '../schemas/decisions.js';
 import type { AccessPolicy } from '../schemas/access.js';
@@ -19,8 +18,9 @@ import { decisionRecord, salvage } from './decision-record.js';
 import { toolCallFingerprint } from './fingerprint.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
 import { OwnCalls, type Waiting } from './own-calls.js';
+import { decisionEvidence, type ReceiptEvidence } from './receipts.js';
 import { SubAgentCalls } from './sub-agent-calls.js';
-import { DecisionTrail } from './trail.js';
+import { DecisionTrail, type CarriedTrail } from './trail.js';
 import { judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
 
 /** Where the ledger's rules changed with a release: whether the run takes each change (default: yes). */
@@ -38,6 +38,8 @@ export class ApprovalLedger {
   private readonly subAgents: SubAgentCalls;
   /** The decisions taken, the refusals, and what the run did itself. */
   readonly trail: DecisionTrail;
+  /** What the receipts of decisions passed down to sub-agents bind, until their verdicts come back. */
+  private readonly forwarded = new Map<string, ReceiptEvidence>();
   /** Set once the run has ended; decisions are then refused. */
   private ended: string | undefined;
   /** The agent's access policy, and who started the run in which tenant. */
@@ -46,17 +48,17 @@ export class ApprovalLedger {
 
   /**
    * @param runId this run's id: a sub-agent's reports must come from `<runId>::<delegating call>`
-   * @param carried the trail and refusals a run that continued as new carries over
+   * @param carried the trail, refusals and receipts' head a run that continued as new carries over
    * @param deadlinesFirst whether a decision that arrives once a call's deadline has passed meets the
    *   deadline first (escalated, or expired and then refused as late); asked only when that happens, so
    *   that a run can answer it with a patch (runs from before took such a decision)
    */
   constructor(
     private readonly runId: string,
-    carried: { trail?: DecisionRecord[]; refusals?: RefusalSummary } = {},
+    carried: CarriedTrail = {},
     private readonly patches: LedgerPatches = {},
   ) {
-    this.trail = new DecisionTrail(carried);
+    this.trail = new DecisionTrail(runId, carried);
     this.own = new OwnCalls(this.trail, patches.deadlinesFirst ?? (() => true));
     this.subAgents = new SubAgentCalls(runId);
   }
@@ -154,6 +156,7 @@ export class ApprovalLedger {
         ? undefined
         : { args, fingerprint: toolCallFingerprint({ runId: this.runId, toolCallId, toolName, args }) };
     const record = decisionRecord(kind, decision, at, check, approved);
+    const evidence = decisionEvidence(kind, decision, call);
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(toolCallId, record);
     const hop = call.path[0];
@@ -161,6 +164,7 @@ export class ApprovalLedger {
       // The call waits in a sub-agent's run: pass the decision down; its verdict comes back in a report.
       // The stream grace period is the business of the run the caller reads, so it does not go down.
       this.subAgents.forward(decision.decisionId, call);
+      this.forwarded.set(decision.decisionId, evidence);
       const { streamGraceMs, ...down } = decision;
       const inner = toolCallId.slice(hop.viaToolCallId.length + 1);
       const decisionDown = { ...down, toolCallId: inner };
@@ -168,8 +172,8 @@ export class ApprovalLedger {
     }
     this.own.remove(call);
     return [
-      ...(kind === 'resume' ? [] : this.record(record)),
-      { type: 'resolve', toolCallId, resolution: { kind, decision, record } },
+      ...(kind === 'resume' ? [] : this.record(record, evidence)),
+      { type: 'resolve', toolCallId, resolution: { kind, decision, record, evidence } },
       { type: 'change' },
       { type: 'notify', notice: { event: 'decided', call, record } },
     ];
@@ -190,7 +194,7 @@ export class ApprovalLedger {
           refusal: { type: 'InvalidResumeData', message: truncate(rejection, 1000) },
         }
       : resolution.record;
-    return this.record(record);
+    return this.record(record, resolution.evidence);
   }
 
   /** A sub-agent starts: from now on its reports are taken. */
@@ -231,6 +235,7 @@ export class ApprovalLedger {
   forwardFailed(decisionId: string, message: string): LedgerEffect[] {
     const call = this.subAgents.settle(decisionId);
     if (!call) return [];
+    this.forwarded.delete(decisionId);
     const record = this.decided.get(call.toolCallId);
     if (record?.decisionId === decisionId) this.decided.delete(call.toolCallId);
     return record ? this.record({ ...record, accepted: false, refusal: { type: 'UnknownToolCall', message } }) : [];
@@ -241,6 +246,7 @@ export class ApprovalLedger {
     this.ended = status;
     this.own.clear();
     this.subAgents.clear();
+    this.forwarded.clear();
     return [{ type: 'change' }];
   }
 
@@ -251,11 +257,13 @@ export class ApprovalLedger {
     if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) {
       this.decided.delete(call.toolCallId);
     }
-    return this.record({ ...verdict, toolCallId: call.toolCallId });
+    const evidence = this.forwarded.get(verdict.decisionId);
+    this.forwarded.delete(verdict.decisionId);
+    return this.record({ ...verdict, toolCallId: call.toolCallId }, evidence);
   }
 
-  private record(record: DecisionRecord): LedgerEffect[] {
-    return this.trail.record(record);
+  private record(record: DecisionRecord, evidence?: ReceiptEvidence): LedgerEffect[] {
+    return this.trail.record(record, evidence);
   }
 
   private get decided(): Map<string, DecisionRecord> {

@@ -8,6 +8,7 @@ import type { PendingToolCall } from '../schemas/decisions.js';
 import { callAccess } from './access.js';
 import { deadlineRecord, escalated, hasDeadlines, overdue } from './deadline.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
+import { deadlineEvidence } from './receipts.js';
 import type { DecisionTrail } from './trail.js';
 
 /** The part of a pending call the waiting tool call gives; the rest comes from the model's call. */
@@ -77,7 +78,7 @@ export class OwnCalls {
     this.calls[index] = now;
     const record = deadlineRecord('escalate', call, at);
     return [
-      ...this.trail.record(record),
+      ...this.trail.record(record, deadlineEvidence('escalate', call)),
       { type: 'change' },
       { type: 'notify', notice: { event: 'escalated', call: now, record } },
     ];
@@ -95,7 +96,7 @@ export class OwnCalls {
     this.calls.splice(this.calls.indexOf(call), 1);
     const resolution: Resolution = { kind: 'expire', decision: { decisionId: record.decisionId }, record };
     return [
-      ...this.trail.record(record),
+      ...this.trail.record(record, deadlineEvidence('expire', call)),
       { type: 'resolve', toolCallId, resolution },
       { type: 'change' },
       { type: 'notify', notice: { event: 'expired', call, record } },

@@ -27,23 +27,47 @@ export function signedText(
   binding: SignatureBinding,
   expiresAt: string,
 ): string {
+  return signedTextOf(
+    {
+      kind,
+      decisionId: decision.decisionId,
+      fingerprint: decision.fingerprint ?? null,
+      principalId: decision.principal?.id ?? null,
+      data: decisionDataHash(decision),
+    },
+    binding,
+    expiresAt,
+  );
+}
+
+/** The text an approver signs, from what a receipt keeps of the decision (its data as a hash). */
+export function signedTextOf(
+  decision: { kind: string; decisionId: string; fingerprint: string | null; principalId: string | null; data: string },
+  binding: SignatureBinding,
+  expiresAt: string,
+): string {
+  return canonicalJson({
+    v: 1,
+    runId: binding.runId,
+    toolCallId: binding.toolCallId,
+    fingerprint: decision.fingerprint,
+    kind: decision.kind,
+    principal: decision.principalId,
+    expiresAt,
+    decisionId: decision.decisionId,
+    data: decision.data,
+  });
+}
+
+/** SHA-256 of what a decision carries (resume data, a result, changed arguments, a reason), as signed. */
+export function decisionDataHash(decision: Pick<DecisionSignal, 'resumeData' | 'result' | 'args' | 'reason'>): string {
   const data: JsonValue = {
     resumeData: decision.resumeData ?? null,
     result: decision.result ?? null,
     args: decision.args ?? null,
     reason: decision.reason ?? null,
   };
-  return canonicalJson({
-    v: 1,
-    runId: binding.runId,
-    toolCallId: binding.toolCallId,
-    fingerprint: decision.fingerprint ?? null,
-    kind,
-    principal: decision.principal?.id ?? null,
-    expiresAt,
-    decisionId: decision.decisionId,
-    data: sha256Hex(canonicalJson(data)),
-  });
+  return sha256Hex(canonicalJson(data));
 }
 
 /**

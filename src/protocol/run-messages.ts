@@ -11,6 +11,7 @@ import type { AutoResumeOutcome, AutoResumeRequest } from '../schemas/auto-resum
 import type { ChildReport, DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import { MAX_ID } from '../schemas/limits.js';
 import type { Message } from '../schemas/message.js';
+import type { ExecutionReceipts } from '../schemas/receipts.js';
 import type { RunMessageAck, RunMessageRequest } from '../schemas/run-message.js';
 import type { SentSetup } from './activities.js';
 import { defineQuery, defineSignal, defineUpdate } from './definitions.js';
@@ -46,6 +47,12 @@ export interface RunSnapshot {
 }
 
 export const runStateQuery = defineQuery<RunSnapshot>('runState');
+
+/**
+ * This execution's receipts (see approvals/receipts.ts): a run that continued as new has earlier ones
+ * in the executions before, which the client asks in turn. A query: it adds nothing to the history.
+ */
+export const receiptsQuery = defineQuery<ExecutionReceipts>('receipts');
 
 /** What the `conversation` query asks for: the first `count` messages of the run's conversation. */
 export const ConversationRequestSchema = z.object({ count: z.number().int().nonnegative() }).strict();

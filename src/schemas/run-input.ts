@@ -5,6 +5,7 @@ import { AgentSpecSchema } from './agent-spec.js';
 import { DecisionRecordSchema, RefusalSummarySchema } from './decisions.js';
 import { boundedJson, IdSchema, MAX_ID, MAX_PROGRESS_BYTES, MAX_QUALIFIED_ID, MAX_RUN_REF } from './limits.js';
 import { MessageSchema } from './message.js';
+import { ReceiptHeadSchema } from './receipts.js';
 import { MAX_RUN_MESSAGES } from './run-message.js';
 import { RunOptionsSchema } from './run-options.js';
 import { StepRecordSchema } from './run-result.js';
@@ -20,6 +21,8 @@ export const RunCarrySchema = z
     decisions: z.array(DecisionRecordSchema),
     /** What the run refused so far (runs from before kept refusals in `decisions`). */
     refusals: RefusalSummarySchema.optional(),
+    /** Where the run's receipts stand (runs from before receipts carry none: their chain starts again at 0). */
+    receipts: ReceiptHeadSchema.optional(),
     version: z.number(),
     /** The run stream's chunks (see `ChunkLog`; runs from before it carried a `WorkflowStreamState`). */
     stream: z.record(z.string(), z.unknown()),

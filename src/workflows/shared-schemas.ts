@@ -20,6 +20,7 @@ import * as limits from '../schemas/limits.js';
 import * as message from '../schemas/message.js';
 import * as modelRetry from '../schemas/model-retry.js';
 import * as modelStep from '../schemas/model-step.js';
+import * as receipts from '../schemas/receipts.js';
 import * as runInput from '../schemas/run-input.js';
 import * as runMessage from '../schemas/run-message.js';
 import * as runOptions from '../schemas/run-options.js';
@@ -54,6 +55,7 @@ warmSchemas(
   message,
   modelRetry,
   modelStep,
+  receipts,
   runInput,
   runMessage,
   runOptions,

@@ -41,6 +41,7 @@ export function handOver(state: RunState): HandOver {
     steps: [...conversation.steps],
     decisions: ledger.trail.all().slice(-MEMO_DECISIONS),
     refusals: ledger.trail.refused(),
+    receipts: ledger.trail.receipts.carried(),
     version: state.version,
     stream: state.stream.carry(),
     ...(thread ? { threadMessages: thread.prefix } : {}),

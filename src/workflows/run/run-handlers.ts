@@ -20,6 +20,7 @@ import {
   refusedUpdate,
   runMessageUpdate,
   NextPauseRequestSchema,
+  receiptsQuery,
   runStateQuery,
   type NextPauseRequest,
   type PauseSnapshot,
@@ -44,6 +45,7 @@ export function serveRun(state: RunState, input: RunInput | undefined): void {
   }
   setHandler(childReportSignal, (report) => state.childReport(report));
   setHandler(runStateQuery, () => state.snapshot());
+  setHandler(receiptsQuery, () => state.ledger.trail.receipts.view());
   setHandler(conversationQuery, (request) => state.wire.prefix(state.conversation.messages, request));
   setHandler(autoResumeUpdate, (request) => autoResume(state, request), {
     validator: (request) => {

@@ -88,7 +88,7 @@ export class RunState {
     this.stream = new RunStream(carry?.stream);
     this.ledger = new ApprovalLedger(
       runId,
-      { trail: carry?.decisions, refusals: carry?.refusals },
+      { trail: carry?.decisions, refusals: carry?.refusals, receipts: carry?.receipts },
       { deadlinesFirst: () => takes('deadlinesFirst'), boundedChecks: () => takes('boundedSchemaChecks') },
     );
     this.mirror = new RunMirror(runId, agentId, parent);
