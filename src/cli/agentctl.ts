@@ -8,6 +8,7 @@ import type { RunResult } from '../schemas/run-result.js';
 import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './common.js';
+import { addAuditCommands } from './audit.js';
 import { addDecisionCommands } from './decisions.js';
 import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
@@ -215,6 +216,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   addDecisionCommands(program, { connect, print });
   addToolCommands(program, { connect, print }, io);
   addThreadCommands(program, { connect, print });
+  addAuditCommands(program, { connect, print }, io);
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

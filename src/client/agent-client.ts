@@ -16,6 +16,8 @@ import type { AgentClientOptions, ClientBehaviour } from './client-options.js';
 import { ClientDecisions } from './client-decisions.js';
 import type { NextPauseAfter } from './decisions/waiting.js';
 import { AgentHandle } from './agent-handle.js';
+import type { ReceiptsTarget } from './runs/receipts.js';
+import type { Receipt } from '../schemas/receipts.js';
 import type { RunPrompt, StartOptions, StreamOptions } from './runs/run-input.js';
 import { subscribe, subscribeBatches, type RunStream } from './stream/run-stream.js';
 import { StreamFeeds } from './stream/stream-feed.js';
@@ -174,6 +176,22 @@ export class AgentClient extends ClientDecisions {
     rejectUnknownKeys('next', after, ['afterVersion', 'decisionId']);
     const { nextResult } = await import('./decisions/waiting.js');
     return nextResult(this.ctx, runId, after);
+  }
+
+  /**
+   * The receipts of a run's decisions, oldest first (see docs/guides/receipts.md): each chained to the one
+   * before by its hash, as `agentctl audit export` writes them. Or those taken between `since` and `until`
+   * in every run (of `resourceId` only, when given; at most `limit` runs). A worker of the runs' agents
+   * answers; `ReceiptsUnavailableError` when none does.
+   */
+  async receipts(target: ReceiptsTarget): Promise<Receipt[]> {
+    const { receiptsBetween, runReceipts } = await import('./runs/receipts.js');
+    if ('runId' in target) {
+      rejectUnknownKeys('receipts', target, ['runId']);
+      return runReceipts(this.ctx, target.runId);
+    }
+    rejectUnknownKeys('receipts', target, ['since', 'until', 'resourceId', 'limit']);
+    return receiptsBetween(this.ctx, target);
   }
 
   /**

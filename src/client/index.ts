@@ -22,6 +22,8 @@ export type { DeepPartial } from './stream/run-stream.js';
 export type { ToolApprovalFunction } from '../approvals/policy.js';
 export type { ClientToolInput } from './runs/client-tools.js';
 export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './runs/runs.js';
+export type { ReceiptsTarget } from './runs/receipts.js';
+export type { Receipt } from '../schemas/receipts.js';
 export type { BuildInfo } from './runs/builds.js';
 export type { ModelStepRetry } from './runs/model-step.js';
 export { RunStream } from './stream/run-stream.js';

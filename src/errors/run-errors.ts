@@ -111,3 +111,21 @@ export class RunMessageRefusedError extends Error {
     super(`Run "${runId}" did not take the message (${type}): ${reason}`);
   }
 }
+
+/**
+ * A run's receipts could not be read: a worker of its agent answers the query that reads them (a
+ * finished execution is replayed to answer), and none did, or the run's worker is from a release before
+ * receipts.
+ */
+export class ReceiptsUnavailableError extends Error {
+  override readonly name = 'ReceiptsUnavailableError';
+  constructor(
+    readonly runId: string,
+    readonly reason: string,
+  ) {
+    super(
+      `The receipts of run "${runId}" could not be read: ${reason}. A worker of the run's agent answers the ` +
+        'query that reads them: start one on its task queue, then ask again.',
+    );
+  }
+}

@@ -25,7 +25,7 @@ export interface ApiRoute {
   /** Query parameters by name: what each means. */
   query?: Record<string, string>;
   /** What a success answers. */
-  answers: 'json' | 'sse' | 'html' | 'asset';
+  answers: 'json' | 'sse' | 'html' | 'asset' | 'ndjson';
 }
 
 const decision = (kind: string, what: string): ApiRoute => ({
@@ -91,6 +91,12 @@ export const API_ROUTES: ApiRoute[] = [
   },
   {
     method: 'get',
+    path: '/runs/:runId/receipts',
+    summary: "A run's receipts: the hash chain of its decisions, one JSON object a line (agentctl audit verify).",
+    answers: 'ndjson',
+  },
+  {
+    method: 'get',
     path: '/threads',
     summary: "A resource's threads.",
     query: { resourceId: 'default: the caller’s tenant' },
@@ -153,6 +159,7 @@ const CONTENT: Record<ApiRoute['answers'], string> = {
   sse: 'text/event-stream',
   html: 'text/html',
   asset: 'text/plain',
+  ndjson: 'application/x-ndjson',
 };
 
 /** The OpenAPI 3.1 document of the routes. */

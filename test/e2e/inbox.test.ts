@@ -9,6 +9,7 @@
  */
 import type { ServerType } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -225,6 +226,18 @@ describe('the approval inbox', () => {
     await eventually(() => entryOf(page, transfer.runId).count()).toBe(0);
     expect(await finishedTrail(transfer.runId)).toMatch(/approve · transfer call-0-0 · by bob/);
     expect(await outputOf(transfer.runId)).toEqual({ sent: 500, to: 'Mallory' });
+  });
+
+  it("downloads the decided run's receipts, as agentctl audit export writes them", async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      decidedOf(page, transfer.runId).getByRole('button', { name: 'Download receipts' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${transfer.runId}.receipts.jsonl`);
+    const text = await readFile((await download.path())!, 'utf8');
+    const receipts = await w.client.receipts({ runId: transfer.runId });
+    expect(text).toBe(receipts.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(receipts).toMatchObject([{ seq: 0, kind: 'approve', principal: { id: 'bob' } }]);
   });
 
   it('a resume form shows the server refusal, then sends a fitting answer', async () => {

@@ -202,6 +202,21 @@ describe('authentication and authorisation', () => {
     });
     await stillWaiting(paused.runId);
     await readSse(await approveAs('ann', paused));
+    // Its receipts likewise: the run's own tenant reads them, another tenant finds no run.
+    const receipts = await call('GET', `/runs/${paused.runId}/receipts`, 'tina');
+    expect(receipts.status).toBe(200);
+    expect(receipts.headers.get('content-type')).toBe('application/x-ndjson');
+    const lines = (await receipts.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toMatchObject([
+      { runId: paused.runId, seq: 0, kind: 'approve', principal: { id: 'ann', tenant: 'acme' } },
+    ]);
+    expect(await refusal(await call('GET', `/runs/${paused.runId}/receipts`, 'bert'))).toMatchObject({
+      status: 404,
+      type: 'RunNotFoundError',
+    });
   });
 
   it('lets only the agent’s approvers decide, never the run’s own starter, and writes no refusal into the run', async () => {

@@ -636,12 +636,26 @@ function track(runId) {
   if (decided.has(runId)) return;
   const status = el('p', { className: 'meta run-status' }, 'waiting for the run…');
   const trail = el('ol', { className: 'trail' });
-  const node = el('li', { className: 'entry decided' }, el('h3', {}, `run ${runId}`), status, trail);
+  const receipts = el('button', { type: 'button', className: 'receipts' }, 'Download receipts');
+  receipts.addEventListener('click', () => void downloadReceipts(runId, status));
+  const node = el('li', { className: 'entry decided' }, el('h3', {}, `run ${runId}`), status, trail, receipts);
   node.dataset.run = runId;
   decided.set(runId, { node, status, trail, closed: false });
   $('decided').prepend(node);
   $('decided-section').hidden = false;
   void refreshDecided(runId);
+}
+
+/** The run's receipts (docs/guides/receipts.md) saved as a file; fetched, since a link carries no bearer token. */
+async function downloadReceipts(runId, status) {
+  const res = await api(`/runs/${encodeURIComponent(runId)}/receipts`);
+  if (!res.ok) {
+    status.textContent = await errorOf(res);
+    return;
+  }
+  const url = URL.createObjectURL(await res.blob());
+  el('a', { href: url, download: `${runId}.receipts.jsonl` }).click();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 async function refreshDecided(runId, again = false) {

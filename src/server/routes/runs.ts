@@ -137,4 +137,12 @@ export function serveRunRoutes(
       refusals: info.refusals,
     });
   });
+
+  // Read as the trail is: who may read the run may read its receipts.
+  app.get('/runs/:runId/receipts', async (c) => {
+    const info = await access.readableRun(c.req.param('runId'), c.get('principal'));
+    const receipts = await client.receipts({ runId: info.runId });
+    const lines = receipts.map((receipt) => `${JSON.stringify(receipt)}\n`).join('');
+    return c.body(lines, 200, { 'content-type': 'application/x-ndjson' });
+  });
 }
