@@ -5,16 +5,9 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { JsonValue } from '../schemas/json.js';
+import { canonicalJson } from './canonical-json.js';
 
-/** JSON with object keys sorted at every level, so equal values always give the same text. */
-export function canonicalJson(value: JsonValue): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+export { canonicalJson };
 
 /** SHA-256 of a text, as hex. */
 export function sha256Hex(text: string): string {

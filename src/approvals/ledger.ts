@@ -109,7 +109,7 @@ export class ApprovalLedger {
    * sub-agent by forwarding it); refused, it is only recorded. A resume is recorded only once the
    * tool has checked the data ({@link resumeChecked}).
    */
-  decide(kind: DecisionKind, raw: unknown, at: string): LedgerEffect[] {
+  decide(kind: DecisionKind, raw: unknown, at: string, { signatureChecked = false } = {}): LedgerEffect[] {
     const parsed = safeParse(DecisionSignalSchema, raw);
     if (!parsed.success) {
       const check: DecisionCheck = {
@@ -142,11 +142,17 @@ export class ApprovalLedger {
     const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
     const check = judgeDecision(kind, decision, open, this.decided, this.run, this.patches.boundedChecks);
     if (!check.accepted) return [...deadlines, ...this.record(decisionRecord(kind, decision, at, check))];
-    return [...deadlines, ...this.accept(kind, decision, check.call, at)];
+    return [...deadlines, ...this.accept(kind, decision, check.call, at, signatureChecked)];
   }
 
   /** An accepted decision: resolved here, or passed down to the sub-agent whose run waits on the call. */
-  private accept(kind: DecisionKind, decision: DecisionSignal, call: PendingToolCall, at: string): LedgerEffect[] {
+  private accept(
+    kind: DecisionKind,
+    decision: DecisionSignal,
+    call: PendingToolCall,
+    at: string,
+    signatureChecked: boolean,
+  ): LedgerEffect[] {
     const check: DecisionCheck = { accepted: true, call };
     // Changed arguments get a fingerprint of their own where the call waits (a run below records its own).
     const args = call.path.length ? undefined : decision.args;
@@ -156,7 +162,7 @@ export class ApprovalLedger {
         ? undefined
         : { args, fingerprint: toolCallFingerprint({ runId: this.runId, toolCallId, toolName, args }) };
     const record = decisionRecord(kind, decision, at, check, approved);
-    const evidence = decisionEvidence(kind, decision, call);
+    const evidence = decisionEvidence(kind, decision, call, signatureChecked);
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(toolCallId, record);
     const hop = call.path[0];

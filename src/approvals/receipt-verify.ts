@@ -4,7 +4,7 @@
  * and each signature must hold under the approver's public key. Pure: the signature check is passed in.
  */
 import { ReceiptSchema, type Receipt } from '../schemas/receipts.js';
-import { receiptHash } from './receipts.js';
+import { receiptHash, receiptLine } from './receipts.js';
 import { acceptedBindings, signedTextOf } from './signed-decision.js';
 
 /**
@@ -15,7 +15,7 @@ export type SignatureCheck = (
   keyId: string,
   text: string,
   value: string,
-  principalId: string | null,
+  principal: Receipt['principal'],
 ) => string | 'valid';
 
 /** What a file of receipts showed, per run: how many, from which `seq`, to which head. */
@@ -41,6 +41,9 @@ export type Verification =
       reason: string;
       runs: VerifiedRun[];
     };
+
+/** The kinds that are a person's (or a client's) decision, signed where the worker takes signed ones only. */
+const DECIDED = new Set<Receipt['kind']>(['approve', 'decline', 'resume', 'result', 'resolve']);
 
 /** The text a receipt's signature covers, rebuilt from the receipt. */
 export function receiptSignedText(receipt: Receipt): string | undefined {
@@ -68,9 +71,9 @@ export interface VerifyOptions {
  * verify.
  */
 export function verifyReceipts(lines: string[], { checkSignature, partial = false }: VerifyOptions = {}): Verification {
-  const runs = new Map<string, VerifiedRun>();
+  const runs = new Map<string, VerifiedRun & { decisionIds: Set<string> }>();
   const seen = new Set<string>();
-  const summary = () => [...runs.values()];
+  const summary = (): VerifiedRun[] => [...runs.values()].map(({ decisionIds: _ids, ...run }) => run);
   for (const [index, text] of lines.entries()) {
     if (text.trim() === '') continue;
     const line = index + 1;
@@ -93,10 +96,17 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
     const receipt = parsed.data;
     if (receiptHash(receipt) !== receipt.hash)
       return fail('its hash is not the hash of its content: it was changed', receipt);
+    // One way to read each line: a key given twice (JSON.parse keeps the last) is not in the form.
+    if (text.trim() !== receiptLine(receipt)) {
+      return fail('it is not in the form export writes (canonical JSON: keys sorted, each once, no spaces)', receipt);
+    }
     // A receipt's hash covers its run and position: the same hash twice is one receipt given twice.
     if (seen.has(receipt.hash)) return fail('it repeats a receipt given before in the file', receipt);
     seen.add(receipt.hash);
     const run = runs.get(receipt.runId);
+    if (run?.decisionIds.has(receipt.decisionId)) {
+      return fail(`decision ${JSON.stringify(receipt.decisionId)} is in this run's receipts already`, receipt);
+    }
     if (run) {
       if (receipt.seq !== run.from + run.receipts) {
         return fail(
@@ -113,6 +123,15 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
     }
     const signature = receipt.signature;
     let checked = 0;
+    if (!signature && checkSignature && DECIDED.has(receipt.kind)) {
+      return fail(
+        'it has no signature; with --keys every decision must be signed (verify without --keys for unsigned runs)',
+        receipt,
+      );
+    }
+    if (signature?.fingerprint != null && signature.fingerprint !== receipt.fingerprint) {
+      return fail("its signature names another call's fingerprint than the receipt", receipt);
+    }
     if (signature && checkSignature) {
       const bound = receipt.toolCallId !== null ? acceptedBindings(receipt.runId, receipt.toolCallId) : [];
       if (!bound.some((b) => b.runId === signature.runId && b.toolCallId === signature.toolCallId)) {
@@ -121,19 +140,21 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
       }
       const signedText = receiptSignedText(receipt);
       if (signedText === undefined) return fail('it has a signature but no data hash to check it against', receipt);
-      const verdict = checkSignature(signature.keyId, signedText, signature.value, receipt.principal?.id ?? null);
+      const verdict = checkSignature(signature.keyId, signedText, signature.value, receipt.principal);
       if (verdict !== 'valid')
         return fail(`its signature (key ${JSON.stringify(signature.keyId)}) ${verdict}`, receipt);
       checked = 1;
     }
-    const entry = run ?? {
+    const entry: VerifiedRun & { decisionIds: Set<string> } = run ?? {
       runId: receipt.runId,
       receipts: 0,
       from: receipt.seq,
       head: '',
       signed: 0,
       signaturesChecked: 0,
+      decisionIds: new Set<string>(),
     };
+    entry.decisionIds.add(receipt.decisionId);
     entry.receipts++;
     entry.head = receipt.hash;
     entry.signed += signature ? 1 : 0;

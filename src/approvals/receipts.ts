@@ -6,10 +6,13 @@
  */
 import type { AccessRule } from '../schemas/access.js';
 import type { DecisionKind, DecisionRecord, DecisionSignal, PendingToolCall } from '../schemas/decisions.js';
-import type { JsonValue } from '../schemas/json.js';
+import { truncate, type JsonValue } from '../schemas/json.js';
+import { MAX_ID, MAX_QUALIFIED_ID, MAX_TEXT } from '../schemas/limits.js';
 import type { ExecutionReceipts, Receipt, ReceiptHead } from '../schemas/receipts.js';
 import { canonicalJson, sha256Hex } from './fingerprint.js';
 import { decisionDataHash } from './signed-decision.js';
+
+export { receiptLine } from './receipt-line.js';
 
 /** What a receipt takes from the decision and the call, beside the trail entry. */
 export interface ReceiptEvidence {
@@ -20,9 +23,17 @@ export interface ReceiptEvidence {
   signature: Receipt['signature'];
 }
 
-/** The evidence of a decision on a call: its fingerprint, its data, the rule, the signature. */
-export function decisionEvidence(kind: DecisionKind, decision: DecisionSignal, call: PendingToolCall): ReceiptEvidence {
-  const { signature } = decision;
+/**
+ * The evidence of a decision on a call: its fingerprint, its data, the rule, and the signature where the
+ * worker checked it (elsewhere a signature is whatever the sender wrote, and a receipt does not keep it).
+ */
+export function decisionEvidence(
+  kind: DecisionKind,
+  decision: DecisionSignal,
+  call: PendingToolCall,
+  signatureChecked: boolean,
+): ReceiptEvidence {
+  const signature = signatureChecked ? decision.signature : undefined;
   return {
     fingerprint: call.fingerprint,
     data: decisionDataHash(decision),
@@ -53,6 +64,11 @@ export function receiptHash(receipt: Omit<Receipt, 'hash'> | Receipt): string {
   return sha256Hex(canonicalJson(fields as unknown as JsonValue));
 }
 
+/** A SHA-256 in hex, or null: what a receipt's hash fields hold. */
+function hashOrNull(value: string | null | undefined): string | null {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value) ? value : null;
+}
+
 /** A run's chain of receipts, as this execution builds it (from the head an earlier one carried over). */
 export class ReceiptChain {
   private readonly receipts: Receipt[] = [];
@@ -65,35 +81,40 @@ export class ReceiptChain {
     this.head = from;
   }
 
-  /** The receipt of an accepted trail entry, chained to the last one. */
+  /**
+   * The receipt of an accepted trail entry, chained to the last one. A sub-agent's verdict comes in a
+   * signal whose sender nobody vouches for: whatever it holds, each field is bounded and each hash is one,
+   * so that the chain always fits its schema (a receipt that did not would fail every export of the run).
+   */
   append(record: DecisionRecord, evidence: ReceiptEvidence): Receipt {
     const principal = record.principal;
+    const text = (value: string | null | undefined, max: number) => (value == null ? null : truncate(value, max));
     const fields: Omit<Receipt, 'hash'> = {
       v: 1,
       runId: this.runId,
       seq: this.head.next,
       prev: this.head.hash,
-      decisionId: record.decisionId,
+      decisionId: truncate(record.decisionId, MAX_ID),
       kind: record.kind,
-      toolCallId: record.toolCallId,
-      toolName: record.toolName,
-      fingerprint: evidence.fingerprint,
-      approvedFingerprint: record.approved?.fingerprint ?? null,
-      data: evidence.data,
+      toolCallId: text(record.toolCallId, MAX_QUALIFIED_ID),
+      toolName: text(record.toolName, MAX_ID),
+      fingerprint: hashOrNull(evidence.fingerprint),
+      approvedFingerprint: hashOrNull(record.approved?.fingerprint),
+      data: hashOrNull(evidence.data),
       resolution: evidence.resolution,
       rule: evidence.rule,
       principal: principal
         ? {
-            id: principal.id,
-            ...(principal.name ? { name: principal.name } : {}),
-            ...(principal.tenant ? { tenant: principal.tenant } : {}),
-            ...(principal.via ? { via: principal.via } : {}),
+            id: truncate(principal.id, MAX_ID),
+            ...(principal.name ? { name: truncate(principal.name, MAX_ID) } : {}),
+            ...(principal.tenant ? { tenant: truncate(principal.tenant, MAX_ID) } : {}),
+            ...(principal.via ? { via: truncate(principal.via, MAX_ID) } : {}),
           }
         : null,
-      by: record.by,
-      reason: record.reason,
-      at: record.at,
-      sentAt: record.sentAt ?? null,
+      by: text(record.by, MAX_TEXT),
+      reason: text(record.reason, MAX_TEXT),
+      at: truncate(record.at, MAX_ID),
+      sentAt: text(record.sentAt, MAX_ID),
       signature: evidence.signature,
     };
     const receipt: Receipt = { ...fields, hash: receiptHash(fields) };

@@ -46,7 +46,9 @@ export function addAuditCommands(program: Command, { connect }: CommandContext, 
       if (o.since === undefined && (o.until !== undefined || o.resource !== undefined)) {
         throw new Refusal('--until and --resource go with --since');
       }
-      const out = o.out ? await openOut(o.out) : undefined;
+      // Refused before anything is read; the file is made only once the receipts are in hand.
+      if (o.out) await noFileAt(o.out);
+      const { receiptLine } = await import('../approvals/receipts.js');
       const c = await connect(cmd);
       const lines: string[] = [];
       if (o.since !== undefined) {
@@ -55,12 +57,12 @@ export function addAuditCommands(program: Command, { connect }: CommandContext, 
           ...(o.until ? { until: o.until } : {}),
           ...(o.resource ? { resourceId: o.resource } : {}),
         };
-        for (const receipt of await c.receipts(target)) lines.push(JSON.stringify(receipt));
+        for (const receipt of await c.receipts(target)) lines.push(receiptLine(receipt));
       } else {
-        for (const runId of runIds)
-          for (const receipt of await c.receipts({ runId })) lines.push(JSON.stringify(receipt));
+        for (const runId of runIds) for (const receipt of await c.receipts({ runId })) lines.push(receiptLine(receipt));
       }
-      if (out) {
+      if (o.out) {
+        const out = await openOut(o.out);
         await out.write(lines.map((l) => `${l}\n`).join(''));
         await out.close();
         io.err(`agentctl: ${lines.length} receipts written to ${o.out}`);
@@ -116,6 +118,16 @@ export function addAuditCommands(program: Command, { connect }: CommandContext, 
     });
 }
 
+/** Refuses a path where a file is: an export never overwrites an earlier one. */
+async function noFileAt(path: string): Promise<void> {
+  const { access } = await import('node:fs/promises');
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new Refusal(`--out ${path}: the file exists; name a new one`);
+}
+
 /** A file that must not exist yet: an export never overwrites an earlier one. */
 async function openOut(path: string) {
   const { open } = await import('node:fs/promises');
@@ -134,20 +146,22 @@ export async function signatureCheck(text: string): Promise<SignatureCheck> {
     Object.entries(read.keys).map(([keyId, entry]) => {
       const pem = typeof entry === 'string' ? entry : entry.publicKey;
       try {
-        return [
-          keyId,
-          { key: createPublicKey(pem), owner: typeof entry === 'string' ? undefined : entry.principal.id },
-        ];
+        return [keyId, { key: createPublicKey(pem), owner: typeof entry === 'string' ? undefined : entry.principal }];
       } catch {
         throw new Refusal(`--keys: key "${keyId}" is not a public key in PEM`);
       }
     }),
   );
-  return (keyId: string, signed: string, value: string, principalId: string | null): string => {
+  return (keyId, signed, value, principal) => {
     const known = keys.get(keyId);
     if (!known) return 'is by a key the keys file does not have';
-    if (known.owner !== undefined && known.owner !== principalId) {
-      return `is by ${known.owner}'s key, but the receipt names ${principalId ?? 'nobody'}`;
+    const owner = known.owner;
+    if (owner && owner.id !== principal?.id) {
+      return `is by ${owner.id}'s key, but the receipt names ${principal?.id ?? 'nobody'}`;
+    }
+    if (owner && owner.tenant !== principal?.tenant) {
+      const tenant = (t: string | undefined) => (t ? `tenant ${t}` : 'no tenant');
+      return `is by ${owner.id}'s key, of ${tenant(owner.tenant)}, but the receipt names ${tenant(principal?.tenant)}`;
     }
     return verify(null, Buffer.from(signed), known.key, Buffer.from(value, 'base64')) ? 'valid' : 'does not hold';
   };

@@ -10,6 +10,7 @@
 import type { ServerType } from '@hono/node-server';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { receiptLine } from '../../src/approvals/receipts.js';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -236,7 +237,7 @@ describe('the approval inbox', () => {
     expect(download.suggestedFilename()).toBe(`${transfer.runId}.receipts.jsonl`);
     const text = await readFile((await download.path())!, 'utf8');
     const receipts = await w.client.receipts({ runId: transfer.runId });
-    expect(text).toBe(receipts.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    expect(text).toBe(receipts.map((r) => `${receiptLine(r)}\n`).join(''));
     expect(receipts).toMatchObject([{ seq: 0, kind: 'approve', principal: { id: 'bob' } }]);
   });
 

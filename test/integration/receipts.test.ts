@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { receiptHash } from '../../src/approvals/receipts.js';
+import { receiptHash, receiptLine } from '../../src/approvals/receipts.js';
 import { AgentClient } from '../../src/client/index.js';
 import type { Receipt } from '../../src/schemas/receipts.js';
 import { toolboxAgent } from '../fixtures/agents.js';
@@ -103,7 +103,7 @@ it('keeps a receipt of each decision across continue-as-new, which agentctl expo
     forged.push({ ...fields, hash: receiptHash(fields) });
   }
   const forgedFile = join(dir, 'forged.jsonl');
-  await writeFile(forgedFile, forged.map((r) => JSON.stringify(r)).join('\n'));
+  await writeFile(forgedFile, forged.map(receiptLine).join('\n'));
   expect((await agentctl(['audit', 'verify', forgedFile])).code).toBe(0);
   expect(await agentctl(['audit', 'verify', forgedFile, '--keys', keysFile])).toMatchObject({
     code: 1,
@@ -111,7 +111,7 @@ it('keeps a receipt of each decision across continue-as-new, which agentctl expo
   });
   // The first decision cut out of the file.
   const cutFile = join(dir, 'cut.jsonl');
-  await writeFile(cutFile, `${JSON.stringify(receipts[1])}\n`);
+  await writeFile(cutFile, `${receiptLine(receipts[1]!)}\n`);
   expect(await agentctl(['audit', 'verify', cutFile])).toMatchObject({
     code: 1,
     stderr: expect.stringContaining(
@@ -137,7 +137,7 @@ it("exports a time range of a tenant's runs, and refuses a range that is not one
   // Nothing before the range.
   expect(await w.client.receipts({ since: until, resourceId: tenant })).toEqual([]);
   await expect(w.client.receipts({ since, resourceId: tenant, limit: 1 })).rejects.toThrow(
-    /^more than 1 runs have receipts between .*: export a shorter range, or raise limit/,
+    /^limit: more than 1 runs have receipts between .*: export a shorter range, or raise limit/,
   );
   await expect(w.client.receipts({ since: 'yesterday' })).rejects.toThrow(/^since: "yesterday" is not a time/);
   await expect(w.client.receipts({ runId: one, since } as never)).rejects.toThrow(/since/);

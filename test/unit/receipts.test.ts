@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/approvals/fingerprint.js';
 import { ApprovalLedger } from '../../src/approvals/ledger.js';
 import type { LedgerEffect } from '../../src/approvals/ledger-effects.js';
-import { receiptHash } from '../../src/approvals/receipts.js';
+import { receiptHash, receiptLine } from '../../src/approvals/receipts.js';
 import { verifyReceipts } from '../../src/approvals/receipt-verify.js';
 import { signatureCheck } from '../../src/cli/audit.js';
 import { signDecision } from '../../src/client/decisions/signing.js';
@@ -28,18 +28,19 @@ const call = (id: string, toolName = 'refund') => ({
   fingerprint: sha256Hex(`run-1/${id}`),
 });
 
-/** A ledger that asked for three calls and took three decisions, one of them signed, one refused. */
+/** A ledger that asked for three calls and took three signed decisions (and refused a fourth). */
 function decidedLedger() {
   const ledger = new ApprovalLedger('run-1');
   ledger.ask(call('a'), { kind: 'approval', askedAt: AT });
   ledger.ask(call('b', 'ask'), { kind: 'suspend', askedAt: AT, suspendPayload: { q: 1 } });
   ledger.ask(call('c'), { kind: 'approval', askedAt: AT });
   const signed = sign('approve', { decisionId: 'd1', toolCallId: 'a', fingerprint: call('a').fingerprint });
-  ledger.decide('approve', signed, AT);
+  ledger.decide('approve', signed, AT, { signatureChecked: true });
   ledger.decide('approve', { decisionId: 'nope', toolCallId: 'zzz', principal: alice }, AT);
-  const effects = ledger.decide('resume', { decisionId: 'd2', toolCallId: 'b', resumeData: { answer: 'yes' } }, AT);
-  ledger.resumeChecked(resolution(effects), undefined);
-  ledger.decide('decline', { decisionId: 'd3', toolCallId: 'c', reason: 'too much', principal: alice }, AT);
+  const checked = { signatureChecked: true };
+  const resume = sign('resume', { decisionId: 'd2', toolCallId: 'b', resumeData: { answer: 'yes' } });
+  ledger.resumeChecked(resolution(ledger.decide('resume', resume, AT, checked)), undefined);
+  ledger.decide('decline', sign('decline', { decisionId: 'd3', toolCallId: 'c', reason: 'too much' }), AT, checked);
   return ledger;
 }
 
@@ -56,7 +57,7 @@ function resolution(effects: LedgerEffect[]) {
   return (effects.find((e) => e.type === 'resolve') as Extract<LedgerEffect, { type: 'resolve' }>).resolution;
 }
 
-const lines = (receipts: Receipt[]) => receipts.map((r) => JSON.stringify(r));
+const lines = (receipts: Receipt[]) => receipts.map(receiptLine);
 const rehash = (r: Omit<Receipt, 'hash'> & { hash?: string }): Receipt => ({ ...r, hash: receiptHash(r as Receipt) });
 
 describe('receipts: the chain a run keeps', () => {
@@ -84,6 +85,28 @@ describe('receipts: the chain a run keeps', () => {
       ok: true,
       runs: [{ runId: 'run-1', receipts: 3, from: 0 }],
     });
+  });
+
+  it('keeps no signature the worker did not check, and bounds what a forged sub-agent verdict holds', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.ask(call('a'), { kind: 'approval', askedAt: AT });
+    ledger.decide('approve', sign('approve', { decisionId: 'd1', toolCallId: 'a' }), AT);
+    expect(ledger.trail.receipts.view().receipts).toMatchObject([{ decisionId: 'd1', signature: null }]);
+
+    const parent = new ApprovalLedger('run-1');
+    parent.childStarted('call-0');
+    const forged = { ...call('x'), fingerprint: 'not a hash', kind: 'approval' as const, requiresApproval: true };
+    const report = { viaToolCallId: 'call-0', runId: 'run-1::call-0', agentId: 'sub', paused: true, verdicts: [] };
+    parent.childReport({ ...report, seq: 0, pending: [{ ...forged, path: [], askedAt: AT }] });
+    parent.decide('approve', { decisionId: 'd1', toolCallId: 'call-0/x' }, AT);
+    const verdict = { decisionId: 'd1', kind: 'approve' as const, toolCallId: 'x', toolName: 'y'.repeat(100_000) };
+    const back = { ...verdict, by: 'z'.repeat(100_000), reason: null, at: AT, accepted: true };
+    parent.childReport({ ...report, seq: 1, pending: [], paused: false, verdicts: [back] });
+    const [receipt] = parent.trail.receipts.view().receipts;
+    expect(receipt).toMatchObject({ fingerprint: null });
+    expect(receipt!.toolName!.length).toBeLessThanOrEqual(256);
+    expect(receipt!.by!.length).toBeLessThanOrEqual(2000);
+    expect(verifyReceipts([receiptLine(receipt!)]).ok).toBe(true);
   });
 
   it('goes on counting in a run that continued as new, from the head it carried', () => {
@@ -119,7 +142,7 @@ describe('receipts: the chain a run keeps', () => {
     const report = { viaToolCallId: 'call-0', runId: 'run-1::call-0', agentId: 'sub', paused: true, verdicts: [] };
     ledger.childReport({ ...report, seq: 0, pending: [inner] });
     const signed = sign('approve', { decisionId: 'd1', toolCallId: 'call-0/x' });
-    ledger.decide('approve', signed, AT);
+    ledger.decide('approve', signed, AT, { signatureChecked: true });
     expect(ledger.trail.receipts.view().receipts).toEqual([]);
     const verdict = { decisionId: 'd1', kind: 'approve' as const, toolCallId: 'x', toolName: 'refund' };
     const back = { ...verdict, by: null, reason: null, at: AT, accepted: true, principal: alice };
@@ -151,7 +174,7 @@ describe('receipts: verifying an exported file', () => {
 
   it('names the next receipt when a changed one was hashed again, and every later one was not', () => {
     const changed = lines(receipts);
-    changed[1] = JSON.stringify(rehash({ ...receipts[1]!, principal: { id: 'mallory' } }));
+    changed[1] = receiptLine(rehash({ ...receipts[1]!, principal: { id: 'mallory' } }));
     expect(failure(changed)).toEqual({ line: 3, reason: 'its prev is not the hash of seq 1' });
   });
 
@@ -178,9 +201,9 @@ describe('receipts: verifying an exported file', () => {
     const foreign = other.trail.receipts.view().receipts[0]!;
     const claimed = rehash({ ...foreign, runId: 'run-1', seq: 3, prev: receipts[2]!.hash });
     // Hashed again to fit the chain, it verifies as a receipt: only a signature binds a decision to its run.
-    expect(verifyReceipts([...lines(receipts), JSON.stringify(claimed)]).ok).toBe(true);
+    expect(verifyReceipts([...lines(receipts), receiptLine(claimed)]).ok).toBe(true);
     const signedForeign = rehash({ ...receipts[0]!, runId: 'run-2', seq: 0, prev: null });
-    expect(failure([JSON.stringify(signedForeign)], { checkSignature: check() })).toEqual({
+    expect(failure([receiptLine(signedForeign)], { checkSignature: check() })).toEqual({
       line: 1,
       reason: "its signature was made for run run-1, call a, not for this receipt's run and call",
     });
@@ -189,7 +212,7 @@ describe('receipts: verifying an exported file', () => {
   it("checks each signature with the approvers' keys, and a rewritten chain does not survive it", async () => {
     expect(verifyReceipts(lines(receipts), { checkSignature: check() })).toMatchObject({
       ok: true,
-      runs: [{ signed: 1, signaturesChecked: 1 }],
+      runs: [{ signed: 3, signaturesChecked: 3 }],
     });
     // The whole chain hashed again after a change: the hashes fit, the signature does not.
     const forged = rehash({ ...receipts[0]!, principal: { id: 'mallory' } });
@@ -211,6 +234,31 @@ describe('receipts: verifying an exported file', () => {
     expect(failure(lines(receipts), { checkSignature: bob }).reason).toMatch(
       /is by bob's key, but the receipt names alice/,
     );
+  });
+
+  it('refuses a decision without a signature when keys are given, and a signature for another fingerprint', () => {
+    const unsigned = rehash({ ...receipts[0]!, signature: null });
+    expect(verifyReceipts([receiptLine(unsigned)]).ok).toBe(true);
+    expect(failure([receiptLine(unsigned)], { checkSignature: check() }).reason).toMatch(
+      /^it has no signature; with --keys every decision must be signed/,
+    );
+    const moved = rehash({ ...receipts[0]!, fingerprint: sha256Hex('another call') });
+    expect(failure([receiptLine(moved)]).reason).toBe(
+      "its signature names another call's fingerprint than the receipt",
+    );
+  });
+
+  it('names a decision that is in a run twice, and a line that is not in the canonical form', () => {
+    const [a] = receipts;
+    const again = rehash({ ...receipts[1]!, decisionId: a!.decisionId });
+    expect(failure([receiptLine(a!), receiptLine(again)])).toEqual({
+      line: 2,
+      reason: 'decision "d1" is in this run\'s receipts already',
+    });
+    // A key given twice: JSON.parse keeps the last, a person may read the first.
+    const twice = receiptLine(a!).replace('"by":null', '"by":"the CFO","by":null');
+    expect(failure([twice]).reason).toMatch(/^it is not in the form export writes/);
+    expect(failure([JSON.stringify(a)]).reason).toMatch(/^it is not in the form export writes/);
   });
 
   it('names a line that is not a receipt', () => {

@@ -5,9 +5,9 @@
  * finished execution is replayed to answer), as it answers reads of the stream.
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
-import { errorMessage, ReceiptsUnavailableError, RunNotFoundError } from '../../errors.js';
+import { errorMessage, InvalidInputError, ReceiptsUnavailableError, RunNotFoundError } from '../../errors.js';
 import { receiptsQuery } from '../../protocol/run-messages.js';
-import type { Receipt } from '../../schemas/receipts.js';
+import type { Receipt, ReceiptHead } from '../../schemas/receipts.js';
 import { runRef } from '../checks.js';
 import type { ClientContext } from '../context.js';
 import { queryValue } from './visibility-query.js';
@@ -47,13 +47,28 @@ export async function runReceipts(ctx: ClientContext, runId: string): Promise<Re
   if (description.type !== 'agentRun') throw new RunNotFoundError(runId, ctx.namespace);
   const executions: Receipt[][] = [];
   let execution: string | undefined = description.runId;
-  for (let i = 0; execution && i < MAX_EXECUTIONS; i++) {
+  let after: ReceiptHead | undefined;
+  for (let i = 0; i < MAX_EXECUTIONS; i++) {
     const view = await executionReceipts(ctx, runId, execution);
+    // Each execution's chain must end where the next one's began: a gap would go unseen in an export.
+    const head = view.receipts.at(-1);
+    const ends: ReceiptHead = head ? { next: head.seq + 1, hash: head.hash } : view.from;
+    if (after && (ends.next !== after.next || ends.hash !== after.hash)) {
+      throw new ReceiptsUnavailableError(runId, `its execution ${execution} does not end where the next began`);
+    }
     executions.unshift(view.receipts);
-    if (view.from.next === 0) break;
-    execution = await continuedFrom(ctx, runId, execution);
+    if (view.from.next === 0) return executions.flat();
+    after = view.from;
+    const previous = await continuedFrom(ctx, runId, execution);
+    if (!previous) {
+      throw new ReceiptsUnavailableError(
+        runId,
+        `no execution before ${execution} holds its receipts before seq ${view.from.next}`,
+      );
+    }
+    execution = previous;
   }
-  return executions.flat();
+  throw new ReceiptsUnavailableError(runId, `its receipts go back through more than ${MAX_EXECUTIONS} executions`);
 }
 
 /** The receipts taken between two times, run after run (each run's in order). */
@@ -65,7 +80,7 @@ export async function receiptsBetween(
   const until = target.until === undefined ? new Date().toISOString() : isoTime('until', target.until);
   const limit = target.limit ?? MAX_RECEIPT_RUNS;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECEIPT_RUNS) {
-    throw new TypeError(`limit: ${limit} is not a whole number from 1 to ${MAX_RECEIPT_RUNS}`);
+    throw new InvalidInputError('limit', `${limit} is not a whole number from 1 to ${MAX_RECEIPT_RUNS}`);
   }
   const clauses = [
     `WorkflowType = 'agentRun'`,
@@ -78,7 +93,8 @@ export async function receiptsBetween(
     // A run that continued as new is listed once per execution: its receipts are read once.
     if (!runIds.includes(execution.workflowId)) runIds.push(execution.workflowId);
     if (runIds.length > limit) {
-      throw new TypeError(
+      throw new InvalidInputError(
+        'limit',
         `more than ${limit} runs have receipts between ${since} and ${until}: ` +
           `export a shorter range, or raise limit (at most ${MAX_RECEIPT_RUNS})`,
       );
@@ -87,7 +103,11 @@ export async function receiptsBetween(
   const receipts: Receipt[] = [];
   for (const runId of runIds) {
     const all = await runReceipts(ctx, runId);
-    receipts.push(...all.filter((r) => r.at >= since && r.at < until));
+    // A run's receipts are in order of seq, not always of time (a resume's is made once the tool checked
+    // its data): from its first in the range to its last, with none between left out.
+    const inRange = (r: Receipt) => r.at >= since && r.at < until;
+    const first = all.findIndex(inRange);
+    if (first >= 0) receipts.push(...all.slice(first, all.findLastIndex(inRange) + 1));
   }
   return receipts;
 }

@@ -5,6 +5,7 @@
 import { withObject } from '../../client/runs/structured-result.js';
 import type { Context, Hono } from 'hono';
 import { confinedTenant } from '../../approvals/access.js';
+import { receiptLine } from '../../approvals/receipts.js';
 import type { AgentClient } from '../../client/agent-client.js';
 import { checkInput } from '../../client/checks.js';
 import type { StartOptions } from '../../client/runs/run-input.js';
@@ -142,7 +143,7 @@ export function serveRunRoutes(
   app.get('/runs/:runId/receipts', async (c) => {
     const info = await access.readableRun(c.req.param('runId'), c.get('principal'));
     const receipts = await client.receipts({ runId: info.runId });
-    const lines = receipts.map((receipt) => `${JSON.stringify(receipt)}\n`).join('');
+    const lines = receipts.map((receipt) => `${receiptLine(receipt)}\n`).join('');
     return c.body(lines, 200, { 'content-type': 'application/x-ndjson' });
   });
 }

@@ -37,11 +37,11 @@ export async function continueRun(state: RunState, input: RunInput, spec: AgentS
 export function handOver(state: RunState): HandOver {
   const { conversation, ledger, thread, threadKey, wire } = state;
   const messageIds = state.messages.carried();
+  const receipts = ledger.trail.receipts.carried();
   return {
     steps: [...conversation.steps],
     decisions: ledger.trail.all().slice(-MEMO_DECISIONS),
     refusals: ledger.trail.refused(),
-    receipts: ledger.trail.receipts.carried(),
     version: state.version,
     stream: state.stream.carry(),
     ...(thread ? { threadMessages: thread.prefix } : {}),
@@ -49,5 +49,7 @@ export function handOver(state: RunState): HandOver {
     ...(threadKey ? { threadKey } : {}),
     ...(wire.sent ? { sent: wire.sent } : {}),
     ...(messageIds.length > 0 ? { messageIds } : {}),
+    // Only where there are some: a continuation with none is one any earlier release can take too.
+    ...(receipts.next > 0 ? { receipts } : {}),
   };
 }

@@ -181,7 +181,9 @@ export class RunState {
 
   /** An approve, decline, resume or result signal, as it arrived. */
   decide(kind: DecisionKind, raw: unknown): void {
-    this.apply(this.ledger.decide(kind, raw, new Date().toISOString()));
+    // A signature counts (and goes into the receipt) only where the worker checked it.
+    const signed = this.setup.signedDecisions;
+    this.apply(this.ledger.decide(kind, raw, new Date().toISOString(), { signatureChecked: signed }));
   }
 
   /** A sub-agent's report, as it arrived. */
