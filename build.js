@@ -98,8 +98,13 @@ async function buildAgentctl() {
       js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
     },
     // The S3 payload store's packages are optional: loaded from node_modules where installed, only when
-    // DURABLE_AGENTS_PAYLOAD_STORE names a bucket.
-    external: ['@aws-sdk/client-s3', '@temporalio/external-storage-s3', '@temporalio/external-storage-s3-aws-sdk'],
+    // DURABLE_AGENTS_PAYLOAD_STORE names a bucket; so is the MCP SDK, loaded only by `agentctl mcp`.
+    external: [
+      '@aws-sdk/client-s3',
+      '@temporalio/external-storage-s3',
+      '@temporalio/external-storage-s3-aws-sdk',
+      '@modelcontextprotocol/sdk',
+    ],
     logLevel: 'warning',
   });
 }

@@ -12,6 +12,9 @@ export const WORKER_PEERS = ['@temporalio/worker'];
 /** What `durable-agents/server` needs besides the package's own dependencies. */
 export const SERVER_PEERS = ['hono', '@hono/node-server', 'jose'];
 
+/** What the approver over MCP (`createServerApp({ mcpApprover: true })`, `agentctl mcp`) needs. */
+export const MCP_PEERS = ['@modelcontextprotocol/sdk'];
+
 /** What `durable-agents/tracing` (and tracing from the environment) needs. */
 export const TRACING_PEERS = [
   '@ai-sdk/otel',

@@ -10,6 +10,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './common.js';
 import { addAuditCommands } from './audit.js';
 import { addDecisionCommands } from './decisions.js';
+import { addMcpCommand } from './mcp.js';
 import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
 import { buildLine, buildsTable, objectLines, resultLines, retryCell, runLines, table } from './format.js';
@@ -217,6 +218,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   addToolCommands(program, { connect, print }, io);
   addThreadCommands(program, { connect, print });
   addAuditCommands(program, { connect, print }, io);
+  addMcpCommand(program, { connect, print });
   program
     .command('start')
     .description('start a run and wait until it pauses or finishes')

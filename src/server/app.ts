@@ -64,6 +64,14 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   serveThreadRoutes(app, client, access);
   serveDecisionRoutes(app, client, access);
   serveMessageRoutes(app, client);
+  if (options.mcpApprover) {
+    // The approver over MCP (Streamable HTTP, stateless): in the name of who the request authenticated as.
+    app.post('/mcp', async (c) => {
+      const { serveApproverMcp } = await import('./mcp/http.js');
+      const principal = c.get('principal');
+      return serveApproverMcp(c.req.raw, { client, principal, mayRead: (run) => access.mayRead(run, principal) });
+    });
+  }
 
   app.notFound((c) => c.json(errorBody('NotFound', `no route ${c.req.method} ${c.req.path}`), 404));
   app.onError((err) => {

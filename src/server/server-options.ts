@@ -49,6 +49,12 @@ export interface ServerOptions {
    * it within the tenant. See {@link ThreadPrivacy}.
    */
   threadPrivacy?: ThreadPrivacy;
+  /**
+   * Serve the approver over MCP at `POST /mcp` (Streamable HTTP, stateless, behind `authenticate`): tools that
+   * list the waiting calls the caller may see and approve, decline or resume them. Needs the optional peer
+   * `@modelcontextprotocol/sdk`. See docs/guides/mcp-approver.md.
+   */
+  mcpApprover?: boolean;
 }
 
 /** Every option of {@link ServerOptions}; any other is refused, naming the nearest. */
@@ -61,4 +67,5 @@ export const SERVER_OPTIONS = [
   'maxBodyBytes',
   'requestContext',
   'threadPrivacy',
+  'mcpApprover',
 ] as const satisfies ReadonlyArray<keyof ServerOptions>;
