@@ -11,7 +11,7 @@ export type AccessCheck = { allowed: true } | { allowed: false; type: 'NotAllowe
 const ALLOWED: AccessCheck = { allowed: true };
 
 /** How a pending call may be decided: the owning run's rule for its tool, resolved when it starts to wait. */
-export type CallAccess = Pick<PendingToolCall, 'decide' | 'selfApproval'>;
+export type CallAccess = Pick<PendingToolCall, 'decide' | 'selfApproval' | 'quorum'>;
 
 /** Whether the principal is let in by the rule. An unset rule lets anyone in, a principal that is not known too. */
 export function admits(rule: AccessRule | undefined, principal: Principal | undefined): boolean {
@@ -96,7 +96,9 @@ export function callAccess(
   // An approval is a second pair of eyes: by default the run's starter may not give it, nor retry or
   // skip a side effect that may have happened.
   const selfApproval = tool?.selfApproval ?? policy?.selfApproval ?? (kind !== 'approval' && kind !== 'uncertain');
-  return { ...(decide ? { decide } : {}), selfApproval };
+  // Several approvers for an approval only: a resume or a result is one person's answer.
+  const required = kind === 'approval' ? (tool?.quorum ?? policy?.quorum) : undefined;
+  return { ...(decide ? { decide } : {}), selfApproval, ...(required ? { quorum: { required, approvals: [] } } : {}) };
 }
 
 /**

@@ -30,6 +30,11 @@ export type LedgerEffect =
   | { type: 'change' }
   /** A call starts to wait (here, or below: then qualified): tell the stream. */
   | { type: 'waits'; call: PendingToolCall }
+  /**
+   * One approval of several an own call needs was counted: the call waits on. The stream shows that the
+   * decision was taken (a segment that begins and ends again, with the approvals so far).
+   */
+  | { type: 'counted'; streamGraceMs?: number }
   /** An own call is decided: the call that waits goes on with this. */
   | { type: 'resolve'; toolCallId: string; resolution: Resolution }
   /**

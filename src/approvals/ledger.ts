@@ -161,11 +161,22 @@ export class ApprovalLedger {
       args === undefined
         ? undefined
         : { args, fingerprint: toolCallFingerprint({ runId: this.runId, toolCallId, toolName, args }) };
-    const record = decisionRecord(kind, decision, at, check, approved);
     const evidence = decisionEvidence(kind, decision, call, signatureChecked);
+    const hop = call.path[0];
+    const quorum = kind === 'approve' && !hop ? call.quorum : undefined;
+    const counted = quorum ? { count: quorum.approvals.length + 1, of: quorum.required } : undefined;
+    const record = { ...decisionRecord(kind, decision, at, check, approved), ...(counted ? { quorum: counted } : {}) };
+    if (counted && counted.count < counted.of) {
+      // Not enough yet: the call waits on, with this approval counted (the rules took its principal).
+      this.own.counted(call, { principal: decision.principal!.id, decisionId: decision.decisionId, at });
+      return [
+        ...this.record(record, evidence),
+        { type: 'change' },
+        { type: 'counted', streamGraceMs: decision.streamGraceMs },
+      ];
+    }
     // Marked decided at once, so that a second decision while this one is under way is refused as such.
     this.decided.set(toolCallId, record);
-    const hop = call.path[0];
     if (hop) {
       // The call waits in a sub-agent's run: pass the decision down; its verdict comes back in a report.
       // The stream grace period is the business of the run the caller reads, so it does not go down.
@@ -260,7 +271,9 @@ export class ApprovalLedger {
   private takeVerdict(verdict: DecisionRecord): LedgerEffect[] {
     const call = this.subAgents.settle(verdict.decisionId);
     if (!call) return [];
-    if (!verdict.accepted && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) {
+    // A refusal, or one approval of several a call needs: the call can be decided again.
+    const partly = verdict.quorum !== undefined && verdict.quorum.count < verdict.quorum.of;
+    if ((!verdict.accepted || partly) && this.decided.get(call.toolCallId)?.decisionId === verdict.decisionId) {
       this.decided.delete(call.toolCallId);
     }
     const evidence = this.forwarded.get(verdict.decisionId);

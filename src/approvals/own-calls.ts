@@ -113,6 +113,16 @@ export class OwnCalls {
     ]);
   }
 
+  /** One approval of several the call needs: counted, and the call waits on. */
+  counted(call: PendingToolCall, approval: { principal: string; decisionId: string; at: string }): void {
+    const { quorum } = call;
+    if (!quorum) return;
+    this.calls[this.calls.indexOf(call)] = {
+      ...call,
+      quorum: { ...quorum, approvals: [...quorum.approvals, approval] },
+    };
+  }
+
   /** A decision took the call: it waits no more. */
   remove(call: PendingToolCall): void {
     this.calls.splice(this.calls.indexOf(call), 1);

@@ -17,6 +17,7 @@ import { clip } from '../schemas/limits.js';
 import { MODEL_STEP_TOOL } from '../schemas/model-step.js';
 import { canDecide, tenantCheck } from './access.js';
 import { decidedBy } from './decision-messages.js';
+import { quorumProblem } from './quorum.js';
 
 export type DecisionCheck =
   | { accepted: true; call: PendingToolCall }
@@ -228,6 +229,8 @@ export function judgeDecision(
     const message = `${call.toolCallId} is a model step that waits: resolve it with retry or fail, not skip`;
     return { accepted: false, type: 'InvalidDecision', call, message };
   }
+  const quorum = kind === 'approve' ? quorumProblem(call, decision) : undefined;
+  if (quorum) return { ...quorum, call };
   if (decision.args === undefined) return check;
   if (kind !== 'approve') {
     return { accepted: false, type: 'InvalidDecision', call, message: `only an approval can change the arguments` };

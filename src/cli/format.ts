@@ -195,12 +195,19 @@ export function toolLines(tool: ToolInfo): string[] {
   return lines;
 }
 
+/** How far a call that needs several approvers got. */
+function quorumLine({ required, approvals }: NonNullable<PendingToolCall['quorum']>): string {
+  const who = approvals.map((a) => a.principal).join(', ');
+  return `needs ${required} approvers, each once: ${approvals.length} of ${required} so far${who ? ` (${who})` : ''}`;
+}
+
 /** How to go on with a call a run waits on, as agentctl commands. */
 export function nextStepLines(runId: string, p: PendingToolCall): string[] {
   const target = `${runId} --fingerprint ${p.fingerprint}`;
   switch (p.kind) {
     case 'approval':
       return [
+        ...(p.quorum ? [quorumLine(p.quorum)] : []),
         `to approve (someone the agent lets decide${p.selfApproval === false ? ", not the run's starter" : ''}): ` +
           `agentctl --as WHO approve ${target}`,
         `to decline: agentctl --as WHO decline ${target} --reason TEXT`,

@@ -61,6 +61,11 @@ export const ToolAccessSchema = z
      * that requires approval (an approval is a second pair of eyes), yes otherwise.
      */
     selfApproval: z.boolean().optional(),
+    /**
+     * How many distinct principals the rule admits must approve a call of this tool before it runs (2 to
+     * 10; default 1). Each counts once, one decline ends the call, and its deadline holds for them all.
+     */
+    quorum: z.number().int().min(2).max(10).optional(),
   })
   .strict();
 export type ToolAccess = z.infer<typeof ToolAccessSchema>;
@@ -78,6 +83,8 @@ export const AccessPolicySchema = z
     decide: AccessRuleSchema.optional(),
     /** The default for every tool; see {@link ToolAccessSchema}. */
     selfApproval: z.boolean().optional(),
+    /** The default for every tool that requires approval; see {@link ToolAccessSchema}. */
+    quorum: z.number().int().min(2).max(10).optional(),
     /** Per tool, by its name on the agent. */
     tools: z.record(z.string(), ToolAccessSchema).optional(),
   })

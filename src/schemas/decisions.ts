@@ -46,6 +46,17 @@ export const PendingToolCallSchema = z.object({
   decide: AccessRuleSchema.optional(),
   /** Whether the run's starter may decide it (unset: yes). */
   selfApproval: z.boolean().optional(),
+  /**
+   * Set for an approval that needs several approvers: how many, and the approvals it has so far (each
+   * by a distinct principal). It runs once `required` have approved; one decline ends it.
+   */
+  quorum: z
+    .object({
+      required: z.number().int().min(2).max(10),
+      approvals: z.array(z.object({ principal: z.string(), decisionId: z.string(), at: z.string() }).strict()).max(10),
+    })
+    .strict()
+    .optional(),
   /** When the run started waiting, ISO 8601. */
   askedAt: z.string(),
   /** Set for an approval with a deadline: when it expires unless decided (after any escalation), ISO 8601. */
@@ -164,6 +175,8 @@ export const DecisionRecordSchema = z.object({
   refusal: z.object({ type: RefusalTypeSchema, message: z.string() }).optional(),
   /** An approval with changed arguments: what was approved, and its fingerprint (the model's call is in the step). */
   approved: z.object({ args: JsonValueSchema, fingerprint: z.string() }).optional(),
+  /** An approval of a call that needs several: which one it was (`count`), of how many (`of`). */
+  quorum: z.object({ count: z.number().int(), of: z.number().int() }).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import { canDecide } from '../approvals/access.js';
+import { quorumProblem } from '../approvals/quorum.js';
 import type { ModelStepRetry } from '../client/runs/model-step.js';
 import type { RunInfo } from '../client/runs/runs.js';
 import type { Principal } from '../schemas/access.js';
@@ -66,6 +67,8 @@ export interface InboxCall {
   resumeSchema?: Record<string, unknown>;
   uncertainty?: string;
   decide?: string[];
+  /** For a call that needs several approvers: how many, and who approved so far. */
+  quorum?: PendingToolCall['quorum'];
 }
 
 /** One call waiting, in one run, for someone the signed-in principal may be. */
@@ -102,6 +105,7 @@ export function inboxCall(call: PendingToolCall): InboxCall {
     ...(call.resumeSchema ? { resumeSchema: call.resumeSchema } : {}),
     ...(call.uncertainty ? { uncertainty: call.uncertainty } : {}),
     ...(call.decide ? { decide: call.decide } : {}),
+    ...(call.quorum ? { quorum: call.quorum } : {}),
   };
 }
 
@@ -112,7 +116,10 @@ export function inboxCall(call: PendingToolCall): InboxCall {
 export function inboxEntries(runs: RunInfo[], principal: Principal | undefined): InboxEntry[] {
   const entries = runs.flatMap((run) =>
     run.pendingToolCalls.map((call): InboxEntry => {
-      const check = canDecide(call, run, principal);
+      // A principal who approved a call that needs several approvers may not approve it again.
+      const counted = canDecide(call, run, principal);
+      const again = counted.allowed ? quorumProblem(call, { principal }) : undefined;
+      const check = again && call.kind === 'approval' ? { allowed: false as const, message: again.message } : counted;
       return {
         runId: run.runId,
         agentId: run.agentId,

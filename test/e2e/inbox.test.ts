@@ -56,20 +56,32 @@ const settingsTool = createTool({
     ctx.resumeData ? { item, ...ctx.resumeData } : ctx.suspend({ question: `How should ${item} be set?` }),
 });
 
+// A wire transfer needs two approvers (the agent's policy below).
+const wireTool = createTool({
+  id: 'inbox-wire',
+  description: 'Wires money abroad',
+  inputSchema: z.object({ to: z.string(), amount: z.number() }),
+  requireApproval: true,
+  execute: async ({ to, amount }) => ({ wired: amount, to }),
+});
+
 const agentId = `inbox-agent-${randomUUID().slice(0, 8)}`;
 const inboxAgent = defineAgent({
   id: agentId,
   name: 'Inbox',
   instructions: 'You send money and ask.',
   model: 'scripted',
-  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool, settings: settingsTool },
+  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool, settings: settingsTool, wire: wireTool },
+  access: { tools: { wire: { quorum: 2 } } },
 });
 
-// Alice starts runs, Bob decides (an approval needs someone else than its starter), Eve is another tenant.
+// Alice starts runs, Bob decides (an approval needs someone else than its starter), Carol is a second
+// approver, Eve is another tenant.
 const tenant = `inbox-tenant-${randomUUID().slice(0, 8)}`;
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 const EVE = `eve-${randomUUID()}`;
+const CAROL = `carol-${randomUUID()}`;
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 
 let w: TestWorker;
@@ -87,6 +99,7 @@ beforeAll(async () => {
       [ALICE]: { id: 'alice', tenant },
       [BOB]: { id: 'bob', name: 'Bob', tenant },
       [EVE]: { id: 'eve', tenant: `${tenant}-other` },
+      [CAROL]: { id: 'carol', tenant },
     }),
     agents: [inboxAgent],
     requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
@@ -239,6 +252,38 @@ describe('the approval inbox', () => {
     const receipts = await w.client.receipts({ runId: transfer.runId });
     expect(text).toBe(receipts.map((r) => `${receiptLine(r)}\n`).join(''));
     expect(receipts).toMatchObject([{ seq: 0, kind: 'approve', principal: { id: 'bob' } }]);
+  });
+
+  it('shows how many approvers a call needs and who approved, and runs it after the second', async () => {
+    const wire = await startRun('wire', { to: 'Zurich', amount: 9000 });
+    await eventually(() => entryOf(page, wire.runId).count()).toBe(1);
+    await expect
+      .poll(() => entryOf(page, wire.runId).locator('.quorum').textContent(), { timeout: 20_000 })
+      .toBe('needs 2 approvers: 0 of 2');
+    await entryOf(page, wire.runId).getByRole('button', { name: 'Approve' }).click();
+    // Bob's approval counted: the call waits on, and he may not approve it again.
+    await expect
+      .poll(() => entryOf(page, wire.runId).locator('.quorum').textContent(), { timeout: 20_000 })
+      .toBe('needs 2 approvers: 1 of 2 (bob)');
+    await eventually(() => entryOf(page, wire.runId).locator('.refusal').textContent()).toMatch(
+      /You cannot decide this call: .*"bob" approved it already \(1 of 2 so far\)/,
+    );
+    expect(await entryOf(page, wire.runId).getByRole('button', { name: 'Approve' }).isVisible()).toBe(false);
+    expect((await w.client.getRun(wire.runId)).status).toBe('suspended');
+
+    const carol = await browser.newPage();
+    try {
+      await signIn(carol, CAROL);
+      await eventually(() => entryOf(carol, wire.runId).locator('.quorum').textContent()).toBe(
+        'needs 2 approvers: 1 of 2 (bob)',
+      );
+      await entryOf(carol, wire.runId).getByRole('button', { name: 'Approve' }).click();
+      await eventually(() => entryOf(carol, wire.runId).count()).toBe(0);
+    } finally {
+      await carol.close();
+    }
+    expect((await w.client.result(wire.runId)).toolResults[0]).toMatchObject({ output: { wired: 9000, to: 'Zurich' } });
+    await eventually(() => entryOf(page, wire.runId).count()).toBe(0);
   });
 
   it('a resume form shows the server refusal, then sends a fitting answer', async () => {

@@ -255,6 +255,7 @@ function buildEntry(data) {
   node.dataset.run = runId;
   node.dataset.call = call.toolCallId;
   const waited = el('p', { className: 'meta waited' });
+  const approvals = el('p', { className: 'meta quorum' });
   const trail = el('ol', { className: 'trail' });
   const trailSummary = el('summary', {}, 'Decision trail');
   const error = el('p', { className: 'error', role: 'alert' });
@@ -275,6 +276,7 @@ function buildEntry(data) {
     ),
     el('p', { className: 'meta path' }, where),
     waited,
+    approvals,
     el('p', { className: 'meta' }, 'fingerprint ', el('span', { className: 'fingerprint' }, call.fingerprint)),
     el('h4', {}, call.transformed ? 'Arguments (as the agent displays them)' : 'Arguments'),
     el('pre', { className: 'args' }, json(call.args)),
@@ -305,6 +307,13 @@ function buildEntry(data) {
       text += ` · escalates to ${escalation.decide.join(', ')} at ${new Date(escalation.at).toLocaleString()}`;
     }
     waited.textContent = text;
+    const quorum = fresh.call.quorum;
+    const who = quorum?.approvals.map((a) => a.principal).join(', ');
+    approvals.hidden = !quorum;
+    approvals.textContent = quorum
+      ? `needs ${quorum.required} approvers: ${quorum.approvals.length} of ${quorum.required}` +
+        (who ? ` (${who})` : '')
+      : '';
     waited.classList.toggle('overdue', expires !== undefined && expires.getTime() - now < 5 * 60_000);
     refusal.textContent = fresh.mayDecide ? '' : `You cannot decide this call: ${fresh.refusal}`;
     actions.hidden = !fresh.mayDecide || entry.sent;

@@ -232,6 +232,10 @@ export class RunState {
           this.stream.callGoesOn();
           this.resumeSegment();
           break;
+        case 'counted':
+          this.stream.keepFor(effect.streamGraceMs);
+          this.recount();
+          break;
         case 'forward':
           this.stream.keepFor(effect.streamGraceMs);
           this.forward(effect);
@@ -262,6 +266,18 @@ export class RunState {
     this.stream.publish(finishChunk(this.snapshot().result, this.pending()));
     this.report();
     void this.recordTurn('suspended');
+  }
+
+  /**
+   * An approval was counted and the call waits on: whoever streams from the decision reads a segment
+   * that begins and ends again at once, its finish listing the call with the approvals so far.
+   */
+  private recount(): void {
+    if (!this.stream.resume(this.runId, this.agentId)) return;
+    if (this.stream.pauseNow(this.pending().length)) {
+      this.stream.publish(finishChunk(this.snapshot().result, this.pending()));
+    }
+    this.report();
   }
 
   private resumeSegment(): void {
