@@ -7,6 +7,7 @@ import type { AgentOptions, AgentTool } from './agent-options.js';
 import type { MemoryOptions } from './schemas/thread.js';
 import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
+import { checkApprovalRules } from './approvals/approval-rules.js';
 import { declineWordingProblem } from './approvals/decision-messages.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
 import { modelRetrySpec } from './schemas/model-retry.js';
@@ -144,6 +145,7 @@ export function checkAgent(config: CheckedConfig): {
         `defineAgent("${config.id}"): access.tools names ${unknown.join(', ')}, which the agent does not have`,
       );
     }
+    checkApprovalRules(`defineAgent("${config.id}"): access.rules`, parsed.data, tools);
   }
   if (config.approvalDeadline !== undefined)
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);

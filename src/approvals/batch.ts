@@ -110,8 +110,25 @@ export function inBatch(
   if (call.kind !== 'approval' || call.toolName !== filter.toolName) return false;
   if (filter.agentId !== undefined && run.agentId !== filter.agentId) return false;
   if (filter.resourceId !== undefined && run.resourceId !== filter.resourceId) return false;
-  const args = shownArgs(call);
-  return (filter.where ?? []).every((c) => holds(c, valueAt(args, c.path)));
+  return argsMeet(shownArgs(call), filter.where ?? []);
+}
+
+/**
+ * Whether every condition holds of these arguments. A missing value, or one of another type than the
+ * operator compares, never holds; with `unknownHolds` (a rule that denies) it always does.
+ */
+export function argsMeet(args: JsonValue, where: readonly BatchCondition[], { unknownHolds = false } = {}): boolean {
+  return where.every((c) => {
+    const actual = valueAt(args, c.path);
+    return unknownHolds && !comparable(c, actual) ? true : holds(c, actual);
+  });
+}
+
+/** Whether the operator can compare this value at all: it is there, and of the type the operator takes. */
+function comparable({ op, value }: BatchCondition, actual: JsonValue | undefined): boolean {
+  if (actual === undefined) return false;
+  if (op === 'eq' || op === 'ne') return op === 'eq' || jsonType(actual) === jsonType(value);
+  return op === 'prefix' || op === 'suffix' ? typeof actual === 'string' : typeof actual === 'number';
 }
 
 function valueAt(args: JsonValue, path: string): JsonValue | undefined {

@@ -73,7 +73,9 @@ export function overdue(call: PendingToolCall, at: string): { escalate: boolean;
 
 /** The call once escalated: from now on only the escalation's approvers may decide it. */
 export function escalated(call: PendingToolCall & { escalation: NonNullable<PendingToolCall['escalation']> }) {
-  return { ...call, decide: call.escalation.decide, escalation: { ...call.escalation, escalated: true } };
+  // Only the escalation's approvers decide from now on: approvals given before count no more.
+  const quorum = call.quorum ? { quorum: { ...call.quorum, approvals: [] } } : {};
+  return { ...call, ...quorum, decide: call.escalation.decide, escalation: { ...call.escalation, escalated: true } };
 }
 
 /** The trail entry for what the run did itself when a call's time came (no principal decided it). */

@@ -19,13 +19,20 @@ import { toolCallFingerprint } from './fingerprint.js';
 import type { LedgerEffect, Resolution } from './ledger-effects.js';
 import { OwnCalls, type Waiting } from './own-calls.js';
 import { decisionEvidence, type ReceiptEvidence } from './receipts.js';
+import { changeWithinRules, evaluateRules, rulesEvidence, rulesRecord } from './approval-rules.js';
 import { SubAgentCalls } from './sub-agent-calls.js';
 import { DecisionTrail, type CarriedTrail } from './trail.js';
 import { judgeDecision, type DecisionCheck, type RunAccess } from './rules.js';
 
+/** A call as it asks for a decision. */
+type AskingCall = Pick<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>;
+
 /** Where the ledger's rules changed with a release: whether the run takes each change (default: yes). */
 export interface LedgerPatches {
-  /** A decision after its call's deadline fired is refused as late (`deadlines-before-decisions`). */
+  /**
+   * A decision after its call's deadline fired is refused as late (`deadlines-before-decisions`); asked only
+   * when that happens, so that a run can answer it with a patch (runs from before took such a decision).
+   */
   deadlinesFirst?: () => boolean;
   /** A check of changed arguments too costly for workflow code is refused (`bounded-schema-checks`). */
   boundedChecks?: () => boolean;
@@ -49,9 +56,7 @@ export class ApprovalLedger {
   /**
    * @param runId this run's id: a sub-agent's reports must come from `<runId>::<delegating call>`
    * @param carried the trail, refusals and receipts' head a run that continued as new carries over
-   * @param deadlinesFirst whether a decision that arrives once a call's deadline has passed meets the
-   *   deadline first (escalated, or expired and then refused as late); asked only when that happens, so
-   *   that a run can answer it with a patch (runs from before took such a decision)
+   * @param patches where the rules changed with a release (see {@link LedgerPatches})
    */
   constructor(
     private readonly runId: string,
@@ -75,9 +80,7 @@ export class ApprovalLedger {
 
   /** Whether this decision was taken: it has a verdict, or is under way (a resume being checked, one passed down). */
   taken(decisionId: string): boolean {
-    return (
-      this.verdict(decisionId) !== undefined || [...this.decided.values()].some((d) => d.decisionId === decisionId)
-    );
+    return !!this.verdict(decisionId) || [...this.decided.values()].some((d) => d.decisionId === decisionId);
   }
 
   /** The policy decisions are checked against, once the agent's spec is known (before any call waits). */
@@ -87,11 +90,20 @@ export class ApprovalLedger {
   }
 
   /** An own tool call starts to wait on a decision. */
-  ask(
-    call: Pick<PendingToolCall, 'toolCallId' | 'toolName' | 'args' | 'fingerprint'>,
-    waiting: Waiting,
-  ): LedgerEffect[] {
+  ask(call: AskingCall, waiting: Waiting): LedgerEffect[] {
     return this.own.ask(call, waiting, this.access);
+  }
+
+  /**
+   * What the agent's approval rules say of a call before it waits (`ask` without rules); an `allow` or
+   * `deny` decides it at once, recorded as the rules' decision (see approval-rules.ts).
+   */
+  ruled(call: AskingCall, at: string, toolRequires: boolean) {
+    const ruling = this.access?.rules && evaluateRules(this.access.rules, call, this.run.startedBy, at, toolRequires);
+    if (!ruling || ruling.verdict === 'ask') return { verdict: 'ask' as const, effects: [] };
+    const record = rulesRecord(ruling, call, at);
+    this.decided.set(call.toolCallId, record);
+    return { verdict: ruling.verdict, record, effects: this.record(record, rulesEvidence(call)) };
   }
 
   /** An own call's approval deadline passed its first period (see {@link OwnCalls.escalate}). */
@@ -140,7 +152,8 @@ export class ApprovalLedger {
     // A call whose decision is on its way down to a sub-agent takes no second one meanwhile.
     const inFlight = this.subAgents.inFlight();
     const open = this.pending().filter((c) => !inFlight.has(c.toolCallId));
-    const check = judgeDecision(kind, decision, open, this.decided, this.run, this.patches.boundedChecks);
+    const judged = judgeDecision(kind, decision, open, this.decided, this.run, this.patches.boundedChecks);
+    const check = changeWithinRules(judged, this.access?.rules, decision.args, this.run, at);
     if (!check.accepted) return [...deadlines, ...this.record(decisionRecord(kind, decision, at, check))];
     return [...deadlines, ...this.accept(kind, decision, check.call, at, signatureChecked)];
   }
@@ -204,13 +217,8 @@ export class ApprovalLedger {
 
   /** The verdict on resume data, once the tool has checked it against its resumeSchema. */
   resumeChecked(resolution: Resolution, rejection: string | undefined): LedgerEffect[] {
-    const record: DecisionRecord = rejection
-      ? {
-          ...resolution.record,
-          accepted: false,
-          refusal: { type: 'InvalidResumeData', message: truncate(rejection, 1000) },
-        }
-      : resolution.record;
+    const refusal = rejection ? { type: 'InvalidResumeData' as const, message: truncate(rejection, 1000) } : undefined;
+    const record: DecisionRecord = refusal ? { ...resolution.record, accepted: false, refusal } : resolution.record;
     return this.record(record, resolution.evidence);
   }
 

@@ -28,6 +28,8 @@ export interface VerifiedRun {
   head: string;
   /** Receipts with a signature, and how many of them were checked (all, when keys were given). */
   signed: number;
+  /** Receipts of the agent's approval rules' verdicts (no person decided, nobody signed). */
+  byRules: number;
   signaturesChecked: number;
 }
 
@@ -123,7 +125,8 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
     }
     const signature = receipt.signature;
     let checked = 0;
-    if (!signature && checkSignature && DECIDED.has(receipt.kind)) {
+    // The agent's approval rules decide unsigned; a person's decision must be signed.
+    if (!signature && checkSignature && DECIDED.has(receipt.kind) && !receipt.ruling) {
       return fail(
         'it has no signature; with --keys every decision must be signed (verify without --keys for unsigned runs)',
         receipt,
@@ -151,6 +154,7 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
       from: receipt.seq,
       head: '',
       signed: 0,
+      byRules: 0,
       signaturesChecked: 0,
       decisionIds: new Set<string>(),
     };
@@ -158,6 +162,7 @@ export function verifyReceipts(lines: string[], { checkSignature, partial = fals
     entry.receipts++;
     entry.head = receipt.hash;
     entry.signed += signature ? 1 : 0;
+    entry.byRules += receipt.ruling ? 1 : 0;
     entry.signaturesChecked += checked;
     runs.set(receipt.runId, entry);
   }

@@ -103,6 +103,7 @@ export class ReceiptChain {
       data: hashOrNull(evidence.data),
       resolution: evidence.resolution,
       rule: evidence.rule,
+      ruling: record.ruling ? { version: truncate(record.ruling.version, 64), rule: record.ruling.rule } : null,
       principal: principal
         ? {
             id: truncate(principal.id, MAX_ID),

@@ -104,7 +104,8 @@ export function addAuditCommands(program: Command, { connect }: CommandContext, 
       else {
         for (const run of result.runs) {
           const signed = run.signed === 0 ? '' : `, ${run.signed} signed (${run.signaturesChecked} checked)`;
-          io.out(`${run.runId}: ${run.receipts} receipts from seq ${run.from}${signed}, last hash ${run.head}`);
+          const ruled = run.byRules === 0 ? '' : `, ${run.byRules} by approval rules`;
+          io.out(`${run.runId}: ${run.receipts} receipts from seq ${run.from}${signed}${ruled}, last hash ${run.head}`);
         }
       }
       if (!result.ok) {

@@ -51,6 +51,36 @@ export const AccessRuleSchema = z
   .max(64);
 export type AccessRule = z.infer<typeof AccessRuleSchema>;
 
+/** One approval rule: where it matches (the tool, its arguments, who started the run, the hour) and its verdict. */
+export const ApprovalRuleSchema = z
+  .object({
+    /** The tool, by its name on the agent, or `*` for every tool. */
+    tool: z.string().min(1).max(256),
+    /** Conditions on the call's arguments, all of which must hold, as batch decisions write them: `amount<=50`. */
+    where: z.array(z.string().min(1).max(512)).max(20).optional(),
+    /** Who started the run, as an access rule (`role:teller`, `user:ann`, `group:ops`). */
+    startedBy: AccessRuleSchema.optional(),
+    /** The hours (UTC) of the day it holds in: from `from` (0-23) up to, not including, `to` (1-24). */
+    hours: z
+      .object({ from: z.number().int().min(0).max(23), to: z.number().int().min(1).max(24) })
+      .strict()
+      .optional(),
+    verdict: z.enum(['allow', 'deny', 'ask']),
+    /** Why: the trail keeps it, and a denial's reason reaches the model. */
+    reason: z.string().max(2000).optional(),
+  })
+  .strict();
+export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
+
+/** An agent's approval rules, with the version the trail names beside each verdict. */
+export const ApprovalRulesSchema = z
+  .object({
+    version: z.string().min(1).max(64),
+    rules: z.array(ApprovalRuleSchema).min(1).max(100),
+  })
+  .strict();
+export type ApprovalRules = z.infer<typeof ApprovalRulesSchema>;
+
 /** Who may decide one tool's calls, and whether a run's starter may decide them. */
 export const ToolAccessSchema = z
   .object({
@@ -85,6 +115,12 @@ export const AccessPolicySchema = z
     selfApproval: z.boolean().optional(),
     /** The default for every tool that requires approval; see {@link ToolAccessSchema}. */
     quorum: z.number().int().min(2).max(10).optional(),
+    /**
+     * Approval rules, asked before a call that needs approval waits for a person: the first rule that
+     * matches allows it (it runs), denies it (declined, with the reason) or asks a person. No match: a
+     * person decides. See {@link ApprovalRulesSchema}.
+     */
+    rules: ApprovalRulesSchema.optional(),
     /** Per tool, by its name on the agent. */
     tools: z.record(z.string(), ToolAccessSchema).optional(),
   })

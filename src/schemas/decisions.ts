@@ -177,6 +177,8 @@ export const DecisionRecordSchema = z.object({
   approved: z.object({ args: JsonValueSchema, fingerprint: z.string() }).optional(),
   /** An approval of a call that needs several: which one it was (`count`), of how many (`of`). */
   quorum: z.object({ count: z.number().int(), of: z.number().int() }).optional(),
+  /** Set by the run alone for a verdict of the agent's approval rules: their version and the rule's number. */
+  ruling: z.object({ version: z.string(), rule: z.number().int() }).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 

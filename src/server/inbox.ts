@@ -82,6 +82,9 @@ export interface InboxEntry {
   call: InboxCall;
   /** Whether the signed-in principal may decide it, and if not, why. */
   mayDecide: boolean;
+  /** Set (false) where the principal may decline the call but not approve it: it approved it already. */
+  mayApprove?: false;
+  approvalRefusal?: string;
   refusal?: string;
   /** The run's decision trail, most recent last (at most {@link INBOX_TRAIL_LENGTH}). */
   trail: DecisionRecord[];
@@ -116,10 +119,9 @@ export function inboxCall(call: PendingToolCall): InboxCall {
 export function inboxEntries(runs: RunInfo[], principal: Principal | undefined): InboxEntry[] {
   const entries = runs.flatMap((run) =>
     run.pendingToolCalls.map((call): InboxEntry => {
-      // A principal who approved a call that needs several approvers may not approve it again.
-      const counted = canDecide(call, run, principal);
-      const again = counted.allowed ? quorumProblem(call, { principal }) : undefined;
-      const check = again && call.kind === 'approval' ? { allowed: false as const, message: again.message } : counted;
+      const check = canDecide(call, run, principal);
+      // A call that needs several approvers: one who approved may not approve it again (but may decline).
+      const approval = check.allowed && call.kind === 'approval' ? quorumProblem(call, { principal }) : undefined;
       return {
         runId: run.runId,
         agentId: run.agentId,
@@ -130,6 +132,7 @@ export function inboxEntries(runs: RunInfo[], principal: Principal | undefined):
         call: inboxCall(call),
         mayDecide: check.allowed,
         ...(check.allowed ? {} : { refusal: check.message }),
+        ...(approval ? { mayApprove: false, approvalRefusal: approval.message } : {}),
         trail: run.decisions.slice(-INBOX_TRAIL_LENGTH),
       };
     }),

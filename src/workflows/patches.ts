@@ -89,6 +89,13 @@ export const PATCHES = {
       "workflow code checks data against an outside tool's schema (a client tool's, an MCP server's) without " +
       'its patterns, and refuses a check that would cost too much; runs from before ran them whole',
   },
+  approvalRules: {
+    id: 'approval-rules',
+    release: '0.4.0',
+    change:
+      "a call that needs approval is first put to the agent's approval rules, which may allow or deny it " +
+      'without a person; runs from before asked a person for every such call',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -266,9 +266,11 @@ describe('the approval inbox', () => {
       .poll(() => entryOf(page, wire.runId).locator('.quorum').textContent(), { timeout: 20_000 })
       .toBe('needs 2 approvers: 1 of 2 (bob)');
     await eventually(() => entryOf(page, wire.runId).locator('.refusal').textContent()).toMatch(
-      /You cannot decide this call: .*"bob" approved it already \(1 of 2 so far\)/,
+      /You cannot approve this call: .*"bob" approved it already \(1 of 2 so far\)/,
     );
     expect(await entryOf(page, wire.runId).getByRole('button', { name: 'Approve' }).isVisible()).toBe(false);
+    // He may still decline it.
+    expect(await entryOf(page, wire.runId).getByRole('button', { name: 'Decline' }).isVisible()).toBe(true);
     expect((await w.client.getRun(wire.runId)).status).toBe('suspended');
 
     const carol = await browser.newPage();

@@ -126,6 +126,20 @@ describe('quorum', () => {
     expect(types(down('b1', bob))).toEqual(['forward']);
   });
 
+  it('counts no approval given before an escalation: only the escalation’s approvers decide from then on', () => {
+    const ledger = new ApprovalLedger('run-1');
+    ledger.govern(policy, { resourceId: undefined, startedBy: tina });
+    const escalation = { at: '2026-12-06T10:30:00.000Z', decide: ['role:lead'] };
+    const call = { toolCallId: 'c1', toolName: 'transfer', args: {}, fingerprint: 'fp-1' };
+    ledger.ask(call, { kind: 'approval', askedAt: AT, expiresAt: '2026-12-06T11:00:00.000Z', escalation });
+    approve(ledger, 'a1', ann);
+    ledger.escalate('c1', escalation.at);
+    expect(ledger.pending()[0]!.quorum).toEqual({ required: 2, approvals: [] });
+    const lead = (id: string) => ({ id, roles: ['lead'] });
+    expect(types(approve(ledger, 'l1', lead('lou')))).toEqual(['record', 'change', 'counted']);
+    expect(types(approve(ledger, 'l2', lead('lea')))).toEqual(['record', 'resolve', 'change', 'notify']);
+  });
+
   it('ends the call on one decline, whatever approvals it had', () => {
     const ledger = waiting();
     approve(ledger, 'a1', ann);

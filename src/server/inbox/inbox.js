@@ -315,7 +315,15 @@ function buildEntry(data) {
         (who ? ` (${who})` : '')
       : '';
     waited.classList.toggle('overdue', expires !== undefined && expires.getTime() - now < 5 * 60_000);
-    refusal.textContent = fresh.mayDecide ? '' : `You cannot decide this call: ${fresh.refusal}`;
+    refusal.textContent = fresh.mayDecide
+      ? (fresh.approvalRefusal ?? '') && `You cannot approve this call: ${fresh.approvalRefusal}`
+      : `You cannot decide this call: ${fresh.refusal}`;
+    for (const button of actions.querySelectorAll('button.approve')) button.hidden = fresh.mayApprove === false;
+    // A call that needs several approvers waits on after one: what is left to do shows again.
+    if (entry.sent && fresh.mayApprove === false) {
+      entry.sent = false;
+      node.classList.remove('sent');
+    }
     actions.hidden = !fresh.mayDecide || entry.sent;
     trailSummary.textContent = `Decision trail (${fresh.trail.length})`;
     trail.replaceChildren(...trailItems(fresh.trail));

@@ -113,7 +113,15 @@ async function decide(ctx: ApproverContext, request: McpDecision) {
   if (!verdict)
     return { decisionId: sent.decisionId, status: 'sent', note: 'no worker has taken it yet; it stays queued' };
   if (!verdict.accepted) throw decisionRefused(sent.runId, verdict.refusal!.type, verdict.refusal!.message);
-  return { decisionId: sent.decisionId, status: 'accepted', kind: verdict.kind, toolCallId: verdict.toolCallId };
+  // One approval of several a call needs is accepted, and the call waits on: the count says so.
+  const counted = verdict.quorum ? { quorum: verdict.quorum, waitsOn: verdict.quorum.count < verdict.quorum.of } : {};
+  return {
+    decisionId: sent.decisionId,
+    status: 'accepted',
+    kind: verdict.kind,
+    toolCallId: verdict.toolCallId,
+    ...counted,
+  };
 }
 
 /**

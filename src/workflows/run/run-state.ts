@@ -209,7 +209,7 @@ export class RunState {
     this.apply(this.ledger.end(status));
   }
 
-  private apply(effects: LedgerEffect[]): void {
+  apply(effects: LedgerEffect[]): void {
     for (const effect of effects) {
       switch (effect.type) {
         case 'record':

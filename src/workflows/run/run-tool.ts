@@ -41,6 +41,17 @@ export async function runTool(
   const approval = needsApproval(options, tool);
   recordApprovalRequired(approval);
   if (!approval) return runCall(tool, spec, options, state, call, false);
+  // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
+  const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
+  // The agent's approval rules first, where it has them: their verdict spares a person the decision.
+  if (spec.access?.rules && takes('approvalRules')) {
+    const ruled = state.ledger.ruled(call, new Date().toISOString(), tool.requireApproval);
+    state.apply(ruled.effects);
+    if (ruled.verdict === 'allow') return runCall(tool, spec, options, state, call, atMostOnce);
+    if (ruled.verdict === 'deny') {
+      return declinedOutcome(spec.declineMessage, call.toolName, decidedBy(ruled.record), ruled.record.reason);
+    }
+  }
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
   // Asked before the display is made (as runs recorded before deadlines did): the deadline counts from here.
   const askedAt = new Date().toISOString();
@@ -57,8 +68,6 @@ export async function runTool(
   }
   // Nobody decided in time: the call did not run, and the model hears that it expired (not that it was declined).
   if (kind === 'expire') return { type: 'error', error: expiredMessage(call.toolName, askedAt, record.at) };
-  // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
-  const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
   if (!record.approved || decision.args === undefined) return runCall(tool, spec, options, state, call, atMostOnce);
   // Approved with changed arguments (the trail may only mention large ones): they run, and the model is told.
   const edited = { ...call, args: decision.args };
