@@ -15,7 +15,7 @@ import { truncate } from '../schemas/safe-parse.js';
 export function pendingLine(waiting: PendingToolCall): string {
   const p = shownPending(waiting);
   const what = {
-    approval: 'awaits approval',
+    approval: `awaits approval${waiting.quorum ? ` (${quorumLine(waiting.quorum)})` : ''}`,
     suspend: `suspended${p.suspendPayload !== undefined ? ` with ${JSON.stringify(p.suspendPayload)}` : ''}`,
     client: 'awaits a client result',
     uncertain: `uncertain (${p.uncertainty ?? 'cut off'}): resolve it`,

@@ -8,7 +8,8 @@ import { AlreadyDecidedError, defineAgent } from '../../src/index.js';
 import { approveToolCallSignal } from '../../src/protocol/run-messages.js';
 import { verdictIn } from '../../src/client/runs/runs.js';
 import { people, transfers, transferScript, transferTool } from '../fixtures/bank.js';
-import { historyEventTypes, startWorker, waitFor, type TestWorker } from '../helpers.js';
+import { historyEventTypes, startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
+import { agentctl } from '../processes.js';
 
 /** Transfers need two of the approvers. */
 const twoKeysAgent = defineAgent({
@@ -20,9 +21,19 @@ const twoKeysAgent = defineAgent({
   access: { decide: ['role:approver'], tools: { transfer: { quorum: 2 } } },
 });
 
+/** Two of anyone (no rule on who decides), for operators who name themselves with agentctl --as. */
+const twoOfAnyoneAgent = defineAgent({
+  id: 'two-of-anyone',
+  name: 'Two of anyone',
+  model: 'scripted',
+  tools: { transfer: transferTool },
+  defaultOptions: { requireToolApproval: true },
+  access: { quorum: 2 },
+});
+
 let w: TestWorker;
 beforeAll(async () => {
-  w = await startWorker([twoKeysAgent]);
+  w = await startWorker([twoKeysAgent, twoOfAnyoneAgent]);
 });
 afterAll(async () => {
   await w?.stop();
@@ -79,4 +90,37 @@ it('waits for two distinct approvers, counting each once, and runs the call once
   ]);
   expect((await w.client.receipts({ runId })).map((r) => r.principal?.id)).toEqual(['ann', 'sam']);
   expect(await historyEventTypes(w.client, runId)).not.toContain('EVENT_TYPE_WORKFLOW_TASK_FAILED');
+});
+
+it('takes approvals from agentctl, which shows who approved so far and refuses the same operator twice', async () => {
+  const paused = await w.client.generate('two-of-anyone', 'send 7 to bob', {
+    model: 'scripted',
+    script: transferScript(7),
+  });
+  const { runId } = paused;
+  const { fingerprint } = paused.pendingToolCalls[0]!;
+  const ctl = (as: string, extra: string[] = []) =>
+    agentctl([
+      '--address',
+      temporalAddress(),
+      '--namespace',
+      'default',
+      '--as',
+      as,
+      'approve',
+      runId,
+      '--fingerprint',
+      fingerprint,
+      ...extra,
+    ]);
+  const first = await ctl('ops-ann', ['--wait']);
+  expect(first.code).toBe(0);
+  expect(first.stdout).toContain('awaits approval (needs 2 approvers, each once: 1 of 2 so far (ops-ann))');
+  expect(await ctl('ops-ann')).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(/AlreadyDecided.*"ops-ann" approved it already \(1 of 2 so far\)/),
+  });
+  const second = await ctl('ops-bob', ['--wait']);
+  expect(second.code).toBe(0);
+  expect(transfers.filter((t) => t.runId === runId)).toEqual([{ runId, to: 'bob', amount: 7 }]);
 });
