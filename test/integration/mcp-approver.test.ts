@@ -112,6 +112,12 @@ describe('the approver over Streamable HTTP', () => {
       error: expect.stringMatching(/^SelfApproval: /),
     });
     await stillWaiting(own.runId);
+    // A key the tool does not take is refused, not dropped: a principal of one's choosing, changed arguments.
+    for (const extra of [{ principal: { id: 'ann' } }, { args: { to: 'eve', amount: 10_000 } }]) {
+      expect(await call(bert, 'approve_call', { ...target, ...extra })).toEqual({
+        error: expect.stringMatching(/Unrecognized key/),
+      });
+    }
     // A fingerprint of another call decides nothing.
     expect(await call(ann, 'approve_call', { ...target, fingerprint: 'f'.repeat(64) })).toEqual({
       error: expect.stringMatching(/^FingerprintMismatch: /),

@@ -53,7 +53,8 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
       description:
         'Lists the tool calls that wait for a decision and that you may see, newest first: each with its run, ' +
         'arguments (as the agent displays them), fingerprint, and whether you may decide it (and if not, why).',
-      inputSchema: { agentId: IdSchema.optional(), threadId: IdSchema.optional() },
+      // Strict, as every input here: a key the tool does not take (a `principal`, changed `args`) is refused.
+      inputSchema: z.object({ agentId: IdSchema.optional(), threadId: IdSchema.optional() }).strict(),
       annotations: { readOnlyHint: true },
     },
     async ({ agentId, threadId }) => answer(() => waitingCalls(ctx, agentId, threadId)),
@@ -61,7 +62,11 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
   const decision = (kind: 'approve' | 'decline' | 'resume', description: string, extra: z.ZodRawShape) =>
     server.registerTool(
       `${kind}_call`,
-      { description, inputSchema: { ...target, ...extra }, annotations: { destructiveHint: kind === 'approve' } },
+      {
+        description,
+        inputSchema: z.object({ ...target, ...extra }).strict(),
+        annotations: { destructiveHint: kind === 'approve' },
+      },
       async (input) => answer(() => decide(ctx, { kind, ...(input as Omit<McpDecision, 'kind'>) })),
     );
   decision('approve', 'Approves a waiting call: the tool runs with the arguments listed.', {});
