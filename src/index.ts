@@ -15,6 +15,7 @@ export type {
   ToolExecutionContext,
   ToolHookContext,
   ToolLogger,
+  ToolPreviewContext,
   ToolStreamWriter,
 } from './tools/tool-context.js';
 export type { CheckingSchema, SchemaInput, SchemaOutput, ToolSchema } from './tools/schema.js';

@@ -27,3 +27,11 @@ export function toolCallFingerprint(call: {
 }): string {
   return sha256Hex(`${call.runId}\n${call.toolCallId}\n${call.toolName}\n${canonicalJson(call.args)}`);
 }
+
+/**
+ * The fingerprint of a call shown with a preview: the call's own, bound to the SHA-256 of the preview's
+ * canonical JSON. An approval that names it holds only for that call with that preview.
+ */
+export function previewFingerprint(callFingerprint: string, previewHash: string): string {
+  return sha256Hex(`${callFingerprint}\npreview\n${previewHash}`);
+}

@@ -94,16 +94,18 @@ export class ApprovalLedger {
     return this.own.ask(call, waiting, this.access);
   }
 
-  /**
-   * What the agent's approval rules say of a call before it waits (`ask` without rules); an `allow` or
-   * `deny` decides it at once, recorded as the rules' decision (see approval-rules.ts).
-   */
+  /** What the agent's approval rules say of a call before it waits (`ask` without rules); see approval-rules.ts. */
   ruled(call: AskingCall, at: string, toolRequires: boolean) {
     const ruling = this.access?.rules && evaluateRules(this.access.rules, call, this.run.startedBy, at, toolRequires);
     if (!ruling || ruling.verdict === 'ask') return { verdict: 'ask' as const, effects: [] };
     const record = rulesRecord(ruling, call, at);
+    return { verdict: ruling.verdict, record, effects: this.settled(call, record) };
+  }
+
+  /** A call the agent's rules or judge decided before it waited: recorded as their decision. */
+  settled(call: AskingCall, record: DecisionRecord): LedgerEffect[] {
     this.decided.set(call.toolCallId, record);
-    return { verdict: ruling.verdict, record, effects: this.record(record, rulesEvidence(call)) };
+    return this.record(record, rulesEvidence(call));
   }
 
   /** An own call's approval deadline passed its first period (see {@link OwnCalls.escalate}). */
@@ -228,9 +230,8 @@ export class ApprovalLedger {
   }
 
   /**
-   * A sub-agent's report: the calls it now waits on, whether it paused, and its verdicts on
-   * decisions passed down. Reports come only from this run's own running sub-agents, in order;
-   * anything else (malformed, stale, forged) is dropped.
+   * A sub-agent's report: the calls it now waits on, whether it paused, and its verdicts on decisions passed
+   * down. Reports come only from this run's own running sub-agents, in order; anything else is dropped.
    */
   childReport(raw: unknown): LedgerEffect[] {
     const taken = this.subAgents.report(raw);

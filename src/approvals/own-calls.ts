@@ -23,6 +23,8 @@ export type Waiting = Pick<
   | 'expiresAt'
   | 'escalation'
   | 'uncertainty'
+  | 'preview'
+  | 'judged'
 >;
 
 export class OwnCalls {

@@ -103,7 +103,7 @@ export class ReceiptChain {
       data: hashOrNull(evidence.data),
       resolution: evidence.resolution,
       rule: evidence.rule,
-      ruling: record.ruling ? { version: truncate(record.ruling.version, 64), rule: record.ruling.rule } : null,
+      ruling: record.ruling ? rulingOf(record.ruling) : null,
       principal: principal
         ? {
             id: truncate(principal.id, MAX_ID),
@@ -133,4 +133,10 @@ export class ReceiptChain {
   view(): ExecutionReceipts {
     return { from: { ...this.from }, receipts: [...this.receipts] };
   }
+}
+
+/** A ruling as a receipt binds it; the judge's model only where a judge gave it (older receipts hash as before). */
+function rulingOf(ruling: NonNullable<DecisionRecord['ruling']>): NonNullable<Receipt['ruling']> {
+  const judge = ruling.judge === undefined ? {} : { judge: truncate(ruling.judge, MAX_ID) };
+  return { version: truncate(ruling.version, 64), rule: ruling.rule, ...judge };
 }

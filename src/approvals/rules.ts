@@ -131,6 +131,17 @@ export function checkDecision(
         'the call you decided on is not the one waiting; read the call again and decide on what it shows',
     };
   }
+  // A preview binds only an approver who names what they saw: an approval of it that names nothing is no approval.
+  if (kind === 'approve' && call.preview && decision.fingerprint === undefined) {
+    return {
+      accepted: false,
+      type: 'FingerprintMismatch',
+      call,
+      message:
+        `tool call ${call.toolCallId} (${call.toolName}) is approved on its preview: send the fingerprint of the ` +
+        'call as you were shown it (with its preview), so that the approval holds for that preview only',
+    };
+  }
   return { accepted: true, call };
 }
 

@@ -201,6 +201,14 @@ function quorumLine({ required, approvals }: NonNullable<PendingToolCall['quorum
   return `needs ${required} approvers, each once: ${approvals.length} of ${required} so far${who ? ` (${who})` : ''}`;
 }
 
+/** A call's preview, whole: the fingerprint covers it, and an approval holds for it alone. */
+function previewLines(preview: PendingToolCall['preview']): string[] {
+  if (!preview) return [];
+  const now = `preview (the fingerprint covers it): ${JSON.stringify(preview.value)}`;
+  if (!preview.previous) return [now];
+  return [`the preview changed after it was approved; it was: ${JSON.stringify(preview.previous.value)}`, now];
+}
+
 /** How to go on with a call a run waits on, as agentctl commands. */
 export function nextStepLines(runId: string, p: PendingToolCall): string[] {
   const target = `${runId} --fingerprint ${p.fingerprint}`;
@@ -208,6 +216,8 @@ export function nextStepLines(runId: string, p: PendingToolCall): string[] {
     case 'approval':
       return [
         ...(p.quorum ? [quorumLine(p.quorum)] : []),
+        ...(p.judged ? [`the approval judge ${p.judged.version} handed it to a person: ${p.judged.reason}`] : []),
+        ...previewLines(p.preview),
         `to approve (someone the agent lets decide${p.selfApproval === false ? ", not the run's starter" : ''}): ` +
           `agentctl --as WHO approve ${target}`,
         `to decline: agentctl --as WHO decline ${target} --reason TEXT`,

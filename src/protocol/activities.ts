@@ -3,12 +3,10 @@
  * activity implementations. Everything here is plain serialisable data.
  */
 import type { AgentSpec, ProviderToolSpec } from '../schemas/agent-spec.js';
-import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
 import type { JsonSchema, JsonValue } from '../schemas/json.js';
 import type { Message } from '../schemas/message.js';
 import type { Notification } from '../schemas/notification.js';
 import type { ProgressTarget } from '../schemas/run-input.js';
-import type { RunMessageRequest } from '../schemas/run-message.js';
 import type { ModelSettings, RequestContextValues, ToolChoice } from '../schemas/run-options.js';
 import type { ModelFinishReason, SourceRecord, Usage } from '../schemas/run-result.js';
 import type { Script, ScriptWindow } from '../schemas/script.js';
@@ -16,6 +14,7 @@ import type { StructuredOutputSpec } from '../schemas/structured-output.js';
 import type { ToolInfo } from '../schemas/tool-info.js';
 import type { ToolModelOutput } from '../schemas/tool-output.js';
 import type { DisplayStage } from '../schemas/transform-stages.js';
+import type { ApprovalActivities } from './approval-activities.js';
 import type { BeganTurn } from './thread-messages.js';
 import type { ConversationDelta } from './conversation-ref.js';
 
@@ -171,6 +170,8 @@ export interface ExecuteToolInput {
   progress?: ProgressTarget;
   /** The run's turn key on its thread: the built-in thread tools write the thread with it. */
   turnKey?: string;
+  /** The hash of the preview the call was approved on: the tool runs only if its preview is still that. */
+  preview?: { hash: string };
 }
 
 /** How an execution ended, and the bytes of progress it sent (a sub-agent's call, given `progress`). */
@@ -200,13 +201,10 @@ export type ToolCallOutcome =
   | { type: 'declined'; message: string; modelText?: string; asResult?: true };
 
 /** The activities the run workflow calls. */
-export interface AgentActivities {
+export interface AgentActivities extends ApprovalActivities {
   describeAgent(input: DescribeAgentInput): Promise<AgentSpec>;
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   executeTool(input: ExecuteToolInput): Promise<ExecuteToolOutput>;
-  verifyDecision(input: VerifyDecisionInput): Promise<VerifyDecisionOutput>;
-  /** Checks a message's signature, where the run takes signed decisions (and so signed messages) only. */
-  verifyMessage(input: VerifyMessageInput): Promise<VerifyDecisionOutput>;
   /** Sends a notification to the worker's webhook, signed (only where the spec says the worker sends them). */
   notify(input: Notification): Promise<void>;
   toolCallHook(input: ToolCallHookInput): Promise<ToolCallHookOutput>;
@@ -282,19 +280,3 @@ export interface ToolCallHookInput {
 
 /** Go on, skip the call with this output, or the hook failed (the call does not run). */
 export type ToolCallHookOutput = { proceed: true } | { proceed: false; output: JsonValue } | { failed: string };
-
-/** A decision to check against the approvers' keys, as the run received it, at workflow time `at`. */
-export interface VerifyDecisionInput {
-  runId: string;
-  kind: DecisionKind;
-  decision: DecisionSignal;
-  at: string;
-}
-
-export interface VerifyMessageInput {
-  runId: string;
-  message: RunMessageRequest;
-  at: string;
-}
-
-export type VerifyDecisionOutput = { ok: true } | { ok: false; reason: string };

@@ -81,6 +81,29 @@ export const ApprovalRulesSchema = z
   .strict();
 export type ApprovalRules = z.infer<typeof ApprovalRulesSchema>;
 
+/**
+ * The agent's model judge: asked about a call its approval rules hand to a person (or every call that
+ * needs approval, without rules), before the call waits. It may deny it or hand it to a person, and may
+ * approve it only where `allow` says so; a judge that fails, times out or answers anything else hands
+ * the call to a person. Its verdict, model and version are in the trail.
+ */
+export const ApprovalJudgeSchema = z
+  .object({
+    version: z.string().min(1).max(64),
+    /** The judge's model, by the worker's provider registry's name (`openai/gpt-4.1-mini`). */
+    model: z.string().min(1).max(256),
+    /** What the agent's owner tells the judge: what to allow, what to deny, when to ask a person. */
+    instructions: z.string().min(1).max(8000),
+    /** The tools it judges, by their names on the agent (unset: every tool whose calls need approval). */
+    tools: z.array(z.string().min(1).max(256)).min(1).max(100).optional(),
+    /** Whether its approval runs a call without a person. Default: no (it may only deny or ask). */
+    allow: z.boolean().optional(),
+    /** How long it may take, in seconds (default 30): then a person decides. */
+    timeoutSeconds: z.number().int().min(1).max(300).optional(),
+  })
+  .strict();
+export type ApprovalJudge = z.infer<typeof ApprovalJudgeSchema>;
+
 /** Who may decide one tool's calls, and whether a run's starter may decide them. */
 export const ToolAccessSchema = z
   .object({
@@ -121,6 +144,8 @@ export const AccessPolicySchema = z
      * person decides. See {@link ApprovalRulesSchema}.
      */
     rules: ApprovalRulesSchema.optional(),
+    /** A model judge, asked after the rules; see {@link ApprovalJudgeSchema}. */
+    judge: ApprovalJudgeSchema.optional(),
     /** Per tool, by its name on the agent. */
     tools: z.record(z.string(), ToolAccessSchema).optional(),
   })

@@ -151,6 +151,8 @@ export const ToolSpecSchema = z.discriminatedUnion('kind', [
     idempotent: z.boolean().optional(),
     /** An MCP server's tool: its key in `mcpServers`. A call waits out the server's being down. */
     mcpServer: z.string().optional(),
+    /** The tool has a `preview`: a call that needs approval shows it, and is bound to it (`previewTool`). */
+    preview: z.boolean().optional(),
   }),
   z.object({ ...toolBase, kind: z.literal('client') }),
   z.object({

@@ -57,6 +57,21 @@ export const PendingToolCallSchema = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * Set for an approval of a tool with a `preview`: the preview (a dry run) and the SHA-256 of its
+   * canonical JSON, which the call's fingerprint covers. `previous` is the one an approver saw before,
+   * where the preview changed after that approval: the call waits again, and runs only on this one.
+   */
+  preview: z
+    .object({
+      value: JsonValueSchema,
+      hash: z.string(),
+      previous: z.object({ value: JsonValueSchema, hash: z.string() }).strict().optional(),
+    })
+    .strict()
+    .optional(),
+  /** Set where the agent's model judge handed the call to a person: its version, and why (or why it could not). */
+  judged: z.object({ version: z.string(), reason: z.string() }).strict().optional(),
   /** When the run started waiting, ISO 8601. */
   askedAt: z.string(),
   /** Set for an approval with a deadline: when it expires unless decided (after any escalation), ISO 8601. */
@@ -177,8 +192,11 @@ export const DecisionRecordSchema = z.object({
   approved: z.object({ args: JsonValueSchema, fingerprint: z.string() }).optional(),
   /** An approval of a call that needs several: which one it was (`count`), of how many (`of`). */
   quorum: z.object({ count: z.number().int(), of: z.number().int() }).optional(),
-  /** Set by the run alone for a verdict of the agent's approval rules: their version and the rule's number. */
-  ruling: z.object({ version: z.string(), rule: z.number().int() }).optional(),
+  /**
+   * Set by the run alone for a verdict of the agent's approval rules (their version and the rule's
+   * number) or of its model judge (its version, rule -1, and `judge`: the judge's model).
+   */
+  ruling: z.object({ version: z.string(), rule: z.number().int(), judge: z.string().optional() }).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 

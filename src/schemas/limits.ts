@@ -24,6 +24,8 @@ export const MAX_DECLINE_MESSAGE = 1000;
 export const MAX_DATA_BYTES = 256 * 1024;
 /** How deep JSON data may nest: deeper data cannot be checked or serialised safely. */
 export const MAX_JSON_DEPTH = 64;
+/** A tool's preview of a call, bytes of JSON: the approver reads it, the pending call and the memo carry it. */
+export const MAX_PREVIEW_BYTES = 32 * 1024;
 /** A run's input (the prompt or messages, and the options): bytes of its JSON. */
 export const MAX_INPUT_BYTES = 512 * 1024;
 /**

@@ -39,8 +39,11 @@ export const ReceiptSchema = z
     resolution: z.enum(['retry', 'skip', 'fail']).nullable(),
     /** The rule the decider was held to (the tool's `decide`, or its escalation's); null: the run's readers. */
     rule: AccessRuleSchema.nullable(),
-    /** For a verdict of the agent's approval rules (no person decided): their version and the rule's number. */
-    ruling: z.object({ version: z.string(), rule: z.number().int() }).strict().nullable(),
+    /**
+     * For a verdict of the agent's approval rules (no person decided): their version and the rule's
+     * number; of its model judge: its version, rule -1, and the judge's model.
+     */
+    ruling: z.object({ version: z.string(), rule: z.number().int(), judge: z.string().optional() }).strict().nullable(),
     /** Who decided, as the run knew them (authenticated or configured); null for what the run did itself. */
     principal: z
       .object({

@@ -123,7 +123,15 @@ const RunEventChunkSchema = z.discriminatedUnion('type', [
     fingerprint: z.string(),
     ...byProvider,
   }),
-  z.object({ type: z.literal('tool-call-approval'), ...call, args: JsonValueSchema, fingerprint: z.string() }),
+  z.object({
+    type: z.literal('tool-call-approval'),
+    ...call,
+    args: JsonValueSchema,
+    fingerprint: z.string(),
+    /** The tool's preview, which the approval is bound to; `previousPreview`: the one approved before it changed. */
+    preview: JsonValueSchema.optional(),
+    previousPreview: JsonValueSchema.optional(),
+  }),
   z.object({
     type: z.literal('tool-call-suspended'),
     ...call,

@@ -69,6 +69,10 @@ export interface InboxCall {
   decide?: string[];
   /** For a call that needs several approvers: how many, and who approved so far. */
   quorum?: PendingToolCall['quorum'];
+  /** The tool's preview, which the fingerprint covers (and the one approved before, where it changed). */
+  preview?: PendingToolCall['preview'];
+  /** Why the agent's model judge handed the call to a person. */
+  judged?: PendingToolCall['judged'];
 }
 
 /** One call waiting, in one run, for someone the signed-in principal may be. */
@@ -109,6 +113,8 @@ export function inboxCall(call: PendingToolCall): InboxCall {
     ...(call.uncertainty ? { uncertainty: call.uncertainty } : {}),
     ...(call.decide ? { decide: call.decide } : {}),
     ...(call.quorum ? { quorum: call.quorum } : {}),
+    ...(call.preview ? { preview: call.preview } : {}),
+    ...(call.judged ? { judged: call.judged } : {}),
   };
 }
 

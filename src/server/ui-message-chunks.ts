@@ -34,6 +34,17 @@ export interface ToolUncertainData {
   reason: string;
 }
 
+/**
+ * `data-tool-preview` parts, just before a call's approval request: the tool's preview of the call, which
+ * the approval (its id, the fingerprint) is bound to, and the one approved before where it changed.
+ */
+export interface ToolPreviewData {
+  toolCallId: string;
+  fingerprint: string;
+  preview: JsonValue;
+  previousPreview?: JsonValue;
+}
+
 /** `data-tool-resumed` parts: a suspended call was resumed with this data and runs again. */
 export interface ToolResumedData {
   toolCallId: string;
@@ -49,9 +60,10 @@ export interface RunUIDataTypes {
   'tool-suspended': ToolSuspendedData;
   'tool-uncertain': ToolUncertainData;
   'tool-resumed': ToolResumedData;
+  'tool-preview': ToolPreviewData;
   /** A sub-agent's progress (text, tool events, its tools' writes), tagged with it and the delegating call. */
   'agent-progress': AgentProgress;
-  [name: string]: JsonValue | ToolSuspendedData | ToolUncertainData | ToolResumedData | AgentProgress;
+  [name: string]: JsonValue | ToolSuspendedData | ToolUncertainData | ToolResumedData | ToolPreviewData | AgentProgress;
 }
 
 export type RunUIMessageChunk = UIMessageChunk<RunMessageMetadata, RunUIDataTypes>;
@@ -102,9 +114,23 @@ export class UiChunkMapper {
             ...byProvider(chunk),
           },
         ];
-      case 'tool-call-approval':
+      case 'tool-call-approval': {
         // The approval's id is the call's fingerprint: the UI sends it back, bound to this very call.
-        return [{ type: 'tool-approval-request', approvalId: chunk.fingerprint, toolCallId: chunk.toolCallId }];
+        const request: RunUIMessageChunk = {
+          type: 'tool-approval-request',
+          approvalId: chunk.fingerprint,
+          toolCallId: chunk.toolCallId,
+        };
+        if (chunk.preview === undefined) return [request];
+        const { toolCallId, fingerprint, preview, previousPreview } = chunk;
+        const data = {
+          toolCallId,
+          fingerprint,
+          preview,
+          ...(previousPreview !== undefined ? { previousPreview } : {}),
+        };
+        return [{ type: 'data-tool-preview', id: `${toolCallId}:${fingerprint}`, data }, request];
+      }
       case 'tool-call-suspended':
         return [
           {

@@ -13,7 +13,7 @@ import {
   type ToolSchema,
 } from './schema.js';
 import { checkTransforms, type ToolTransforms } from './transforms.js';
-import type { ToolExecutionContext, ToolHookContext } from './tool-context.js';
+import type { ToolExecutionContext, ToolHookContext, ToolPreviewContext } from './tool-context.js';
 
 /**
  * The options of {@link createTool}. Schemas are zod, or any Standard Schema library (valibot, arktype,
@@ -56,6 +56,13 @@ export interface ToolConfig<
   ) => Promise<TResult> | TResult;
   /** Pause for a decision before every call of this tool. */
   requireApproval?: boolean;
+  /**
+   * A dry run of a call (a diff, the rows it would touch), computed on the worker before the call waits
+   * for approval: the approver sees it, and the approval is bound to it (the call's fingerprint covers
+   * it). It is computed again just before the call runs and inside the execution itself: if it changed,
+   * the call waits again, with both shown; it never runs on a preview nobody approved. JSON, at most 32 KiB.
+   */
+  preview?: (input: SchemaOutput<TInput>, context: ToolPreviewContext) => Promise<JsonValue> | JsonValue;
   /**
    * How long a call of this tool may wait for approval (`'30m'`, `'2 hours'`, ms): when it passes, the
    * call expires (it does not run, and the model is told it expired), unless `escalate` first hands it
@@ -125,6 +132,7 @@ export interface AnyTool {
   resumeSchemaFor?: (input: never) => ToolSchema;
   execute?: (input: never, context: never) => unknown;
   requireApproval?: boolean;
+  preview?: (input: never, context: ToolPreviewContext) => Promise<JsonValue> | JsonValue;
   approvalDeadline?: ApprovalDeadline;
   idempotent?: boolean;
   outputValidation?: 'error' | 'warn';
@@ -148,6 +156,7 @@ const TOOL_OPTIONS = [
   'resumeSchemaFor',
   'execute',
   'requireApproval',
+  'preview',
   'approvalDeadline',
   'idempotent',
   'outputValidation',
@@ -195,6 +204,13 @@ export function createTool<
     approvalDeadlineSpec(`createTool("${config.id}")`, config.approvalDeadline);
   if (config.execute !== undefined && typeof config.execute !== 'function') {
     throw new TypeError(`createTool("${config.id}"): \`execute\` must be a function, or left out for a client tool`);
+  }
+  if (config.preview !== undefined) {
+    if (typeof config.preview !== 'function') {
+      throw new TypeError(`createTool("${config.id}"): \`preview\` must be a function of the input`);
+    }
+    // The preview is checked again where the call runs, on the worker: a client tool runs elsewhere.
+    if (!config.execute) throw new TypeError(`createTool("${config.id}"): \`preview\` needs \`execute\``);
   }
   if (config.resumeSchemaFor !== undefined) {
     if (typeof config.resumeSchemaFor !== 'function') {

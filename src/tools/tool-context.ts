@@ -89,3 +89,20 @@ export interface ToolHookContext {
   toolCallId: string;
   toolName: string;
 }
+
+/**
+ * What `preview` gets besides its input: the call and the run, to read what the call would change. No
+ * writer and no `suspend`: a preview is a dry run, shown to the approver, and may run more than once.
+ */
+export type ToolPreviewContext = Pick<
+  ToolExecutionContext,
+  | 'runId'
+  | 'agentId'
+  | 'toolCallId'
+  | 'toolName'
+  | 'threadId'
+  | 'resourceId'
+  | 'abortSignal'
+  | 'logger'
+  | 'requestContext'
+>;

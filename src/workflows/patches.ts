@@ -96,6 +96,20 @@ export const PATCHES = {
       "a call that needs approval is first put to the agent's approval rules, which may allow or deny it " +
       'without a person; runs from before asked a person for every such call',
   },
+  previews: {
+    id: 'tool-previews',
+    release: '0.4.0',
+    change:
+      'a call of a tool with a preview shows it, is bound to it, and waits again where it changed by the ' +
+      'time the call runs; runs from before asked without one',
+  },
+  approvalJudge: {
+    id: 'approval-judge',
+    release: '0.4.0',
+    change:
+      "a call its approval rules hand to a person is first put to the agent's model judge, which may deny " +
+      'it, hand it on, or (where allowed) approve it; runs from before asked a person',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

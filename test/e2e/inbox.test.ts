@@ -65,13 +65,31 @@ const wireTool = createTool({
   execute: async ({ to, amount }) => ({ wired: amount, to }),
 });
 
+// A refund shows what it would leave in the till; the till changes under one call in the test below.
+const till = { cash: 300 };
+const refundTool = createTool({
+  id: 'inbox-refund',
+  description: 'Refunds from the till',
+  inputSchema: z.object({ amount: z.number() }),
+  requireApproval: true,
+  preview: ({ amount }) => ({ till: till.cash, after: till.cash - amount }),
+  execute: async ({ amount }) => ({ refunded: amount }),
+});
+
 const agentId = `inbox-agent-${randomUUID().slice(0, 8)}`;
 const inboxAgent = defineAgent({
   id: agentId,
   name: 'Inbox',
   instructions: 'You send money and ask.',
   model: 'scripted',
-  tools: { transfer: transferTool, ask_user: askUserTool, order: orderTool, settings: settingsTool, wire: wireTool },
+  tools: {
+    transfer: transferTool,
+    ask_user: askUserTool,
+    order: orderTool,
+    settings: settingsTool,
+    wire: wireTool,
+    refund: refundTool,
+  },
   access: { tools: { wire: { quorum: 2 } } },
 });
 
@@ -286,6 +304,27 @@ describe('the approval inbox', () => {
     }
     expect((await w.client.result(wire.runId)).toolResults[0]).toMatchObject({ output: { wired: 9000, to: 'Zurich' } });
     await eventually(() => entryOf(page, wire.runId).count()).toBe(0);
+  });
+
+  it('shows a preview, and where it changed after an approval, both, and runs on the one approved last', async () => {
+    const refund = await startRun('refund', { amount: 100 });
+    const entry = entryOf(page, refund.runId);
+    await eventually(() => entry.locator('pre.preview').textContent()).toBe(
+      JSON.stringify({ till: 300, after: 200 }, null, 2),
+    );
+    till.cash = 150;
+    await entry.getByRole('button', { name: 'Approve' }).click();
+    // Bob approved what he saw; the till changed, so the call waits again, showing both.
+    await eventually(() => entry.locator('pre.preview.previous').textContent()).toBe(
+      JSON.stringify({ till: 300, after: 200 }, null, 2),
+    );
+    expect(await entry.locator('pre.preview').nth(1).textContent()).toBe(
+      JSON.stringify({ till: 150, after: 50 }, null, 2),
+    );
+    expect((await w.client.getRun(refund.runId)).status).toBe('suspended');
+    await entry.getByRole('button', { name: 'Approve' }).click();
+    await eventually(() => entry.count()).toBe(0);
+    expect(await outputOf(refund.runId)).toEqual({ refunded: 100 });
   });
 
   it('a resume form shows the server refusal, then sends a fitting answer', async () => {

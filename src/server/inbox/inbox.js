@@ -249,6 +249,18 @@ function showLinked() {
   }
 }
 
+/** A call's preview, which its fingerprint covers; where it changed after an approval, the one approved before too. */
+function previewParts(preview) {
+  if (!preview) return [];
+  const now = [
+    el('h4', {}, 'Preview (an approval holds for this one only)'),
+    el('pre', { className: 'preview' }, json(preview.value)),
+  ];
+  if (!preview.previous) return now;
+  const before = el('pre', { className: 'preview previous' }, json(preview.previous.value));
+  return [el('h4', {}, 'Preview approved before (it has changed since)'), before, ...now];
+}
+
 function buildEntry(data) {
   const { runId, call } = data;
   const node = el('li', { className: 'entry' });
@@ -280,6 +292,14 @@ function buildEntry(data) {
     el('p', { className: 'meta' }, 'fingerprint ', el('span', { className: 'fingerprint' }, call.fingerprint)),
     el('h4', {}, call.transformed ? 'Arguments (as the agent displays them)' : 'Arguments'),
     el('pre', { className: 'args' }, json(call.args)),
+    call.judged
+      ? el(
+          'p',
+          { className: 'note judged' },
+          `The approval judge ${call.judged.version} asks a person: ${call.judged.reason}`,
+        )
+      : null,
+    ...previewParts(call.preview),
     call.suspendPayload !== undefined ? el('h4', {}, 'Asks') : null,
     call.suspendPayload !== undefined ? el('pre', { className: 'payload' }, json(call.suspendPayload)) : null,
     call.uncertainty ? el('p', { className: 'note' }, `Uncertain: ${call.uncertainty}`) : null,

@@ -52,7 +52,8 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
     {
       description:
         'Lists the tool calls that wait for a decision and that you may see, newest first: each with its run, ' +
-        'arguments (as the agent displays them), fingerprint, and whether you may decide it (and if not, why).',
+        'arguments (as the agent displays them), the tool’s preview where it makes one (the fingerprint covers it), ' +
+        'fingerprint, and whether you may decide it (and if not, why).',
       // Strict, as every input here: a key the tool does not take (a `principal`, changed `args`) is refused.
       inputSchema: z.object({ agentId: IdSchema.optional(), threadId: IdSchema.optional() }).strict(),
       annotations: { readOnlyHint: true },

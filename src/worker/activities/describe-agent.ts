@@ -43,6 +43,7 @@ function toolSpec(agent: Agent, name: string, tool: AgentTool): ToolSpec {
     ...(tool.resumeSchema ? { resumeSchema: jsonSchemaOf(tool.resumeSchema) } : {}),
     ...(tool.activity ? { activity: tool.activity } : {}),
     ...(tool.idempotent ? { idempotent: true } : {}),
+    ...(tool.preview ? { preview: true } : {}),
   };
 }
 

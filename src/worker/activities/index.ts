@@ -11,6 +11,8 @@ import { describeAgent, withMcpTools } from './describe-agent.js';
 import type { McpConnections } from './tools/mcp-connections.js';
 import type { McpToolEntry } from './tools/mcp-tool-list.js';
 import { executeTool } from './tools/execute-tool.js';
+import { previewTool } from './tools/preview-tool.js';
+import { judgeCall } from './approvals/judge-call.js';
 import { extractResumeData } from './model/extract-resume.js';
 import { beginThreadTurn, readThreadHistory, verifyThreadWriter } from './threads/thread.js';
 import { toolCallHook } from './tools/tool-call-hook.js';
@@ -63,6 +65,8 @@ export function createActivities(
     callModel: (input) => callModel(registry, models, input, conversations, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
     executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
+    previewTool: (input) => previewTool(registry, input),
+    judgeCall: (input) => judgeCall(registry, models, input),
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),

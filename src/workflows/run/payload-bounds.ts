@@ -22,6 +22,17 @@ function compactPending(call: PendingToolCall): PendingToolCall {
     ...call,
     args: elided(call.args, COMPACT_VALUE_BYTES),
     ...(call.suspendPayload !== undefined ? { suspendPayload: elided(call.suspendPayload, COMPACT_VALUE_BYTES) } : {}),
+    ...(call.preview ? { preview: compactPreview(call.preview) } : {}),
+  };
+}
+
+/** Previews are only mentioned too, with their hashes (what a decision binds) kept. */
+function compactPreview(preview: NonNullable<PendingToolCall['preview']>): PendingToolCall['preview'] {
+  const { previous } = preview;
+  return {
+    value: elided(preview.value, COMPACT_VALUE_BYTES),
+    hash: preview.hash,
+    ...(previous ? { previous: { value: elided(previous.value, COMPACT_VALUE_BYTES), hash: previous.hash } } : {}),
   };
 }
 

@@ -99,8 +99,12 @@ export function waitingChunk(waiting: PendingToolCall): RunChunk {
     fingerprint: entry.fingerprint,
   };
   switch (entry.kind) {
-    case 'approval':
-      return { type: 'tool-call-approval', ...ids };
+    case 'approval': {
+      const { preview } = entry;
+      if (!preview) return { type: 'tool-call-approval', ...ids };
+      const previous = preview.previous ? { previousPreview: preview.previous.value } : {};
+      return { type: 'tool-call-approval', ...ids, preview: preview.value, ...previous };
+    }
     case 'uncertain':
       return { type: 'tool-call-uncertain', ...ids, reason: entry.uncertainty ?? 'cut off' };
     default: {

@@ -9,10 +9,10 @@ import { deadlineFields, deadlineOf } from '../../approvals/deadline.js';
 import { decidedBy, declinedOutcome, expiredMessage } from '../../approvals/decision-messages.js';
 import type { AgentSpec, ToolSpec } from '../../schemas/agent-spec.js';
 import type { RunOptions } from '../../schemas/run-options.js';
-import { schemaInRun } from '../../schemas/schema-patterns.js';
 import { takes } from '../patches.js';
 import { runSubAgent } from './delegation.js';
 import { runWorkflowTool } from './workflow-tool-run.js';
+import { approvalOf, beforeAPerson, schemaForDecisions } from './approval-wait.js';
 import { refOf, transcribed, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
 import { recordApprovalRequired } from './spans.js';
@@ -52,6 +52,15 @@ export async function runTool(
       return declinedOutcome(spec.declineMessage, call.toolName, decidedBy(ruled.record), ruled.record.reason);
     }
   }
+  // A preview, or the agent's judge, before a person decides. Runs from before took neither: this path's
+  // awaits would move their concurrent calls' commands, so theirs below stays as it was.
+  if (beforeAPerson(tool, spec)) {
+    const decided = await approvalOf(tool, spec, options, state, call);
+    if (!decided.approved) return decided.outcome;
+    const outcome = await runCall(tool, spec, options, state, decided.call, atMostOnce, decided.previewHash);
+    if (decided.changedBy === undefined) return outcome;
+    return withChangedArguments(outcome, decided.call.args, decided.changedBy);
+  }
   const ref = refOf(state.runId, spec.id, call, options.requestContext);
   // Asked before the display is made (as runs recorded before deadlines did): the deadline counts from here.
   const askedAt = new Date().toISOString();
@@ -86,9 +95,10 @@ async function runCall(
   state: RunState,
   call: ModelToolCall,
   atMostOnce: boolean,
+  previewHash?: string,
 ): Promise<ToolCallOutcome> {
   const outcome = await withHooks(spec, options, state, call, () =>
-    runApproved(tool, spec, options, state, call, atMostOnce),
+    runApproved(tool, spec, options, state, call, atMostOnce, previewHash),
   );
   return transcribed(tool, refOf(state.runId, spec.id, call, options.requestContext), outcome);
 }
@@ -100,6 +110,7 @@ function runApproved(
   state: RunState,
   call: ModelToolCall,
   atMostOnce: boolean,
+  previewHash: string | undefined,
 ): Promise<ToolCallOutcome> {
   switch (tool.kind) {
     case 'client':
@@ -109,17 +120,8 @@ function runApproved(
     case 'workflow':
       return runWorkflowTool(tool, spec, options, state, call);
     case 'tool':
-      return executeOnWorker(tool, spec, options, state, call, atMostOnce);
+      return executeOnWorker(tool, spec, options, state, call, atMostOnce, previewHash);
   }
-}
-
-/**
- * The schema changed arguments are checked against, by the client and the run: an outside tool's (a
- * client tool's, an MCP server's) without its patterns, which run where the tool runs.
- */
-function schemaForDecisions(tool: ToolSpec): ToolSpec['inputSchema'] {
-  const outside = tool.kind === 'client' || (tool.kind === 'tool' && tool.mcpServer !== undefined);
-  return outside ? schemaInRun(tool.inputSchema, () => takes('boundedSchemaChecks')) : tool.inputSchema;
 }
 
 /** A client tool: the caller supplies the result. */

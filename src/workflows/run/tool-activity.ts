@@ -73,6 +73,8 @@ export async function executeOnWorker(
   state: RunState,
   call: ModelToolCall,
   atMostOnce: boolean,
+  /** The hash of the preview the call was approved on: its first execution runs only while it holds. */
+  previewHash?: string,
 ): Promise<ToolCallOutcome> {
   // A retry policy is not part of what a replay compares: runs from before take the window too. What
   // the run does once the activity gave up is (below, patch mcpServerWaits).
@@ -99,6 +101,7 @@ export async function executeOnWorker(
         ...(progress ? { progress } : {}),
         // The built-in thread tools (working memory, tasks) write the run's thread with its key.
         ...(state.threadKey ? { turnKey: state.threadKey } : {}),
+        ...(previewHash && !resumed ? { preview: { hash: previewHash } } : {}),
       });
     } catch (err) {
       state.stream.progress?.settle(progress, undefined);

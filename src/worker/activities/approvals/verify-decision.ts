@@ -7,7 +7,11 @@ import { acceptedBindings, signedMessageText, signedText } from '../../../approv
 import { errorMessage } from '../../../errors.js';
 import { PrincipalSchema, type Principal } from '../../../schemas/access.js';
 import { oneLine } from '../../../schemas/json.js';
-import type { VerifyDecisionInput, VerifyDecisionOutput, VerifyMessageInput } from '../../../protocol/activities.js';
+import type {
+  VerifyDecisionInput,
+  VerifyDecisionOutput,
+  VerifyMessageInput,
+} from '../../../protocol/approval-activities.js';
 
 /** Who a key belongs to, as the worker knows it (`via` is how a decision came, never the key's). */
 export type KeyPrincipal = Omit<Principal, 'via'>;
