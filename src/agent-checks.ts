@@ -9,6 +9,7 @@ import { rejectUnknownKeys, unknownKeyMessage } from './options.js';
 import { AccessPolicySchema } from './schemas/access.js';
 import { checkApprovalRules } from './approvals/approval-rules.js';
 import { checkApprovalJudge } from './approvals/judge.js';
+import { checkGrantPolicy } from './approvals/grants.js';
 import { declineWordingProblem } from './approvals/decision-messages.js';
 import { approvalDeadlineSpec } from './schemas/deadline.js';
 import { modelRetrySpec } from './schemas/model-retry.js';
@@ -148,6 +149,7 @@ export function checkAgent(config: CheckedConfig): {
     }
     checkApprovalRules(`defineAgent("${config.id}"): access.rules`, parsed.data, tools);
     checkApprovalJudge(`defineAgent("${config.id}"): access.judge`, parsed.data, tools);
+    checkGrantPolicy(`defineAgent("${config.id}"): access.grants`, parsed.data, tools);
   }
   if (config.approvalDeadline !== undefined)
     approvalDeadlineSpec(`defineAgent("${config.id}")`, config.approvalDeadline);

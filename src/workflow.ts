@@ -12,7 +12,7 @@
  *   (`getExternalWorkflowHandle(runId).signal(approveToolCallSignal, decision)`; see
  *   docs/guides/approvals.md, "Signals and updates, for other clients", for each one's argument).
  */
-export { agentRun, agentThread, listAgentTools } from './workflows/index.js';
+export { agentGrants, agentRun, agentThread, listAgentTools } from './workflows/index.js';
 export { executeAgent, startAgent } from './workflows/agent-child.js';
 export { suspendWorkflowTool } from './workflows/workflow-tool-suspend.js';
 export type { WorkflowToolResumed, WorkflowToolSuspension } from './protocol/workflow-tool.js';

@@ -30,9 +30,14 @@ export function judgeVerdict(
   judge: ApprovalJudge,
   answer: JudgeVerdict | { failed: string },
   toolRequires: boolean,
+  /** The call needs several approvers: no judge stands for them. */
+  quorum = false,
 ): JudgeVerdict {
   if ('failed' in answer) return { verdict: 'ask', reason: clip(`the judge could not judge: ${answer.failed}`, 500) };
   const reason = clip(answer.reason.trim() || '(no reason given)', MAX_TEXT);
+  if (answer.verdict === 'allow' && quorum) {
+    return { verdict: 'ask', reason: `the judge would approve, and the call needs several approvers: ${reason}` };
+  }
   if (answer.verdict === 'allow' && !toolRequires) {
     return { verdict: 'ask', reason: `the judge would approve, and this run asks a person: ${reason}` };
   }
@@ -79,6 +84,13 @@ export function checkApprovalJudge(
   const unknown = (judge.tools ?? []).filter((name) => !Object.hasOwn(tools, name));
   if (unknown.length) throw new TypeError(`${where}.tools: ${unknown.join(', ')} are not tools of the agent`);
   if (!judge.allow) return;
+  // Unset tools: every tool, those the agent gets from MCP servers and runs too, so the agent's quorum counts.
+  if (!judge.tools && policy.quorum) {
+    throw new TypeError(
+      `${where}: a judge that may allow may not stand for the ${policy.quorum} approvers the agent needs; ` +
+        'name the tools it judges without them, or let it only deny or ask',
+    );
+  }
   const judged = judge.tools ?? Object.keys(tools);
   const needQuorum = judged.filter((name) => policy.tools?.[name]?.quorum ?? policy.quorum);
   if (needQuorum.length) {

@@ -97,7 +97,8 @@ export class ApprovalLedger {
   /** What the agent's approval rules say of a call before it waits (`ask` without rules); see approval-rules.ts. */
   ruled(call: AskingCall, at: string, toolRequires: boolean) {
     const ruling = this.access?.rules && evaluateRules(this.access.rules, call, this.run.startedBy, at, toolRequires);
-    if (!ruling || ruling.verdict === 'ask') return { verdict: 'ask' as const, effects: [] };
+    const asked = !!ruling && ruling.rule !== null; // a rule said a person decides (not: none matched)
+    if (!ruling || ruling.verdict === 'ask') return { verdict: 'ask' as const, asked, effects: [] };
     const record = rulesRecord(ruling, call, at);
     return { verdict: ruling.verdict, record, effects: this.settled(call, record) };
   }
@@ -225,9 +226,7 @@ export class ApprovalLedger {
   }
 
   /** A sub-agent starts: from now on its reports are taken. */
-  childStarted(viaToolCallId: string): void {
-    this.subAgents.started(viaToolCallId);
-  }
+  childStarted = (viaToolCallId: string): void => this.subAgents.started(viaToolCallId);
 
   /**
    * A sub-agent's report: the calls it now waits on, whether it paused, and its verdicts on decisions passed

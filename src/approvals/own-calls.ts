@@ -25,6 +25,7 @@ export type Waiting = Pick<
   | 'uncertainty'
   | 'preview'
   | 'judged'
+  | 'grantable'
 >;
 
 export class OwnCalls {

@@ -16,6 +16,15 @@ export function needsApproval(
   return options.requireToolApproval === true || tool.requireApproval;
 }
 
+/**
+ * Whether the agent itself asks for approval of the tool's calls: what its rules, its judge and its
+ * grants may stand in for. A client tool the run brought asks as the run says: a run may tighten the
+ * agent's policy, and nothing of the agent's loosens that.
+ */
+export function agentRequires(tool: ToolSpec): boolean {
+  return tool.requireApproval && !(tool.kind === 'client' && tool.fromRun === true);
+}
+
 /** What a sub-agent's run inherits of the approval policy: approving every call holds for the whole chain. */
 export function inheritedApproval(
   options: Pick<RunOptions, 'requireToolApproval'>,

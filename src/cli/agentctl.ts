@@ -9,6 +9,7 @@ import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './common.js';
 import { addAuditCommands } from './audit.js';
+import { addGrantCommands } from './grants.js';
 import { addDecisionCommands } from './decisions.js';
 import { addMcpCommand } from './mcp.js';
 import { addThreadCommands } from './threads.js';
@@ -218,6 +219,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
   addToolCommands(program, { connect, print }, io);
   addThreadCommands(program, { connect, print });
   addAuditCommands(program, { connect, print }, io);
+  addGrantCommands(program, { connect, print });
   addMcpCommand(program, { connect, print });
   program
     .command('start')

@@ -216,7 +216,9 @@ export function nextStepLines(runId: string, p: PendingToolCall): string[] {
     case 'approval':
       return [
         ...(p.quorum ? [quorumLine(p.quorum)] : []),
-        ...(p.judged ? [`the approval judge ${p.judged.version} handed it to a person: ${p.judged.reason}`] : []),
+        ...(p.judged
+          ? [`the approval judge ${p.judged.version} handed it to a person: ${oneLineText(p.judged.reason, 500)}`]
+          : []),
         ...previewLines(p.preview),
         `to approve (someone the agent lets decide${p.selfApproval === false ? ", not the run's starter" : ''}): ` +
           `agentctl --as WHO approve ${target}`,

@@ -6,6 +6,7 @@
 import { rejectUnknownKeys } from '../options.js';
 import type { RunResult } from '../schemas/run-result.js';
 import { ClientReads } from './client-reads.js';
+import { grantsApi, type GrantsApi } from './grants-api.js';
 import type { ClientActor, ClientContext } from './context.js';
 import type { BatchDecisionRequest, BatchOptions, BatchOutcome } from './decisions/batch-decisions.js';
 import type { SentDecision } from './decisions/decisions.js';
@@ -75,5 +76,13 @@ export class ClientDecisions extends ClientReads {
     rejectUnknownKeys('decideBatch options', options, ['dryRun', 'mayRead']);
     const { decideBatch } = await import('./decisions/batch-decisions.js');
     return decideBatch(this.ctx, this.actor, request, options);
+  }
+
+  /**
+   * Standing grants, "approve, and allow calls like this": made from a call that waits by someone who
+   * may approve it now, listed and revoked (see docs/guides/approvals.md, "Standing grants").
+   */
+  get grants(): GrantsApi {
+    return grantsApi(this.ctx, this.actor);
   }
 }

@@ -24,6 +24,8 @@ export type { ClientToolInput } from './runs/client-tools.js';
 export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './runs/runs.js';
 export type { ReceiptsTarget } from './runs/receipts.js';
 export type { Receipt } from '../schemas/receipts.js';
+export type { CreateGrantRequest, GrantBookRequest, GrantsApi, RevokeGrantRequest } from './grants-api.js';
+export type { Grant, GrantScope } from '../schemas/grants.js';
 export { receiptLine } from '../approvals/receipt-line.js';
 export type { BuildInfo } from './runs/builds.js';
 export type { ModelStepRetry } from './runs/model-step.js';

@@ -3,6 +3,7 @@
  * computed, and the agent's model judge asked. Sandbox-safe: types only.
  */
 import type { DecisionKind, DecisionSignal } from '../schemas/decisions.js';
+import type { Grant, UseGrant } from '../schemas/grants.js';
 import type { JsonValue } from '../schemas/json.js';
 import type { RunMessageRequest } from '../schemas/run-message.js';
 import type { RequestContextValues } from '../schemas/run-options.js';
@@ -15,7 +16,12 @@ export interface ApprovalActivities {
   previewTool(input: PreviewToolInput): Promise<PreviewToolOutput>;
   /** The agent's model judge, asked about a call its approval rules hand to a person. */
   judgeCall(input: JudgeCallInput): Promise<JudgeCallOutput>;
+  /** A standing grant of the run's grant book that covers a call (its use counted), or null. */
+  useGrant(input: UseGrantInput): Promise<Grant | null>;
 }
+
+/** A call to find a grant for, in the book of its agent and resource. */
+export type UseGrantInput = UseGrant & { agentId: string; resourceId?: string };
 
 /** A decision to check against the approvers' keys, as the run received it, at workflow time `at`. */
 export interface VerifyDecisionInput {
@@ -51,9 +57,11 @@ export type PreviewToolOutput = { ok: true; preview: JsonValue; hash: string } |
 export interface JudgeCallInput {
   runId: string;
   agentId: string;
+  /** The judge's version the run recorded: a worker with another judge does not answer for it. */
+  version: string;
   toolName: string;
   args: JsonValue;
-  /** The call's preview, where its tool makes one. */
+  /** The call's arguments as its approver would be shown them (display transforms applied); its preview, if any. */
   preview?: JsonValue;
 }
 

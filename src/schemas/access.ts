@@ -146,6 +146,18 @@ export const AccessPolicySchema = z
     rules: ApprovalRulesSchema.optional(),
     /** A model judge, asked after the rules; see {@link ApprovalJudgeSchema}. */
     judge: ApprovalJudgeSchema.optional(),
+    /**
+     * Standing grants: the tools whose calls a principal who may approve them may also allow in advance
+     * ("approve, and allow calls like this"), and how long such a grant may live (hours; default 24, at
+     * most 2160). Unset: no grant approves anything. See docs/guides/approvals.md, "Standing grants".
+     */
+    grants: z
+      .object({
+        tools: z.array(z.string().min(1).max(256)).min(1).max(100),
+        maxHours: z.number().int().min(1).max(2160).optional(),
+      })
+      .strict()
+      .optional(),
     /** Per tool, by its name on the agent. */
     tools: z.record(z.string(), ToolAccessSchema).optional(),
   })

@@ -154,7 +154,12 @@ export const ToolSpecSchema = z.discriminatedUnion('kind', [
     /** The tool has a `preview`: a call that needs approval shows it, and is bound to it (`previewTool`). */
     preview: z.boolean().optional(),
   }),
-  z.object({ ...toolBase, kind: z.literal('client') }),
+  z.object({
+    ...toolBase,
+    kind: z.literal('client'),
+    /** A client tool the run brought (`clientTools`): its `requireApproval` is the run's, not the agent's. */
+    fromRun: z.literal(true).optional(),
+  }),
   z.object({
     ...toolBase,
     kind: z.literal('agent'),
@@ -242,6 +247,7 @@ export function withClientTools(spec: AgentSpec, clientTools: RunOptions['client
     description: tool.description ?? '',
     inputSchema: tool.inputSchema,
     requireApproval: tool.requireApproval ?? false,
+    fromRun: true,
     ...(spec.agentTransform ? { transform: spec.agentTransform } : {}),
   }));
   return { ...spec, tools: [...spec.tools, ...added] };

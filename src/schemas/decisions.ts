@@ -70,6 +70,8 @@ export const PendingToolCallSchema = z.object({
     })
     .strict()
     .optional(),
+  /** Set where the agent lets standing grants cover the call's tool: how long a grant of it may live, in hours. */
+  grantable: z.object({ maxHours: z.number().int() }).strict().optional(),
   /** Set where the agent's model judge handed the call to a person: its version, and why (or why it could not). */
   judged: z.object({ version: z.string(), reason: z.string() }).strict().optional(),
   /** When the run started waiting, ISO 8601. */
@@ -197,6 +199,8 @@ export const DecisionRecordSchema = z.object({
    * number) or of its model judge (its version, rule -1, and `judge`: the judge's model).
    */
   ruling: z.object({ version: z.string(), rule: z.number().int(), judge: z.string().optional() }).optional(),
+  /** Set by the run alone for a call a standing grant approved (the principal is the grant's creator). */
+  grant: z.object({ id: z.string() }).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecordSchema>;
 

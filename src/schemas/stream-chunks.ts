@@ -147,6 +147,8 @@ const RunEventChunkSchema = z.discriminatedUnion('type', [
     fingerprint: z.string(),
     reason: z.string(),
   }),
+  /** A standing grant approved the call (`by`: its creator), so it runs without waiting. */
+  z.object({ type: z.literal('tool-call-granted'), ...call, grantId: z.string(), by: z.string() }),
   /** A suspended call was resumed with this data; it runs again. */
   z.object({ type: z.literal('tool-call-resumed'), ...call, resumeData: JsonValueSchema }),
   z.object({ type: z.literal('tool-result'), ...call, output: JsonValueSchema, ...byProvider }),

@@ -21,6 +21,7 @@ import { openApiDocument } from './openapi.js';
 import { SERVER_OPTIONS, type ServerOptions } from './server-options.js';
 import { RouteAccess } from './routes/access.js';
 import { serveDecisionRoutes } from './routes/decisions.js';
+import { serveGrantRoutes } from './routes/grants.js';
 import { serveMessageRoutes } from './routes/messages.js';
 import { serveRunRoutes } from './routes/runs.js';
 import { serveThreadRoutes } from './routes/threads.js';
@@ -63,6 +64,7 @@ export function createServerApp(client: AgentClient, options: ServerOptions = {}
   serveRunRoutes(app, client, access, options);
   serveThreadRoutes(app, client, access);
   serveDecisionRoutes(app, client, access);
+  serveGrantRoutes(app, client, access);
   serveMessageRoutes(app, client);
   if (options.mcpApprover) {
     // The approver over MCP (Streamable HTTP, stateless): in the name of who the request authenticated as.

@@ -73,6 +73,8 @@ export interface InboxCall {
   preview?: PendingToolCall['preview'];
   /** Why the agent's model judge handed the call to a person. */
   judged?: PendingToolCall['judged'];
+  /** Set where the agent lets standing grants cover the tool: how long a grant of it may live. */
+  grantable?: PendingToolCall['grantable'];
 }
 
 /** One call waiting, in one run, for someone the signed-in principal may be. */
@@ -115,6 +117,7 @@ export function inboxCall(call: PendingToolCall): InboxCall {
     ...(call.quorum ? { quorum: call.quorum } : {}),
     ...(call.preview ? { preview: call.preview } : {}),
     ...(call.judged ? { judged: call.judged } : {}),
+    ...(call.grantable ? { grantable: call.grantable } : {}),
   };
 }
 

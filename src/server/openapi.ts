@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import {
   BatchDecisionBodySchema,
+  GrantBodySchema,
   DecisionBodySchema,
   RunMessageBodySchema,
   StartBodySchema,
@@ -16,7 +17,7 @@ import {
 
 /** One route of the API, as the document lists it. */
 export interface ApiRoute {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** Hono's form (`/runs/:runId`). */
   path: string;
   summary: string;
@@ -124,6 +125,29 @@ export const API_ROUTES: ApiRoute[] = [
       'Approve or decline every waiting call of a tool whose arguments meet the conditions, each checked as if ' +
       'decided alone, in the caller’s name; with dryRun, only say what would be decided and what refused.',
     body: BatchDecisionBodySchema,
+    answers: 'json',
+  },
+  {
+    method: 'post',
+    path: '/runs/:runId/grants',
+    summary:
+      'A standing grant from a call of the run, in the caller’s name (201): later calls of its tool in its scope ' +
+      'whose arguments meet its conditions run without waiting, while the caller could approve them.',
+    body: GrantBodySchema,
+    answers: 'json',
+  },
+  {
+    method: 'get',
+    path: '/agents/:agentId/grants',
+    summary: "An agent's grants on a resource that the caller made or may decide.",
+    query: { resourceId: 'default: the caller’s tenant' },
+    answers: 'json',
+  },
+  {
+    method: 'delete',
+    path: '/agents/:agentId/grants/:grantId',
+    summary: 'Revoke a grant: it approves nothing from then on.',
+    query: { resourceId: 'default: the caller’s tenant' },
     answers: 'json',
   },
   {

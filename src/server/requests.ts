@@ -90,6 +90,19 @@ export const BatchDecisionBodySchema = z
   })
   .strict();
 
+/** `POST /runs/:runId/grants`: a grant from a call of the run. */
+export const GrantBodySchema = z
+  .object({
+    toolCallId: z.string().min(1).max(MAX_QUALIFIED_ID),
+    fingerprint: z.string().min(1, 'send the fingerprint of the call you make the grant from').max(128),
+    scope: z.enum(['run', 'thread', 'resource']),
+    where: z.array(z.string().min(1).max(512)).min(1).max(20),
+    hours: z.number().int().min(1).max(2160).optional(),
+    maxUses: z.number().int().min(1).max(10_000).optional(),
+    reason: z.string().max(MAX_TEXT).optional(),
+  })
+  .strict();
+
 /** A message for a run while it works (`POST /runs/:runId/messages`). */
 export const RunMessageBodySchema = z
   .object({

@@ -45,6 +45,14 @@ export interface ToolPreviewData {
   previousPreview?: JsonValue;
 }
 
+/** `data-tool-granted` parts: a standing grant approved the call (`by`: who made the grant). */
+export interface ToolGrantedData {
+  toolCallId: string;
+  toolName: string;
+  grantId: string;
+  by: string;
+}
+
 /** `data-tool-resumed` parts: a suspended call was resumed with this data and runs again. */
 export interface ToolResumedData {
   toolCallId: string;
@@ -61,9 +69,17 @@ export interface RunUIDataTypes {
   'tool-uncertain': ToolUncertainData;
   'tool-resumed': ToolResumedData;
   'tool-preview': ToolPreviewData;
+  'tool-granted': ToolGrantedData;
   /** A sub-agent's progress (text, tool events, its tools' writes), tagged with it and the delegating call. */
   'agent-progress': AgentProgress;
-  [name: string]: JsonValue | ToolSuspendedData | ToolUncertainData | ToolResumedData | ToolPreviewData | AgentProgress;
+  [name: string]:
+    | JsonValue
+    | ToolSuspendedData
+    | ToolUncertainData
+    | ToolResumedData
+    | ToolPreviewData
+    | ToolGrantedData
+    | AgentProgress;
 }
 
 export type RunUIMessageChunk = UIMessageChunk<RunMessageMetadata, RunUIDataTypes>;
@@ -149,6 +165,12 @@ export class UiChunkMapper {
         const { toolCallId, toolName, args, fingerprint, reason } = chunk;
         return [
           { type: 'data-tool-uncertain', id: toolCallId, data: { toolCallId, toolName, args, fingerprint, reason } },
+        ];
+      }
+      case 'tool-call-granted': {
+        const { toolCallId, toolName, grantId, by } = chunk;
+        return [
+          { type: 'data-tool-granted', id: `${toolCallId}-granted`, data: { toolCallId, toolName, grantId, by } },
         ];
       }
       case 'tool-call-resumed': {

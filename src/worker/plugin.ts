@@ -38,7 +38,7 @@ import { PLUGIN_OPTION_KEYS, refuseUnloadedEnvironment, type DurableAgentsPlugin
 import { shutdownOnceRunning } from './shutdown.js';
 
 /** The workflow names the run workflows take in a worker: a team's workflow of the same name is refused. */
-const RUN_WORKFLOWS = ['agentRun', 'agentThread', 'listAgentTools'];
+const RUN_WORKFLOWS = ['agentRun', 'agentThread', 'listAgentTools', 'agentGrants'];
 
 /**
  * A Temporal plugin (`SimplePlugin` of `@temporalio/plugin`) that makes any worker a host of agent runs.

@@ -2,3 +2,4 @@
 export { agentRun } from './run/agent-run.js';
 export { listAgentTools } from './list-tools.js';
 export { agentThread } from './thread/agent-thread.js';
+export { agentGrants } from './grants/grant-book.js';

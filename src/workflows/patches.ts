@@ -110,6 +110,13 @@ export const PATCHES = {
       "a call its approval rules hand to a person is first put to the agent's model judge, which may deny " +
       'it, hand it on, or (where allowed) approve it; runs from before asked a person',
   },
+  grants: {
+    id: 'standing-grants',
+    release: '0.4.0',
+    change:
+      'a call of a tool the agent lets grants cover is first put to its grant book: a standing grant whose ' +
+      'creator could approve it approves it; runs from before asked a person',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -15,6 +15,7 @@ import * as autoResume from '../schemas/auto-resume.js';
 import * as dataChunks from '../schemas/data-chunks.js';
 import * as deadline from '../schemas/deadline.js';
 import * as decisions from '../schemas/decisions.js';
+import * as grants from '../schemas/grants.js';
 import * as json from '../schemas/json.js';
 import * as limits from '../schemas/limits.js';
 import * as message from '../schemas/message.js';
@@ -50,6 +51,7 @@ warmSchemas(
   dataChunks,
   deadline,
   decisions,
+  grants,
   json,
   limits,
   message,

@@ -76,6 +76,19 @@ const refundTool = createTool({
   execute: async ({ amount }) => ({ refunded: amount }),
 });
 
+// Payouts may be allowed in advance: a standing grant covers the small ones (the agent's policy below).
+const payouts: number[] = [];
+const payoutTool = createTool({
+  id: 'inbox-payout',
+  description: 'Pays a supplier',
+  inputSchema: z.object({ amount: z.number() }),
+  requireApproval: true,
+  execute: async ({ amount }) => {
+    payouts.push(amount);
+    return { paid: amount };
+  },
+});
+
 const agentId = `inbox-agent-${randomUUID().slice(0, 8)}`;
 const inboxAgent = defineAgent({
   id: agentId,
@@ -89,8 +102,9 @@ const inboxAgent = defineAgent({
     settings: settingsTool,
     wire: wireTool,
     refund: refundTool,
+    payout: payoutTool,
   },
-  access: { tools: { wire: { quorum: 2 } } },
+  access: { tools: { wire: { quorum: 2 } }, grants: { tools: ['payout'], maxHours: 12 } },
 });
 
 // Alice starts runs, Bob decides (an approval needs someone else than its starter), Carol is a second
@@ -325,6 +339,56 @@ describe('the approval inbox', () => {
     await entry.getByRole('button', { name: 'Approve' }).click();
     await eventually(() => entry.count()).toBe(0);
     expect(await outputOf(refund.runId)).toEqual({ refunded: 100 });
+  });
+
+  it("approves, and allows calls like it: a grant runs the next small payout at once, in its creator's name", async () => {
+    const first = await startRun('payout', { amount: 40 });
+    const entry = entryOf(page, first.runId);
+    await eventually(() => entry.count()).toBe(1);
+    await entry.getByText('Approve, and allow calls like this').click();
+    await entry.locator('[data-field="where"]').fill('amount<=50');
+    await entry.locator('[data-field="scope"]').selectOption('resource');
+    await entry.getByRole('button', { name: 'Approve and allow' }).click();
+    await eventually(() => entry.count()).toBe(0);
+    expect(await outputOf(first.runId)).toEqual({ paid: 40 });
+
+    // The next small payout waits for nobody; a larger one does.
+    const res = await fetch(`${base}/agents/${agentId}/generate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ALICE}` },
+      body: JSON.stringify({
+        prompt: 'please payout',
+        options: { script: [{ toolCalls: [{ toolName: 'payout', args: { amount: 30 } }] }, { text: 'Done.' }] },
+      }),
+    });
+    const granted = (await res.json()) as RunResult;
+    expect(granted.finishReason).toBe('stop');
+    expect(granted.decisions).toEqual([
+      expect.objectContaining({
+        kind: 'approve',
+        principal: expect.objectContaining({ id: 'bob' }),
+        grant: expect.any(Object),
+      }),
+    ]);
+    expect(payouts).toEqual([40, 30]);
+
+    // Over HTTP: Bob lists the grant he made; Eve, of another tenant, cannot revoke it; Bob revokes it.
+    const as = (token: string) => ({ authorization: `Bearer ${token}` });
+    const listed = await fetch(`${base}/agents/${agentId}/grants`, { headers: as(BOB) });
+    const { grants } = (await listed.json()) as { grants: Array<{ grantId: string; uses: number; where: string[] }> };
+    expect(grants).toMatchObject([{ uses: 1, where: ['amount<=50'] }]);
+    const path = `${base}/agents/${agentId}/grants/${grants[0]!.grantId}?resourceId=${tenant}`;
+    expect((await fetch(path, { method: 'DELETE', headers: as(EVE) })).status).toBe(400);
+    const revoked = await fetch(path, { method: 'DELETE', headers: as(BOB) });
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toMatchObject({ revoked: { by: { id: 'bob' } } });
+    const after = await startRun('payout', { amount: 20 });
+    await eventually(() => entryOf(page, after.runId).count()).toBe(1);
+    await entryOf(page, after.runId).locator('.decline-form button').click();
+    const large = await startRun('payout', { amount: 80 });
+    await eventually(() => entryOf(page, large.runId).count()).toBe(1);
+    await entryOf(page, large.runId).locator('.decline-form button').click();
+    await eventually(() => entryOf(page, large.runId).count()).toBe(0);
   });
 
   it('a resume form shows the server refusal, then sends a fitting answer', async () => {

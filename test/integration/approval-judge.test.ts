@@ -17,12 +17,14 @@ const refunded: number[] = [];
 const refund = createTool({
   id: 'judged-refund',
   description: 'Refunds an order',
-  inputSchema: z.object({ amount: z.number() }),
+  inputSchema: z.object({ amount: z.number(), card: z.string().optional() }),
   requireApproval: true,
   execute: async ({ amount }) => {
     refunded.push(amount);
     return { refunded: amount };
   },
+  // Approvers, and so the judge, never see the card number.
+  transform: { display: { input: (args) => ({ ...(args as object), card: '****' }) } },
 });
 /** A tool that needs no approval of its own: only a run that asks for approvals makes it wait. */
 const note = createTool({
@@ -53,6 +55,16 @@ const cautiousAgent = defineAgent({
   access: { judge: { ...judge, allow: false } },
 });
 
+/** The same, with a rule that says a person decides refunds of 100 and more: the judge is not asked of those. */
+const ruledAgent = defineAgent({
+  ...judgedAgent,
+  id: 'ruled-judged-agent',
+  access: {
+    judge,
+    rules: { version: 'r1', rules: [{ tool: 'refund', where: ['amount>=100'], verdict: 'ask', reason: 'large' }] },
+  },
+});
+
 /** What the judge answers, by the amount in the call it is shown. */
 function answer(amount: number): ModelAnswer {
   if (amount === 300) return { text: 'Looks fine to me.' };
@@ -71,17 +83,23 @@ beforeAll(async () => {
     return answer(shown.arguments.amount);
   });
   server.useInThisProcess();
-  w = await startWorker([judgedAgent, cautiousAgent]);
+  w = await startWorker([judgedAgent, cautiousAgent, ruledAgent]);
 });
 afterAll(async () => {
   await w?.stop();
   await server?.close();
 });
 
-const call = (agentId: string, tool: 'refund' | 'note', amount: number, options: object = {}): Promise<RunResult> =>
+const call = (
+  agentId: string,
+  tool: 'refund' | 'note',
+  amount: number,
+  options: object = {},
+  extra: Record<string, string> = {},
+): Promise<RunResult> =>
   w.client.generate(agentId, `${tool} ${amount}`, {
     model: 'scripted',
-    script: [{ toolCalls: [{ toolName: tool, args: { amount } }] }, { text: 'Done.' }],
+    script: [{ toolCalls: [{ toolName: tool, args: { amount, ...extra } }] }, { text: 'Done.' }],
     ...options,
   });
 
@@ -94,7 +112,7 @@ it('approves and denies where the judge may, with its version and model in the t
   ]);
   expect(await w.client.receipts({ runId: small.runId })).toMatchObject([{ kind: 'approve', principal: null, ruling }]);
 
-  const large = await call('judged-agent', 'refund', 5000);
+  const large = await call('judged-agent', 'refund', 5000, {}, { card: '4111 1111 1111 1111' });
   expect(large.toolResults[0]).toMatchObject({ isError: true, declined: true });
   expect(JSON.stringify(large.toolResults[0])).toContain('over the refund limit');
   expect(refunded).toEqual([20]);
@@ -106,8 +124,21 @@ it('approves and denies where the judge may, with its version and model in the t
   expect(JSON.parse(String(request.messages.at(-1)!.content))).toEqual({
     tool: 'refund',
     description: 'Refunds an order',
-    arguments: { amount: 5000 },
+    arguments: { amount: 5000, card: '****' },
   });
+  expect(JSON.stringify(server.requests)).not.toContain('4111');
+});
+
+it('does not ask the judge where a rule of the agent says a person decides', async () => {
+  const asked = server.requests.length;
+  const run = await call('ruled-judged-agent', 'refund', 20 + 100);
+  expect(run.finishReason).toBe('suspended');
+  expect(run.pendingToolCalls[0]!.judged).toBeUndefined();
+  expect(server.requests.length).toBe(asked);
+  // No rule matches a small refund: the judge is asked, and approves it.
+  const small = await call('ruled-judged-agent', 'refund', 10);
+  expect(small.toolResults[0]).toMatchObject({ isError: false, output: { refunded: 10 } });
+  expect(server.requests.length).toBe(asked + 1);
 });
 
 it('hands a call to a person, with why, where the judge asks, cannot answer, hangs or may not approve', async () => {
@@ -128,7 +159,7 @@ it('hands a call to a person, with why, where the judge asks, cannot answer, han
     expect(waiting!.judged!.reason).toMatch(why);
     expect(run.decisions).toEqual([]);
   }
-  expect(refunded).toEqual([20]);
+  expect(refunded).toEqual([20, 10]);
 });
 
 it('refuses a raw signal that claims to be the judge’s verdict, and lets a person decide', async () => {
@@ -145,9 +176,9 @@ it('refuses a raw signal that claims to be the judge’s verdict, and lets a per
     verdictIn(await w.client.getRun(run.runId), 'forged'),
   );
   expect(refused).toMatchObject({ accepted: false, refusal: { type: 'InvalidDecision' } });
-  expect(refunded).toEqual([20]);
+  expect(refunded).toEqual([20, 10]);
 
   const done = await w.client.decide({ kind: 'approve', runId: run.runId, principal: 'ops' }, { then: 'result' });
   expect(done.toolResults[0]).toMatchObject({ output: { refunded: 200 } });
-  expect(refunded).toEqual([20, 200]);
+  expect(refunded).toEqual([20, 10, 200]);
 });

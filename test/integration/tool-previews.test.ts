@@ -23,7 +23,12 @@ const previews = new Map<string, number>();
 const transfer = createTool({
   id: 'preview-transfer',
   description: 'Sends money',
-  inputSchema: z.object({ amount: z.number(), flaky: z.boolean().optional(), broken: z.boolean().optional() }),
+  inputSchema: z.object({
+    amount: z.number(),
+    flaky: z.boolean().optional(),
+    broken: z.boolean().optional(),
+    confirm: z.boolean().optional(),
+  }),
   requireApproval: true,
   preview: ({ amount, flaky, broken }, { runId, toolCallId }) => {
     const made = (previews.get(`${runId}/${toolCallId}`) ?? 0) + 1;
@@ -33,7 +38,9 @@ const transfer = createTool({
     const drift = flaky && made >= 3 ? 1 : 0;
     return { balance: account.balance, after: account.balance - amount - drift };
   },
-  execute: async ({ amount }) => {
+  // `confirm`: the tool asks its caller first (it suspends), and sends once resumed.
+  execute: async ({ amount, confirm }, { suspend, resumeData }) => {
+    if (confirm && resumeData === undefined) return suspend({ question: `send ${amount}?` });
     sent.push(amount);
     account.balance -= amount;
     return { sent: amount, balance: account.balance };
@@ -55,7 +62,7 @@ afterAll(async () => {
   await w?.stop();
 });
 
-const send = (args: { amount: number; flaky?: boolean; broken?: boolean }): Promise<RunResult> =>
+const send = (args: { amount: number; flaky?: boolean; broken?: boolean; confirm?: boolean }): Promise<RunResult> =>
   w.client.generate('preview-agent', 'send', {
     model: 'scripted',
     script: [{ toolCalls: [{ toolName: 'transfer', args }] }, { text: 'Done.' }],
@@ -152,4 +159,46 @@ it('does not run a call whose preview cannot be made, or changes inside its exec
   expect(done.toolResults[0]).toMatchObject({ isError: true });
   expect(JSON.stringify(done.toolResults[0])).toMatch(/changed after it was approved .*the call did not run/);
   expect(sent).toEqual([30]);
+});
+
+it('does not run a resumed call whose preview changed while it was suspended', async () => {
+  account.balance = 100;
+  const run = await send({ amount: 7, confirm: true });
+  const { toolCallId, fingerprint } = run.pendingToolCalls[0]!;
+  const asked = await w.client.decide(
+    { kind: 'approve', runId: run.runId, toolCallId, fingerprint, principal: 'ops' },
+    { then: 'result' },
+  );
+  expect(asked.pendingToolCalls[0]).toMatchObject({ kind: 'suspend', suspendPayload: { question: 'send 7?' } });
+  account.balance = 60;
+  const done = await w.client.decide(
+    {
+      kind: 'resume',
+      runId: run.runId,
+      toolCallId,
+      fingerprint: asked.pendingToolCalls[0]!.fingerprint,
+      resumeData: 'yes',
+    },
+    { then: 'result' },
+  );
+  expect(JSON.stringify(done.toolResults[0])).toMatch(/changed after it was approved .*the call did not run/);
+  expect(sent).toEqual([30]);
+});
+
+it('leaves calls with a preview out of batch approvals: each is approved having read it', async () => {
+  account.balance = 100;
+  const run = await send({ amount: 3 });
+  const outcome = await w.client.decideBatch(
+    { kind: 'approve', toolName: 'transfer', agentId: 'preview-agent', where: ['amount<=5'], principal: 'ops' },
+    { dryRun: true },
+  );
+  expect(outcome.decided).toEqual([]);
+  expect(outcome.refused).toContainEqual(
+    expect.objectContaining({
+      runId: run.runId,
+      type: 'NotAllowed',
+      message: expect.stringContaining('shows a preview'),
+    }),
+  );
+  await w.client.decide({ kind: 'decline', runId: run.runId });
 });

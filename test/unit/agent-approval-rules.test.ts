@@ -96,7 +96,7 @@ describe('approval rules', () => {
     ]);
 
     const medium = { ...call, toolCallId: 'c2', args: { amount: 200 } };
-    expect(ledger.ruled(medium, AT, true)).toEqual({ verdict: 'ask', effects: [] });
+    expect(ledger.ruled(medium, AT, true)).toEqual({ verdict: 'ask', asked: true, effects: [] });
     const inputSchema = { type: 'object', properties: { amount: { type: 'number' } } };
     ledger.ask(medium, { kind: 'approval', askedAt: AT, inputSchema });
     // A signal cannot pass for the rules: it has no field for it.

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { judgeApplies, judgeRecord, judgeVerdict } from '../../src/approvals/judge.js';
+import { checkApprovalJudge, judgeApplies, judgeRecord, judgeVerdict } from '../../src/approvals/judge.js';
 import { ApprovalLedger } from '../../src/approvals/ledger.js';
 import { createTool, defineAgent } from '../../src/index.js';
 import type { ApprovalJudge } from '../../src/schemas/access.js';
@@ -24,6 +24,11 @@ describe('judgeVerdict', () => {
     });
     // The run asked for the approval itself (it tightened the policy): no judge loosens that.
     expect(judgeVerdict(judge, allow, false)).toMatchObject({ verdict: 'ask' });
+    // Nor stands for the approvers a quorum needs.
+    expect(judgeVerdict(judge, allow, true, true)).toMatchObject({
+      verdict: 'ask',
+      reason: 'the judge would approve, and the call needs several approvers: small',
+    });
   });
 
   it('takes a denial as it is, and hands a failure to a person with why', () => {
@@ -80,8 +85,13 @@ describe('defineAgent', () => {
 
   it('refuses a judge that may approve a tool that needs a quorum, and one that names no tool of the agent', () => {
     expect(() => defineAgent({ ...base, access: { quorum: 2, judge } })).toThrow(
-      /access.judge: a judge that may allow may not stand for the approvers refund need \(a quorum\)/,
+      /access.judge: a judge that may allow may not stand for the 2 approvers the agent needs/,
     );
+    expect(() =>
+      defineAgent({ ...base, access: { tools: { refund: { quorum: 2 } }, judge: { ...judge, tools: ['refund'] } } }),
+    ).toThrow(/access.judge: a judge that may allow may not stand for the approvers refund need \(a quorum\)/);
+    // An agent whose tools come from MCP servers has none here: its quorum still holds for them.
+    expect(() => checkApprovalJudge('x', { quorum: 2, judge }, {})).toThrow(/may not stand for the 2 approvers/);
     expect(() => defineAgent({ ...base, access: { judge: { ...judge, tools: ['refnud'] } } })).toThrow(
       /access.judge.tools: refnud are not tools of the agent/,
     );

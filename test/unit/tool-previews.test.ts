@@ -63,7 +63,7 @@ describe('deciding a call with a preview', () => {
 });
 
 describe('a memo short of space', () => {
-  it('only mentions large previews, and keeps their hashes', () => {
+  it('keeps previews whole (an approver sees all the fingerprint binds), and leaves out the calls that do not fit', () => {
     const large = { rows: 'x'.repeat(30_000) };
     const calls = Array.from({ length: 40 }, (_, i) => ({
       ...waiting,
@@ -72,8 +72,11 @@ describe('a memo short of space', () => {
     }));
     const memo = { pendingToolCalls: calls, decisions: [] } as unknown as RunMemo;
     const fitted = fitMemo(memo);
-    expect(fitted.pendingToolCalls[0]!.preview).toMatchObject({ hash, previous: { hash: 'h0' } });
-    expect(JSON.stringify(fitted.pendingToolCalls[0]!.preview!.value).length).toBeLessThan(5000);
+    expect(fitted.pendingToolCalls.length).toBeLessThan(40);
+    expect(fitted.omittedPendingToolCalls).toBe(40 - fitted.pendingToolCalls.length);
+    for (const call of fitted.pendingToolCalls) {
+      expect(call.preview).toEqual({ value: large, hash, previous: { value: large, hash: 'h0' } });
+    }
   });
 });
 

@@ -154,6 +154,12 @@ export async function decideBatch(
       ...(reason !== undefined ? { reason } : {}),
       ...(by !== undefined ? { by } : {}),
     };
+    // A call with a preview is approved on what its approver saw, which a batch never shows.
+    if (call.preview && kind === 'approve') {
+      const message = `${call.toolName} ${call.toolCallId} shows a preview: approve it on its own, having read it`;
+      outcome.refused.push({ ...shown, type: 'NotAllowed', message });
+      continue;
+    }
     try {
       if (dryRun) {
         // Every check a decision of this call would pass, and nothing sent.

@@ -396,6 +396,53 @@ async function decide(entry, kind, extra, error) {
   }
 }
 
+/** A standing grant from this call (conditions, scope, hours), then the call's own approval. */
+function grantForm(entry, error) {
+  const { runId, call } = entry.call;
+  const max = call.grantable.maxHours;
+  const where = control(
+    'input',
+    { type: 'text', placeholder: 'amount<=50, to$=@example.com', required: true },
+    'where',
+  );
+  const scope = control(
+    'select',
+    {},
+    'scope',
+    el('option', { value: 'thread' }, 'this thread'),
+    el('option', { value: 'run' }, 'this run'),
+    el('option', { value: 'resource' }, 'every run of this resource'),
+  );
+  const hours = control('input', { type: 'number', min: 1, max, value: String(Math.min(8, max)) }, 'hours');
+  const form = el(
+    'form',
+    { className: 'grant-form' },
+    el('label', {}, 'calls of ', call.toolName, ' where (comma-separated) ', where),
+    el('label', {}, ' in ', scope),
+    el('label', {}, ' for hours ', hours),
+    el('button', { type: 'submit' }, 'Approve and allow'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    error.textContent = '';
+    const conditions = where.value
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+    const body = { toolCallId: call.toolCallId, fingerprint: call.fingerprint, scope: scope.value, where: conditions };
+    const res = await api(`/runs/${encodeURIComponent(runId)}/grants`, {
+      method: 'POST',
+      body: JSON.stringify({ ...body, hours: Number(hours.value) }),
+    });
+    if (!res.ok) {
+      error.textContent = await errorOf(res);
+      return;
+    }
+    await decide(entry, 'approve', {}, error);
+  });
+  return el('details', { className: 'grant' }, el('summary', {}, 'Approve, and allow calls like this'), form);
+}
+
 function fillActions(entry, actions, error) {
   const { call } = entry.call;
   if (call.kind === 'approval') {
@@ -408,6 +455,8 @@ function fillActions(entry, actions, error) {
       void decide(entry, 'decline', reason.value ? { reason: reason.value } : {}, error);
     });
     actions.append(approve, decline);
+    // Where the run says grants may cover the tool: approve, and allow calls like this one.
+    if (call.grantable && call.path.length === 0) actions.append(grantForm(entry, error));
   } else if (call.kind === 'suspend') {
     actions.append(resumeForm(entry, call.resumeSchema));
   } else if (call.kind === 'client') {

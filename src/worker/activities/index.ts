@@ -13,6 +13,7 @@ import type { McpToolEntry } from './tools/mcp-tool-list.js';
 import { executeTool } from './tools/execute-tool.js';
 import { previewTool } from './tools/preview-tool.js';
 import { judgeCall } from './approvals/judge-call.js';
+import { useGrant } from './approvals/use-grant.js';
 import { extractResumeData } from './model/extract-resume.js';
 import { beginThreadTurn, readThreadHistory, verifyThreadWriter } from './threads/thread.js';
 import { toolCallHook } from './tools/tool-call-hook.js';
@@ -67,6 +68,7 @@ export function createActivities(
     executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
     previewTool: (input) => previewTool(registry, input),
     judgeCall: (input) => judgeCall(registry, models, input),
+    useGrant,
     transformPayload: (input) => transformPayload(registry, input),
     shapeOutput: (input) => shapeOutput(registry, input),
     listTools: async () => registry.listTools(),

@@ -10,10 +10,15 @@ import type { PreviewToolOutput } from '../../protocol/approval-activities.js';
 import { deadlineFields, deadlineOf } from '../../approvals/deadline.js';
 import { decidedBy, declinedOutcome, expiredMessage } from '../../approvals/decision-messages.js';
 import { previewFingerprint } from '../../approvals/fingerprint.js';
+import { grantDecision, grantHours, grantPolicy } from '../../approvals/grants.js';
 import { judgeApplies, judgeRecord, judgeVerdict } from '../../approvals/judge.js';
+import { callAccess } from '../../approvals/access.js';
+import { agentRequires } from '../../approvals/policy.js';
 import type { ApprovalJudge } from '../../schemas/access.js';
 import type { AgentSpec, ToolSpec } from '../../schemas/agent-spec.js';
 import type { DecisionRecord, PendingToolCall } from '../../schemas/decisions.js';
+import { GrantSchema } from '../../schemas/grants.js';
+import { safeParse } from '../../schemas/json.js';
 import type { JsonValue } from '../../schemas/json.js';
 import type { RunOptions } from '../../schemas/run-options.js';
 import { schemaInRun } from '../../schemas/schema-patterns.js';
@@ -45,10 +50,20 @@ function judges(tool: ToolSpec, spec: AgentSpec): boolean {
   return judge !== undefined && judgeApplies(judge, tool.name) && takes('approvalJudge');
 }
 
-/** Whether a call needs more than a person's decision: a preview, or the judge's word first. */
+/**
+ * Whether the run asks the agent's grant book about a call of the tool: the agent lets grants cover it,
+ * its calls have no preview (a grant never saw one), and decisions need no signature (a grant has none).
+ */
+function granted(tool: ToolSpec, spec: AgentSpec): boolean {
+  if (!spec.access?.grants?.tools.includes(tool.name) || spec.signedDecisions || !agentRequires(tool)) return false;
+  return !(tool.kind === 'tool' && tool.preview) && takes('grants');
+}
+
+/** Whether a call needs more than a person's decision: a standing grant, a preview, or the judge's word first. */
 export function beforeAPerson(tool: ToolSpec, spec: AgentSpec): boolean {
   const previewed = previews(tool);
-  return judges(tool, spec) || previewed;
+  const judged = judges(tool, spec);
+  return granted(tool, spec) || judged || previewed;
 }
 
 /**
@@ -61,13 +76,21 @@ export async function approvalOf(
   options: RunOptions,
   state: RunState,
   call: ModelToolCall,
+  /** A rule of the agent's said a person decides: the judge is not asked. */
+  askedByRule = false,
 ): Promise<Approval> {
+  if (granted(tool, spec) && (await grantOf(spec, options, state, call))) return { approved: true, call };
   let shown = previews(tool) ? await previewOf(spec, options, state, call) : undefined;
   if (shown && !shown.ok) return { approved: false, outcome: notRun(shown.error) };
   const judge = spec.access?.judge;
   let judged: PendingToolCall['judged'];
-  if (judge && judges(tool, spec)) {
-    const verdict = judgeVerdict(judge, await askJudge(judge, spec, state, call, shown?.preview), tool.requireApproval);
+  if (judge && judges(tool, spec) && !askedByRule) {
+    // The judge reads the call as its approver would be shown it: what a display transform hides, it never quotes.
+    const ref = refOf(state.runId, spec.id, call, options.requestContext);
+    const args = (await waitingDisplay(tool, ref, { kind: 'approval', args: call.args })).display?.args ?? call.args;
+    const answer = await askJudge(judge, spec, state, { ...call, args }, shown?.preview);
+    const quorum = callAccess(spec.access, call.toolName, 'approval').quorum !== undefined;
+    const verdict = judgeVerdict(judge, answer, agentRequires(tool), quorum);
     if (verdict.verdict === 'ask') judged = { version: judge.version, reason: verdict.reason };
     else {
       const record = judgeRecord(judge, { ...verdict, verdict: verdict.verdict }, call, new Date().toISOString());
@@ -129,6 +152,7 @@ async function askPerson(
     ...deadlineFields(askedAt, deadlineOf(tool, spec)),
     ...(shown.preview ? { preview: shown.preview } : {}),
     ...(shown.judged ? { judged: shown.judged } : {}),
+    ...(granted(tool, spec) ? { grantable: { maxHours: grantHours(spec.access) } } : {}),
   };
   return { ...(await state.waits.forDecision(call, waiting)), askedAt };
 }
@@ -180,6 +204,64 @@ async function previewOf(
   }
 }
 
+/**
+ * Whether a standing grant approves the call: the book's grant, checked again here against the agent's
+ * policy (its creator must be able to approve this call now), recorded as its creator's approval.
+ */
+async function grantOf(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall): Promise<boolean> {
+  // A book that does not answer soon (its worker is down) holds nobody up for long: a person decides.
+  const { useGrant } = proxyActivities<AgentActivities>({
+    startToCloseTimeout: '10 seconds',
+    scheduleToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 3 },
+  });
+  const { toolCallId, toolName, args } = call;
+  const { threadId, resourceId } = options;
+  const where = { ...(threadId ? { threadId } : {}), ...(resourceId ? { resourceId } : {}) };
+  let grant;
+  try {
+    grant = await useGrant({
+      agentId: spec.id,
+      runId: state.runId,
+      toolCallId,
+      toolName,
+      fingerprint: call.fingerprint,
+      args,
+      policy: grantPolicy(spec.access, toolName),
+      ...(state.setup.access.startedBy ? { startedBy: state.setup.access.startedBy } : {}),
+      ...where,
+    });
+  } catch (err) {
+    // A book that cannot be asked approves nothing: a person decides.
+    if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
+    return false;
+  }
+  // What the book said is checked like anything sent to the run: a grant of another shape approves nothing.
+  const checked = grant ? safeParse(GrantSchema, grant) : undefined;
+  if (!checked?.success) return false;
+  grant = checked.data;
+  const run = { resourceId, startedBy: state.setup.access.startedBy };
+  const at = new Date().toISOString();
+  const verdict = grantDecision(
+    grant,
+    { ...call, runId: state.runId, threadId },
+    { agentId: spec.id, resourceId },
+    spec.access,
+    run,
+    at,
+  );
+  if (!verdict.ok) return false;
+  state.apply(state.ledger.settled(call, verdict.record));
+  state.stream.publish({
+    type: 'tool-call-granted',
+    toolCallId,
+    toolName,
+    grantId: grant.grantId,
+    by: verdict.record.principal?.name ?? grant.createdBy.id,
+  });
+  return true;
+}
+
 /** The judge's answer; one that failed or took too long is no verdict (a person decides then). */
 async function askJudge(
   judge: ApprovalJudge,
@@ -195,7 +277,13 @@ async function askJudge(
     retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['ModelCallFailed'] },
   });
   try {
-    const input = { runId: state.runId, agentId: spec.id, toolName: call.toolName, args: call.args };
+    const input = {
+      runId: state.runId,
+      agentId: spec.id,
+      version: judge.version,
+      toolName: call.toolName,
+      args: call.args,
+    };
     return await judgeCall({ ...input, ...(preview !== undefined ? { preview } : {}) });
   } catch (err) {
     if (!(err instanceof ActivityFailure) || runCancelled()) throw err;

@@ -56,6 +56,13 @@ export async function autoResume(state: RunState, request: AutoResumeRequest): P
   }
   const verdict = autoResumeVerdict(call, state.autoResume.settings, request.enabled);
   if (!verdict.ok) return refuse(verdict.type, verdict.message);
+  // A preview binds an approval to what its approver saw; a message names no preview.
+  if (call.kind === 'approval' && call.preview) {
+    return refuse(
+      'NotAllowed',
+      `${call.toolName} ${call.toolCallId} shows a preview: approve it by its fingerprint, having read it`,
+    );
+  }
   if (state.setup.signedDecisions) {
     return refuse(
       'NotAllowed',

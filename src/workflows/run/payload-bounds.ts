@@ -17,22 +17,16 @@ const MAX_RESULT_BYTES = 1900 * 1024;
 /** Temporal takes at most 2 KiB for one search attribute's value (a list as a whole). */
 const MAX_ATTRIBUTE_BYTES = 1800;
 
+/**
+ * A call with large arguments or payload, which are only mentioned. Its preview stays whole (at most
+ * 32 KiB): an approver must see all of what the fingerprint binds, so a call that does not fit is left
+ * out of the memo (and cannot be approved from it) rather than shown in part.
+ */
 function compactPending(call: PendingToolCall): PendingToolCall {
   return {
     ...call,
     args: elided(call.args, COMPACT_VALUE_BYTES),
     ...(call.suspendPayload !== undefined ? { suspendPayload: elided(call.suspendPayload, COMPACT_VALUE_BYTES) } : {}),
-    ...(call.preview ? { preview: compactPreview(call.preview) } : {}),
-  };
-}
-
-/** Previews are only mentioned too, with their hashes (what a decision binds) kept. */
-function compactPreview(preview: NonNullable<PendingToolCall['preview']>): PendingToolCall['preview'] {
-  const { previous } = preview;
-  return {
-    value: elided(preview.value, COMPACT_VALUE_BYTES),
-    hash: preview.hash,
-    ...(previous ? { previous: { value: elided(previous.value, COMPACT_VALUE_BYTES), hash: previous.hash } } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * run or a workflow. Every way it can go wrong becomes a tool error the model sees.
  */
 import type { ModelToolCall, ToolCallOutcome } from '../../protocol/activities.js';
-import { needsApproval } from '../../approvals/policy.js';
+import { agentRequires, needsApproval } from '../../approvals/policy.js';
 import { deadlineFields, deadlineOf } from '../../approvals/deadline.js';
 import { decidedBy, declinedOutcome, expiredMessage } from '../../approvals/decision-messages.js';
 import type { AgentSpec, ToolSpec } from '../../schemas/agent-spec.js';
@@ -44,9 +44,11 @@ export async function runTool(
   // One approval, one side effect: unless the tool says it is idempotent, it runs at most once.
   const atMostOnce = tool.kind === 'tool' && !tool.idempotent;
   // The agent's approval rules first, where it has them: their verdict spares a person the decision.
+  let askedByRule = false;
   if (spec.access?.rules && takes('approvalRules')) {
-    const ruled = state.ledger.ruled(call, new Date().toISOString(), tool.requireApproval);
+    const ruled = state.ledger.ruled(call, new Date().toISOString(), agentRequires(tool));
     state.apply(ruled.effects);
+    askedByRule = ruled.asked ?? false;
     if (ruled.verdict === 'allow') return runCall(tool, spec, options, state, call, atMostOnce);
     if (ruled.verdict === 'deny') {
       return declinedOutcome(spec.declineMessage, call.toolName, decidedBy(ruled.record), ruled.record.reason);
@@ -55,7 +57,7 @@ export async function runTool(
   // A preview, or the agent's judge, before a person decides. Runs from before took neither: this path's
   // awaits would move their concurrent calls' commands, so theirs below stays as it was.
   if (beforeAPerson(tool, spec)) {
-    const decided = await approvalOf(tool, spec, options, state, call);
+    const decided = await approvalOf(tool, spec, options, state, call, askedByRule);
     if (!decided.approved) return decided.outcome;
     const outcome = await runCall(tool, spec, options, state, decided.call, atMostOnce, decided.previewHash);
     if (decided.changedBy === undefined) return outcome;

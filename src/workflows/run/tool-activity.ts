@@ -73,7 +73,7 @@ export async function executeOnWorker(
   state: RunState,
   call: ModelToolCall,
   atMostOnce: boolean,
-  /** The hash of the preview the call was approved on: its first execution runs only while it holds. */
+  /** The hash of the preview the call was approved on: every execution (a resumed one too) runs only while it holds. */
   previewHash?: string,
 ): Promise<ToolCallOutcome> {
   // A retry policy is not part of what a replay compares: runs from before take the window too. What
@@ -101,7 +101,7 @@ export async function executeOnWorker(
         ...(progress ? { progress } : {}),
         // The built-in thread tools (working memory, tasks) write the run's thread with its key.
         ...(state.threadKey ? { turnKey: state.threadKey } : {}),
-        ...(previewHash && !resumed ? { preview: { hash: previewHash } } : {}),
+        ...(previewHash ? { preview: { hash: previewHash } } : {}),
       });
     } catch (err) {
       state.stream.progress?.settle(progress, undefined);

@@ -47,6 +47,10 @@ export async function judgeCall(
   const agent = registry.get(input.agentId);
   const judge = agent.access?.judge;
   if (!judge) return { failed: `agent "${agent.id}" has no judge on this worker` };
+  // The instructions are the worker's: they must be those of the version the run recorded.
+  if (judge.version !== input.version) {
+    return { failed: `this worker's judge is version ${judge.version}, the run's ${input.version}` };
+  }
   const tool = Object.hasOwn(agent.tools, input.toolName) ? agent.tools[input.toolName] : undefined;
   const call = {
     tool: input.toolName,

@@ -15,7 +15,7 @@ import { ownTool } from './transform-payload.js';
 import { grantTurnWriter } from '../../../tools/builtin/turn-writers.js';
 import { resultOf } from './tool-result.js';
 import { checkResume, suspended } from './tool-suspension.js';
-import { previewOf } from './preview-tool.js';
+import { previewChanged } from './preview-tool.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -72,22 +72,14 @@ async function execution(
   if (!parsedInput.ok) {
     return { type: 'error', error: `Invalid arguments for tool "${input.toolName}": ${parsedInput.pretty}` };
   }
+  // Before every execution of an approved call, a resumed one too: it runs only on the preview approved.
+  const changed = input.preview ? await previewChanged(tool, parsedInput.value, input, input.preview.hash) : undefined;
+  if (changed) return changed;
   let resumeData: unknown;
   if (input.resume) {
     const checked = await checkResume(tool, input.toolName, parsedInput.value, input.resume.data);
     if (!checked.ok) return checked.output;
     resumeData = checked.data;
-  } else if (input.preview) {
-    const now = await previewOf(tool, parsedInput.value, input);
-    if (!now.ok) return { type: 'error', error: `${now.error}; the call did not run` };
-    if (now.hash !== input.preview.hash) {
-      return {
-        type: 'error',
-        error:
-          `the preview of this call of tool "${input.toolName}" changed after it was approved ` +
-          `(${input.preview.hash.slice(0, 12)}… approved, ${now.hash.slice(0, 12)}… now); the call did not run`,
-      };
-    }
   }
 
   const activity = Context.current();

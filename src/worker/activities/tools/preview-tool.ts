@@ -67,3 +67,33 @@ export async function previewOf(
   const json = JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
   return { ok: true, preview: json, hash: sha256Hex(canonicalJson(json)) };
 }
+
+/**
+ * Inside an execution: why the call does not run, where its preview is no longer the one approved (or
+ * cannot be made). The activity heartbeats meanwhile: a slow preview is no worker that died.
+ */
+export async function previewChanged(
+  tool: AnyTool,
+  input: unknown,
+  call: Omit<PreviewToolInput, 'args'>,
+  approved: string,
+): Promise<{ type: 'error'; error: string } | undefined> {
+  const activity = Context.current();
+  const heartbeats = activity.info.heartbeatTimeoutMs
+    ? setInterval(() => activity.heartbeat(), activity.info.heartbeatTimeoutMs / 3)
+    : undefined;
+  let now: PreviewToolOutput;
+  try {
+    now = await previewOf(tool, input, call);
+  } finally {
+    clearInterval(heartbeats);
+  }
+  if (!now.ok) return { type: 'error', error: `${now.error}; the call did not run` };
+  if (now.hash === approved) return undefined;
+  return {
+    type: 'error',
+    error:
+      `the preview of this call of tool "${call.toolName}" changed after it was approved ` +
+      `(${approved.slice(0, 12)}… approved, ${now.hash.slice(0, 12)}… now); the call did not run`,
+  };
+}

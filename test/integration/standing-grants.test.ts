@@ -1,0 +1,221 @@
+/**
+ * Standing grants on the dev server: an approver makes a grant from a waiting call ("approve, and allow
+ * calls like this"); later calls in its scope whose arguments meet its conditions run without waiting,
+ * recorded as the creator's approval with the grant's id, and shown as granted in the stream, until its
+ * uses run out or it is revoked. The attacks: a principal outside the tool's rule cannot make one, the
+ * run's starter cannot grant herself, a grant written straight into the book by someone the rule keeps
+ * out approves nothing, another tenant's book is out of reach, and wider arguments still wait.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  AccessDeniedError,
+  defineAgent,
+  InvalidInputError,
+  NotAllowedError,
+  RunNotFoundError,
+  SelfApprovalError,
+} from '../../src/index.js';
+import { createGrantUpdate } from '../../src/protocol/grant-messages.js';
+import { grantBookId } from '../../src/schemas/grants.js';
+import { people, transfers, transferScript, transferTool } from '../fixtures/bank.js';
+import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
+import { agentctl } from '../processes.js';
+
+const grantsAgent = defineAgent({
+  id: 'granting-bank',
+  name: 'Bank with grants',
+  model: 'scripted',
+  tools: { transfer: transferTool },
+  access: { decide: ['role:approver'], grants: { tools: ['transfer'], maxHours: 48 } },
+});
+
+// The bank's people, in a tenant of this file's own: the threads and the grant book it makes are its alone.
+const TENANT = `grants-${randomUUID().slice(0, 8)}`;
+const inTenant = (who: keyof typeof people) => ({ ...people[who].principal, tenant: TENANT });
+const { ann, sam, tina, nora } = {
+  ann: inTenant('ann'),
+  sam: inTenant('sam'),
+  tina: inTenant('tina'),
+  nora: inTenant('nora'),
+};
+const bert = people.bert.principal;
+
+/** Anyone may decide its calls (no rule on who): operators name themselves with agentctl --as. */
+const openAgent = defineAgent({
+  id: 'open-grants',
+  name: 'Open grants',
+  model: 'scripted',
+  tools: { transfer: transferTool },
+  access: { grants: { tools: ['transfer'] } },
+});
+
+let w: TestWorker;
+beforeAll(async () => {
+  w = await startWorker([grantsAgent, openAgent]);
+});
+afterAll(async () => {
+  await w?.stop();
+});
+
+const send = (amount: number, threadId = 'thread-grants', principal = tina) =>
+  w.client.generate('granting-bank', `send ${amount} to bob`, {
+    model: 'scripted',
+    script: transferScript(amount),
+    resourceId: TENANT,
+    threadId,
+    principal,
+  } as never);
+
+const sentIn = (runId: string) => transfers.filter((t) => t.runId === runId).map((t) => t.amount);
+
+it('makes a grant from a waiting call, and lets it approve narrower calls of its thread, its uses counted', async () => {
+  const first = await send(40);
+  expect(first.finishReason).toBe('suspended');
+  const { toolCallId, fingerprint } = first.pendingToolCalls[0]!;
+  const grant = await w.client.grants.create({
+    runId: first.runId,
+    toolCallId,
+    fingerprint,
+    scope: 'thread',
+    where: ['amount<=50', 'to=bob'],
+    maxUses: 2,
+    reason: 'bob is our supplier',
+    principal: ann,
+  });
+  expect(grant).toMatchObject({ toolName: 'transfer', scope: { kind: 'thread', threadId: 'thread-grants' }, uses: 0 });
+  // The grant does not approve the call it was made from: Ann approves that one as usual.
+  await w.client.decide({ kind: 'approve', runId: first.runId, fingerprint, principal: ann }, { then: 'result' });
+
+  const stream = await w.client.stream('granting-bank', 'send 30 to bob', {
+    model: 'scripted',
+    script: transferScript(30),
+    resourceId: TENANT,
+    threadId: 'thread-grants',
+    principal: tina,
+  } as never);
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  expect(chunks.find((c) => c.type === 'tool-call-granted')).toMatchObject({ grantId: grant.grantId, by: 'ann' });
+  const second = await w.client.result(stream.runId);
+  expect(second.finishReason).toBe('stop');
+  expect(sentIn(second.runId)).toEqual([30]);
+  expect(second.decisions).toEqual([
+    expect.objectContaining({
+      kind: 'approve',
+      principal: expect.objectContaining({ id: 'ann' }),
+      by: `grant ${grant.grantId}`,
+      reason: 'bob is our supplier',
+      grant: { id: grant.grantId },
+    }),
+  ]);
+
+  // Wider than the grant, or on another thread: a person decides.
+  expect((await send(60)).finishReason).toBe('suspended');
+  expect((await send(20, 'another-thread')).finishReason).toBe('suspended');
+
+  // The second use, then none left.
+  expect((await send(10)).finishReason).toBe('stop');
+  expect((await send(10)).finishReason).toBe('suspended');
+  const [kept] = await w.client.grants.list({ agentId: 'granting-bank', resourceId: TENANT, principal: ann });
+  expect(kept).toMatchObject({ grantId: grant.grantId, uses: 2 });
+});
+
+it('revokes a grant: it approves nothing from then on', async () => {
+  const waiting = await send(5, 'thread-revoke');
+  const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
+  const base = { runId: waiting.runId, toolCallId, fingerprint, where: ['amount<=50'] };
+  const grant = await w.client.grants.create({ ...base, scope: 'resource', principal: sam });
+  expect((await send(5, 'thread-revoke-2')).finishReason).toBe('stop');
+  // Nora (of the tenant, no approver) neither sees nor revokes it.
+  const book = { agentId: 'granting-bank', resourceId: TENANT };
+  expect(await w.client.grants.list({ ...book, principal: nora })).toEqual([]);
+  await expect(w.client.grants.revoke({ ...book, grantId: grant.grantId, principal: nora })).rejects.toThrow(
+    AccessDeniedError,
+  );
+  const revoked = await w.client.grants.revoke({
+    agentId: 'granting-bank',
+    resourceId: TENANT,
+    grantId: grant.grantId,
+    principal: ann,
+  });
+  expect(revoked.revoked).toMatchObject({ by: { id: 'ann' } });
+  expect((await send(5, 'thread-revoke-3')).finishReason).toBe('suspended');
+});
+
+it('refuses a grant its maker could not approve, and a grant written into the book by such a maker approves nothing', async () => {
+  // Sam, an approver and a teller, started this run.
+  const waiting = await send(25, 'thread-attack', sam);
+  const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
+  const base = { runId: waiting.runId, toolCallId, fingerprint, scope: 'resource' as const, where: ['amount<=1000'] };
+  // Nora is no approver; Sam may not approve (or grant) the run he started; Bert is of another tenant.
+  await expect(w.client.grants.create({ ...base, principal: nora })).rejects.toThrow(NotAllowedError);
+  await expect(w.client.grants.create({ ...base, principal: sam })).rejects.toThrow(SelfApprovalError);
+  await expect(w.client.grants.create({ ...base, principal: bert })).rejects.toThrow(RunNotFoundError);
+  await expect(w.client.grants.create({ ...base, where: [], principal: ann })).rejects.toThrow(InvalidInputError);
+  await expect(w.client.grants.list({ agentId: 'granting-bank', resourceId: TENANT, principal: bert })).rejects.toThrow(
+    InvalidInputError,
+  );
+
+  // Straight into the book, past the client: Nora's grant, and one Sam gives himself for his own runs.
+  const book = w.client.temporal.workflow.getHandle(grantBookId('granting-bank', TENANT));
+  const forged = (grantId: string, createdBy: object) => ({
+    grantId,
+    toolName: 'transfer',
+    scope: { kind: 'resource' },
+    where: ['amount<=1000'],
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    createdBy,
+  });
+  await book.executeUpdate(createGrantUpdate, { args: [forged('forged-nora', nora) as never] });
+  await book.executeUpdate(createGrantUpdate, { args: [forged('forged-sam', sam) as never] });
+  const attacked = await send(900, 'thread-attack-2', sam);
+  expect(attacked.finishReason).toBe('suspended');
+  expect(sentIn(attacked.runId)).toEqual([]);
+  // A grant that outlives what the agent allows (48 hours) approves nothing either.
+  const long = { ...forged('too-long', ann), expiresAt: new Date(Date.now() + 72 * 3_600_000).toISOString() };
+  await book.executeUpdate(createGrantUpdate, { args: [long as never] });
+  expect((await send(900, 'thread-attack-3', sam)).finishReason).toBe('suspended');
+});
+
+it('makes, lists and revokes grants with agentctl', async () => {
+  const open = (amount: number) =>
+    w.client.generate('open-grants', `send ${amount}`, { model: 'scripted', script: transferScript(amount) });
+  const ctl = (args: string[]) =>
+    agentctl(['--address', temporalAddress(), '--namespace', 'default', '--as', 'ops-ann', 'grants', ...args]);
+  const waiting = await open(15);
+  const { fingerprint } = waiting.pendingToolCalls[0]!;
+  const made = await ctl([
+    'create',
+    waiting.runId,
+    '--fingerprint',
+    fingerprint,
+    '--scope',
+    'resource',
+    '--where',
+    'amount<=20',
+    '--uses',
+    '1',
+    '--json',
+  ]);
+  expect(made).toMatchObject({ code: 0 });
+  const grant = JSON.parse(made.stdout) as { grantId: string };
+  const listed = await ctl(['list', '--agent', 'open-grants']);
+  expect(listed.stdout).toContain(`${grant.grantId}  transfer where amount<=20  in resource  0 of 1 uses  until `);
+  expect(listed.stdout).toContain('by ops-ann');
+
+  const granted = await open(12);
+  expect(sentIn(granted.runId)).toEqual([12]);
+  expect((await open(12)).finishReason).toBe('suspended');
+
+  expect(await ctl(['revoke', grant.grantId, '--agent', 'open-grants'])).toMatchObject({
+    code: 0,
+    stdout: expect.stringContaining(`revoked: ${grant.grantId}`),
+  });
+  expect(
+    await ctl(['create', waiting.runId, '--fingerprint', fingerprint, '--scope', 'galaxy', '--where', 'amount<=20']),
+  ).toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('--scope is run, thread or resource, not "galaxy"'),
+  });
+});
