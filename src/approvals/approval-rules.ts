@@ -9,7 +9,7 @@ import type { AccessPolicy, ApprovalRule, ApprovalRules, Principal } from '../sc
 import type { DecisionRecord } from '../schemas/decisions.js';
 import type { JsonValue } from '../schemas/json.js';
 import { admits } from './access.js';
-import { argsMeet, parseCondition, type BatchCondition } from './batch.js';
+import { argsMeet, parseCondition, storedConditions } from './batch.js';
 import { NO_EVIDENCE, type ReceiptEvidence } from './receipts.js';
 import type { DecisionCheck } from './rules.js';
 
@@ -43,25 +43,13 @@ export function evaluateRules(
     // allow needs each condition to hold; a deny or an ask also takes what cannot be told (a value that is
     // missing or of another type, a condition that does not parse): those fail closed.
     const cautious = rule.verdict !== 'allow';
-    const where = conditions(rule.where ?? []);
+    const where = storedConditions(rule.where ?? []);
     if (where === undefined) return cautious;
     return argsMeet(call.args, where, { unknownHolds: cautious });
   });
   const rule = rules.rules[index];
   if (!rule) return { verdict: 'ask', rule: null, version: rules.version, reason: undefined };
   return { verdict: rule.verdict, rule: index, version: rules.version, reason: rule.reason };
-}
-
-/**
- * The conditions of a rule. The agent's definition checked them; should one not parse here, the rule does
- * not apply (and a person decides), rather than the run failing.
- */
-function conditions(where: string[]): BatchCondition[] | undefined {
-  try {
-    return where.map(parseCondition);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -101,6 +101,18 @@ export function shownArgs(call: PendingToolCall): JsonValue {
   return call.display ? call.display.args : call.args;
 }
 
+/**
+ * Conditions kept as text (an agent's rules, a grant), parsed where they are used. Checked when they were
+ * written; should one not parse here, the caller takes nothing from them (undefined), rather than fail.
+ */
+export function storedConditions(where: readonly string[]): BatchCondition[] | undefined {
+  try {
+    return where.map(parseCondition);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a waiting call of a run is one the batch takes (approvals only: a batch approves or declines). */
 export function inBatch(
   run: { agentId?: string | undefined; resourceId?: string | undefined },

@@ -12,7 +12,7 @@ import type { Grant } from '../schemas/grants.js';
 import type { JsonValue } from '../schemas/json.js';
 import { MAX_GRANT_HOURS } from '../schemas/grants.js';
 import { callAccess } from './access.js';
-import { argsMeet, parseCondition, type BatchCondition } from './batch.js';
+import { argsMeet, storedConditions } from './batch.js';
 import { judgeDecision, type RunAccess } from './rules.js';
 
 /** The call a grant may cover, and the run it is in. */
@@ -41,7 +41,7 @@ export function grantCovers(grant: Grant, call: GrantedCall, at: string): boolea
   if (scope.kind === 'run' && scope.runId !== call.runId) return false;
   if (scope.kind === 'thread' && scope.threadId !== call.threadId) return false;
   // A grant only narrows: one with no condition (which no book takes) covers nothing.
-  const where = conditions(grant.where);
+  const where = storedConditions(grant.where);
   return where !== undefined && where.length > 0 && argsMeet(call.args, where);
 }
 
@@ -117,14 +117,6 @@ function grantRecord(grant: Grant, call: GrantedCall, at: string): DecisionRecor
     accepted: true,
     grant: { id: grant.grantId },
   };
-}
-
-function conditions(where: readonly string[]): BatchCondition[] | undefined {
-  try {
-    return where.map(parseCondition);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The grants policy names tools of the agent, none of which needs a quorum (a grant is one person's word). */

@@ -19,7 +19,7 @@ import type { agentGrants } from '../workflows/grants/grant-book.js';
 import type { ClientActor, ClientContext } from './context.js';
 import { readableRun } from './decisions/decisions.js';
 import { principalOf, type PrincipalInput } from './identity.js';
-import type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grants-api.js';
+import type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grant-requests.js';
 
 const CREATE_KEYS = ['runId', 'toolCallId', 'fingerprint', 'scope', 'where', 'hours', 'maxUses', 'reason', 'principal'];
 

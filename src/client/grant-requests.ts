@@ -1,0 +1,32 @@
+/** What `client.grants` takes: plain types, shared by its light entry and the work it loads. */
+import type { PrincipalInput } from './identity.js';
+
+/** A grant made from a call that waits for approval: for calls of its tool, in its agent's book. */
+export interface CreateGrantRequest {
+  runId: string;
+  toolCallId: string;
+  /** The call's fingerprint, as you were shown it: the grant is made only if you could approve that call now. */
+  fingerprint: string;
+  /** Which calls it holds for: this run's, its thread's, or every run's of the agent on the run's resource. */
+  scope: 'run' | 'thread' | 'resource';
+  /** Conditions on the arguments, all of which must hold, as batch decisions write them: `['amount<=50']`. */
+  where: string[];
+  /** How long it holds, in hours (default 24; the agent's `access.grants.maxHours` bounds what runs take). */
+  hours?: number;
+  /** How many calls it may approve (default: any number until it expires). */
+  maxUses?: number;
+  reason?: string;
+  /** Who makes it (default: the client's principal). */
+  principal?: PrincipalInput;
+}
+
+/** The grant book of an agent on a resource (none: runs without one). */
+export interface GrantBookRequest {
+  agentId: string;
+  resourceId?: string;
+  principal?: PrincipalInput;
+}
+
+export interface RevokeGrantRequest extends GrantBookRequest {
+  grantId: string;
+}
