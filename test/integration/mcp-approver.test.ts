@@ -13,21 +13,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/index.js';
 import { bearerTokens, startServer } from '../../src/server/index.js';
 import { toolboxAgent } from '../fixtures/agents.js';
-import { bankAgent, people, transferScript } from '../fixtures/bank.js';
+import { bankAgent, people, transferScript, transferTool } from '../fixtures/bank.js';
+import { defineAgent } from '../../src/index.js';
 import { historyEventTypes, startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 
 type Person = keyof typeof people;
+
+/** The bank's transfers, which its approvers may also allow in advance. */
+const grantsBank = defineAgent({
+  id: 'mcp-grants-bank',
+  name: 'Bank with grants',
+  model: 'scripted',
+  tools: { transfer: transferTool },
+  access: { decide: ['role:approver'], grants: { tools: ['transfer'] } },
+});
 
 let w: TestWorker;
 let server: ServerType;
 let base: string;
 beforeAll(async () => {
-  w = await startWorker([bankAgent, toolboxAgent]);
+  w = await startWorker([bankAgent, toolboxAgent, grantsBank]);
   const tokens = Object.fromEntries(Object.values(people).map((p) => [p.token, p.principal]));
   server = await startServer(w.client, {
     port: 0,
     authenticate: bearerTokens(tokens),
-    agents: [bankAgent],
+    agents: [bankAgent, grantsBank],
     mcpApprover: true,
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -83,8 +93,10 @@ describe('the approver over Streamable HTTP', () => {
     expect(tools.tools.map((t) => t.name).sort()).toEqual([
       'approve_call',
       'decline_call',
+      'list_grants',
       'list_waiting_calls',
       'resume_call',
+      'revoke_grant',
     ]);
     const listed = (await call(ann, 'list_waiting_calls', { agentId: 'bank-agent' })) as {
       calls: Array<{ runId: string; mayDecide: boolean; call: { fingerprint: string } }>;
@@ -149,6 +161,51 @@ describe('the approver over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('standing grants over MCP', () => {
+  it('lists the grants a principal made or may decide, and revokes them, in its tenant only', async () => {
+    const paused = await w.client.generate('mcp-grants-bank', 'send 10 to bob', {
+      model: 'scripted',
+      script: transferScript(10),
+      resourceId: 'acme',
+      principal: people.tina.principal,
+    } as never);
+    const { toolCallId, fingerprint } = paused.pendingToolCalls[0]!;
+    const grant = await w.client.grants.create({
+      runId: paused.runId,
+      toolCallId,
+      fingerprint,
+      scope: 'run',
+      where: ['amount<=50'],
+      principal: people.ann.principal,
+    });
+    const ann = await mcpAs('ann');
+    const listed = (await call(ann, 'list_grants', { agentId: 'mcp-grants-bank' })) as {
+      grants: Array<{ grantId: string }>;
+    };
+    expect(listed.grants.map((g) => g.grantId)).toEqual([grant.grantId]);
+    // Nora (no approver) sees none and revokes nothing; Bert, of another tenant, reaches no book of acme's.
+    expect(await call(await mcpAs('nora'), 'list_grants', { agentId: 'mcp-grants-bank' })).toEqual({ grants: [] });
+    expect(
+      await call(await mcpAs('nora'), 'revoke_grant', { agentId: 'mcp-grants-bank', grantId: grant.grantId }),
+    ).toEqual({
+      error: expect.stringMatching(/^AccessDenied: .*may not revoke grant/),
+    });
+    const bert = await call(await mcpAs('bert'), 'list_grants', { agentId: 'mcp-grants-bank', resourceId: 'acme' });
+    expect(bert).toEqual({ error: expect.stringMatching(/^InvalidInputError: .*another tenant/) });
+    // A key the tool does not take is refused, never dropped.
+    expect(
+      await call(ann, 'revoke_grant', { agentId: 'mcp-grants-bank', grantId: grant.grantId, everyone: true }),
+    ).toMatchObject({
+      error: expect.stringMatching(/everyone/),
+    });
+    expect(await call(ann, 'revoke_grant', { agentId: 'mcp-grants-bank', grantId: grant.grantId })).toMatchObject({
+      grantId: grant.grantId,
+      revoked: { by: { id: 'ann' } },
+    });
+    await w.client.decide({ kind: 'decline', runId: paused.runId, fingerprint, principal: people.ann.principal });
   });
 });
 

@@ -77,6 +77,40 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
   decision('resume', 'Resumes a suspended call with the data its resume schema asks for.', {
     resumeData: boundedJson().describe('the data, fitting the call’s resumeSchema'),
   });
+  // Standing grants, as the client lists and revokes them: the principal's tenant, what it made or may decide.
+  const book = {
+    agentId: IdSchema.describe('the agent whose grants'),
+    resourceId: IdSchema.optional().describe('the resource (tenant); default: yours'),
+  };
+  const bookOf = (agentId: string, resourceId: string | undefined) => {
+    const resource = resourceId ?? confinedTenant(ctx.principal);
+    return {
+      agentId,
+      ...(resource ? { resourceId: resource } : {}),
+      ...(ctx.principal ? { principal: ctx.principal } : {}),
+    };
+  };
+  server.registerTool(
+    'list_grants',
+    {
+      description:
+        "Lists an agent's standing grants that you made or may decide: the tool and conditions each covers, " +
+        'its scope, until when, how often used, and whether revoked.',
+      inputSchema: z.object(book).strict(),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ agentId, resourceId }) =>
+      answer(async () => ({ grants: await ctx.client.grants.list(bookOf(agentId, resourceId)) })),
+  );
+  server.registerTool(
+    'revoke_grant',
+    {
+      description: 'Revokes a standing grant you made or may decide: it approves nothing from then on.',
+      inputSchema: z.object({ ...book, grantId: IdSchema.describe('the grant, as list_grants gives it') }).strict(),
+    },
+    async ({ agentId, resourceId, grantId }) =>
+      answer(async () => ({ ...(await ctx.client.grants.revoke({ ...bookOf(agentId, resourceId), grantId })) })),
+  );
   return server;
 }
 
