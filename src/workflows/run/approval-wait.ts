@@ -26,7 +26,8 @@ import { takes } from '../patches.js';
 import { runCancelled } from './delegation.js';
 import { refOf, waitingDisplay } from './payload-views.js';
 import type { RunState } from './run-state.js';
-import { activityFailureMessage, runContext } from './tool-activity.js';
+import { activityFailureMessage } from './tool-activity.js';
+import { hookInput } from './tool-hooks.js';
 
 /** How often a preview may change after an approval before the call gives up (each round is a person's decision). */
 const MAX_PREVIEW_ROUNDS = 5;
@@ -188,19 +189,14 @@ async function previewOf(
     startToCloseTimeout: '1 minute',
     retry: { maximumAttempts: 3 },
   });
-  const { toolCallId, toolName, args } = call;
   try {
-    return await previewTool({
-      runId: state.runId,
-      agentId: spec.id,
-      toolCallId,
-      toolName,
-      args,
-      ...runContext(options),
-    });
+    return await previewTool(hookInput(spec, options, state, call));
   } catch (err) {
     if (!(err instanceof ActivityFailure) || runCancelled()) throw err;
-    return { ok: false, error: `the preview of tool "${toolName}" could not be made: ${activityFailureMessage(err)}` };
+    return {
+      ok: false,
+      error: `the preview of tool "${call.toolName}" could not be made: ${activityFailureMessage(err)}`,
+    };
   }
 }
 

@@ -55,7 +55,8 @@ export async function afterToolCall(
   await toolCallHook({ hook: 'afterToolCall', ...hookInput(spec, options, state, call), end });
 }
 
-function hookInput(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall) {
+/** A call as the worker's code for it is told of it: its ids and arguments, and the run's context. */
+export function hookInput(spec: AgentSpec, options: RunOptions, state: RunState, call: ModelToolCall) {
   const { toolCallId, toolName, args } = call;
   return {
     runId: state.runId,
