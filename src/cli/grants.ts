@@ -17,6 +17,13 @@ interface CreateFlags {
   reason?: string;
 }
 
+interface RevokeFlags {
+  agent?: string;
+  resource?: string;
+  createdBy?: string;
+  json?: boolean;
+}
+
 const collect = (value: string, all: string[]) => [...all, value];
 
 /** A grant as one line: what it covers, for how long, how often, by whom. */
@@ -100,18 +107,39 @@ export function addGrantCommands(program: Command, { connect, print }: CommandCo
 
   grants
     .command('revoke')
-    .description('revoke a grant: it approves nothing from then on')
-    .argument('<grant>', 'the grant id')
-    .requiredOption('--agent <id>', 'the agent')
+    .description(
+      'revoke a grant: it approves nothing from then on; or, with --created-by, every live grant one principal ' +
+        "made (a leaver's) in the books your tenant reaches",
+    )
+    .argument('[grant]', 'the grant id')
+    .option('--agent <id>', 'the agent (needed with a grant id)')
     .option('--resource <id>', 'the resource (tenant)')
-    .option('--json', 'print the grant as JSON')
-    .action(async (grantId: string, o: { agent: string; resource?: string; json?: boolean }, cmd: Command) => {
+    .option('--created-by <id>', 'revoke every live grant this principal made, instead of one grant')
+    .option('--json', 'print the grant (or what was revoked and refused) as JSON')
+    .action(async (grantId: string | undefined, o: RevokeFlags, cmd: Command) => {
+      if ((grantId === undefined) === (o.createdBy === undefined)) {
+        throw new Refusal('name one grant id, or --created-by ID for every grant one principal made');
+      }
+      const resource = o.resource ? { resourceId: o.resource } : {};
+      if (o.createdBy !== undefined) {
+        const c = await connect(cmd);
+        const done = await c.grants.revokeMadeBy({
+          createdBy: o.createdBy,
+          ...(o.agent ? { agentId: o.agent } : {}),
+          ...resource,
+        });
+        print(o.json === true, done, [
+          ...done.revoked.map((g) => `revoked: ${grantLine(g)}`),
+          ...done.refused.map((r) => `not revoked: ${r.grantId} of ${r.agentId}: ${r.reason}`),
+          ...(done.revoked.length + done.refused.length === 0 ? [`no live grant made by ${o.createdBy}`] : []),
+        ]);
+        // A script learns from the exit code that a grant of that maker is still live.
+        if (done.refused.length > 0) throw new Refusal(`${done.refused.length} grants not revoked`);
+        return;
+      }
+      if (!o.agent) throw new Refusal("--agent is needed with a grant id: the book is the agent's");
       const c = await connect(cmd);
-      const grant = await c.grants.revoke({
-        agentId: o.agent,
-        grantId,
-        ...(o.resource ? { resourceId: o.resource } : {}),
-      });
+      const grant = await c.grants.revoke({ agentId: o.agent, grantId: grantId!, ...resource });
       print(o.json === true, grant, [`revoked: ${grantLine(grant)}`]);
     });
 }

@@ -1,4 +1,5 @@
 /** What `client.grants` takes: plain types, shared by its light entry and the work it loads. */
+import type { Grant } from '../schemas/grants.js';
 import type { PrincipalInput } from './identity.js';
 
 /** A grant made from a call that waits for approval: for calls of its tool, in its agent's book. */
@@ -29,4 +30,22 @@ export interface GrantBookRequest {
 
 export interface RevokeGrantRequest extends GrantBookRequest {
   grantId: string;
+}
+
+/** Every live grant one principal made, in the books the caller's tenant reaches (a leaver's, say). */
+export interface RevokeGrantsMadeByRequest {
+  /** The id of the principal whose grants are revoked. */
+  createdBy: string;
+  /** Only this agent's books (default: every agent's). */
+  agentId?: string;
+  /** Only this resource's book (default: every resource of the caller's tenant). */
+  resourceId?: string;
+  /** Who revokes them (default: the client's principal): their maker, or who decides their tool. */
+  principal?: PrincipalInput;
+}
+
+/** What a revocation by maker did: the grants revoked, and those the caller may not revoke. */
+export interface RevokedGrants {
+  revoked: Grant[];
+  refused: { grantId: string; agentId: string; resourceId?: string; reason: string }[];
 }

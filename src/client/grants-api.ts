@@ -4,7 +4,13 @@
  */
 import type { Grant } from '../schemas/grants.js';
 import type { ClientActor, ClientContext } from './context.js';
-import type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grant-requests.js';
+import type {
+  CreateGrantRequest,
+  GrantBookRequest,
+  RevokeGrantRequest,
+  RevokedGrants,
+  RevokeGrantsMadeByRequest,
+} from './grant-requests.js';
 
 /** Standing grants, from the client. */
 export interface GrantsApi {
@@ -20,6 +26,12 @@ export interface GrantsApi {
   list(request: GrantBookRequest): Promise<Grant[]>;
   /** Revokes a grant: it approves nothing from then on. */
   revoke(request: RevokeGrantRequest): Promise<Grant>;
+  /**
+   * Revokes every live grant one principal made (someone who left, or lost a role: a grant keeps its
+   * maker as they were), in the grant books of the caller's tenant, found by visibility unless both
+   * `agentId` and `resourceId` name one. Grants the caller may not revoke are listed in `refused`.
+   */
+  revokeMadeBy(request: RevokeGrantsMadeByRequest): Promise<RevokedGrants>;
 }
 
 export function grantsApi(ctx: ClientContext, actor: ClientActor): GrantsApi {
@@ -28,5 +40,6 @@ export function grantsApi(ctx: ClientContext, actor: ClientActor): GrantsApi {
     create: async (request) => (await load()).createGrant(ctx, actor, request),
     list: async (request) => (await load()).listGrants(ctx, actor, request),
     revoke: async (request) => (await load()).revokeGrant(ctx, actor, request),
+    revokeMadeBy: async (request) => (await load()).revokeGrantsMadeBy(ctx, actor, request),
   };
 }

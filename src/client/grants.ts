@@ -3,7 +3,12 @@
  * listed and revoked, in the grant book of the call's agent and resource. The client refuses at once what
  * the run would refuse; the run checks every grant again before it takes one.
  */
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { admits, tenantCheck } from '../approvals/access.js';
@@ -12,14 +17,20 @@ import { judgeDecision } from '../approvals/rules.js';
 import { AccessDeniedError, InvalidInputError, decisionRefused } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import { createGrantUpdate, grantsQuery, revokeGrantUpdate } from '../protocol/grant-messages.js';
-import { MAX_GRANT_HOURS, grantBookId, type Grant, type GrantScope } from '../schemas/grants.js';
-import { MAX_TEXT } from '../schemas/limits.js';
+import { MAX_GRANT_HOURS, bookIdParts, grantBookId, type Grant, type GrantScope } from '../schemas/grants.js';
+import { IdSchema, MAX_TEXT } from '../schemas/limits.js';
 import type { Principal } from '../schemas/access.js';
 import type { agentGrants } from '../workflows/grants/grant-book.js';
 import type { ClientActor, ClientContext } from './context.js';
 import { readableRun } from './decisions/decisions.js';
 import { principalOf, type PrincipalInput } from './identity.js';
-import type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grant-requests.js';
+import type {
+  CreateGrantRequest,
+  GrantBookRequest,
+  RevokedGrants,
+  RevokeGrantRequest,
+  RevokeGrantsMadeByRequest,
+} from './grant-requests.js';
 
 const CREATE_KEYS = ['runId', 'toolCallId', 'fingerprint', 'scope', 'where', 'hours', 'maxUses', 'reason', 'principal'];
 
@@ -161,15 +172,83 @@ export async function revokeGrant(ctx: ClientContext, actor: ClientActor, reques
       `"${principal.id}" may not revoke grant ${request.grantId}: only its maker and who decides its tool may`,
     );
   }
+  return revokeIn(book, request.grantId, principal);
+}
+
+function revokeIn(book: WorkflowHandle, grantId: string, principal: Principal): Promise<Grant> {
   return refusedAsInput(async () => {
     try {
-      return await book.executeUpdate(revokeGrantUpdate, { args: [{ grantId: request.grantId, by: principal }] });
+      return await book.executeUpdate(revokeGrantUpdate, { args: [{ grantId, by: principal }] });
     } catch (err) {
       if (err instanceof WorkflowNotFoundError)
-        throw new InvalidInputError('grantId', `no grant ${request.grantId} in this book`);
+        throw new InvalidInputError('grantId', `no grant ${grantId} in this book`);
       throw err;
     }
   });
+}
+
+/**
+ * Revokes every live grant one principal made, in the books the caller's tenant reaches: a grant keeps its
+ * maker as they were when they made it, so this is what takes a leaver's (or a lost role's) grants away.
+ */
+export async function revokeGrantsMadeBy(
+  ctx: ClientContext,
+  actor: ClientActor,
+  request: RevokeGrantsMadeByRequest,
+): Promise<RevokedGrants> {
+  rejectUnknownKeys('grants.revokeMadeBy', request, ['createdBy', 'agentId', 'resourceId', 'principal']);
+  const principal = principalOf(request.principal ?? actor.principal, ctx.temporal.options.identity);
+  if (!principal) throw new InvalidInputError('principal', 'grants are revoked by a principal: name one');
+  if (!IdSchema.safeParse(request.createdBy).success) {
+    throw new InvalidInputError(
+      'createdBy',
+      `the id of the principal who made them, not ${JSON.stringify(request.createdBy)}`,
+    );
+  }
+  const result: RevokedGrants = { revoked: [], refused: [] };
+  const at = Date.now();
+  for (const { agentId, resourceId } of await grantBooks(ctx, request)) {
+    // Another tenant's books are not there for this caller: skipped, not refused.
+    if (!tenantCheck(principal, resourceId).allowed) continue;
+    const book = { agentId, ...(resourceId !== undefined ? { resourceId } : {}) };
+    for (const grant of await bookGrants(ctx, actor, book, principal)) {
+      const usedUp = grant.maxUses !== undefined && grant.uses >= grant.maxUses;
+      if (grant.createdBy.id !== request.createdBy || grant.revoked || usedUp || Date.parse(grant.expiresAt) <= at) {
+        continue;
+      }
+      if (!mayManage(grant, principal)) {
+        const reason = `"${principal.id}" may not revoke it: only its maker and who decides its tool may`;
+        result.refused.push({ grantId: grant.grantId, ...book, reason });
+        continue;
+      }
+      result.revoked.push(await revokeIn(bookOf(ctx, actor, agentId, resourceId, principal), grant.grantId, principal));
+    }
+  }
+  return result;
+}
+
+/** The grant books a revocation by maker looks in: the one named, or those visibility lists. */
+async function grantBooks(
+  ctx: ClientContext,
+  request: Pick<RevokeGrantsMadeByRequest, 'agentId' | 'resourceId'>,
+): Promise<{ agentId: string; resourceId: string | undefined }[]> {
+  const { agentId, resourceId } = request;
+  if (agentId !== undefined) checkId('agentId', agentId);
+  if (resourceId !== undefined) checkId('resourceId', resourceId);
+  if (agentId !== undefined && resourceId !== undefined) return [{ agentId, resourceId }];
+  const books = [];
+  const query = "WorkflowType = 'agentGrants' AND ExecutionStatus = 'Running'";
+  for await (const run of ctx.temporal.workflow.list({ query })) {
+    const book = bookIdParts(run.workflowId);
+    if (!book || (agentId !== undefined && book.agentId !== agentId)) continue;
+    if (resourceId !== undefined && book.resourceId !== resourceId) continue;
+    books.push(book);
+  }
+  return books;
+}
+
+function checkId(name: string, value: unknown): void {
+  if (!IdSchema.safeParse(value).success) throw new InvalidInputError(name, `an id, not ${JSON.stringify(value)}`);
 }
 
 /** The book of an agent on a resource, for a principal of that resource's tenant only. */

@@ -25,7 +25,13 @@ export type { RunBuild, RunFilter, RunInfo, SuspendedRun } from './runs/runs.js'
 export type { ReceiptsTarget } from './runs/receipts.js';
 export type { Receipt } from '../schemas/receipts.js';
 export type { GrantsApi } from './grants-api.js';
-export type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grant-requests.js';
+export type {
+  CreateGrantRequest,
+  GrantBookRequest,
+  RevokedGrants,
+  RevokeGrantRequest,
+  RevokeGrantsMadeByRequest,
+} from './grant-requests.js';
 export type { Grant, GrantScope } from '../schemas/grants.js';
 export { receiptLine } from '../approvals/receipt-line.js';
 export type { BuildInfo } from './runs/builds.js';

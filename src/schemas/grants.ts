@@ -90,3 +90,16 @@ export type GrantBookInput = z.infer<typeof GrantBookInputSchema>;
 export function grantBookId(agentId: string, resourceId: string | undefined): string {
   return `grants:${encodeURIComponent(agentId)}:${encodeURIComponent(resourceId ?? '')}`;
 }
+
+/** The agent and resource of a grant book's workflow id; undefined for an id {@link grantBookId} never gives. */
+export function bookIdParts(workflowId: string): { agentId: string; resourceId: string | undefined } | undefined {
+  const parts = workflowId.split(':');
+  if (parts.length !== 3 || parts[0] !== 'grants' || !parts[1]) return undefined;
+  try {
+    const agentId = decodeURIComponent(parts[1]);
+    const resourceId = parts[2] ? decodeURIComponent(parts[2]) : undefined;
+    return grantBookId(agentId, resourceId) === workflowId ? { agentId, resourceId } : undefined;
+  } catch {
+    return undefined; // not percent-encoding: no book of ours
+  }
+}

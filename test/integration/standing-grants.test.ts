@@ -7,6 +7,8 @@
  * out approves nothing, another tenant's book is out of reach, and wider arguments still wait.
  */
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   AccessDeniedError,
@@ -18,6 +20,7 @@ import {
 } from '../../src/index.js';
 import { createGrantUpdate } from '../../src/protocol/grant-messages.js';
 import { grantBookId } from '../../src/schemas/grants.js';
+import { bearerTokens, startServer } from '../../src/server/index.js';
 import { people, transfers, transferScript, transferTool } from '../fixtures/bank.js';
 import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
@@ -51,10 +54,16 @@ const openAgent = defineAgent({
 });
 
 let w: TestWorker;
+let server: ServerType;
+let base: string;
 beforeAll(async () => {
   w = await startWorker([grantsAgent, openAgent]);
+  const tokens = Object.fromEntries((['ann', 'nora'] as const).map((who) => [people[who].token, inTenant(who)]));
+  server = await startServer(w.client, { port: 0, authenticate: bearerTokens(tokens), agents: [grantsAgent] });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  server?.close();
   await w?.stop();
 });
 
@@ -143,6 +152,61 @@ it('revokes a grant: it approves nothing from then on', async () => {
   expect((await send(5, 'thread-revoke-3')).finishReason).toBe('suspended');
 });
 
+it("revokes every live grant one principal made, in the caller's tenant only, and only where the caller may", async () => {
+  const waiting = await send(7, 'thread-leaver');
+  const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
+  const make = (principal: typeof ann, where: string) =>
+    w.client.grants.create({
+      runId: waiting.runId,
+      toolCallId,
+      fingerprint,
+      scope: 'resource',
+      where: [where],
+      principal,
+    });
+  const anns = [await make(ann, 'amount<=8'), await make(ann, 'amount<=9')];
+  const sams = await make(sam, 'amount<=7');
+  const live = async () =>
+    (await w.client.grants.list({ agentId: 'granting-bank', resourceId: TENANT, principal: ann }))
+      .filter((g) => !g.revoked && g.uses === 0)
+      .map((g) => g.grantId)
+      .sort();
+  const book = { agentId: 'granting-bank', resourceId: TENANT };
+
+  // Bert decides transfers too, but in another tenant: Ann's grants are out of his reach.
+  const byBert = await w.client.grants.revokeMadeBy({ createdBy: 'ann', principal: bert });
+  expect([...byBert.revoked, ...byBert.refused].filter((g) => g.resourceId === TENANT)).toEqual([]);
+  // Nora is of the tenant but may not decide transfers: each of Ann's grants is named as not hers to revoke.
+  const byNora = await w.client.grants.revokeMadeBy({ createdBy: 'ann', ...book, principal: nora });
+  expect(byNora.revoked).toEqual([]);
+  expect(byNora.refused.map((r) => r.grantId).sort()).toEqual(anns.map((g) => g.grantId).sort());
+  expect(await live()).toEqual([...anns, sams].map((g) => g.grantId).sort());
+
+  // Sam, an approver of the tenant, takes Ann's grants away (found through visibility: no book named).
+  const done = await w.client.grants.revokeMadeBy({ createdBy: 'ann', agentId: 'granting-bank', principal: sam });
+  expect(done.refused).toEqual([]);
+  expect(done.revoked.map((g) => g.grantId).sort()).toEqual(anns.map((g) => g.grantId).sort());
+  expect(done.revoked.every((g) => g.revoked?.by.id === 'sam')).toBe(true);
+  expect(await live()).toEqual([sams.grantId]);
+  // A call only Ann's grants covered waits for a person again.
+  expect((await send(9, 'thread-leaver-2')).finishReason).toBe('suspended');
+  // Over HTTP, in the authenticated principal's name.
+  const again = await make(ann, 'amount<=6');
+  const del = (query: string, token: string) =>
+    fetch(`${base}/grants?${query}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  const noraSays = await del('createdBy=ann', people.nora.token);
+  expect(noraSays.status).toBe(200);
+  expect(await noraSays.json()).toMatchObject({ revoked: [], refused: [{ grantId: again.grantId }] });
+  const annSays = await del(`createdBy=ann&agentId=granting-bank&resourceId=${TENANT}`, people.ann.token);
+  expect(await annSays.json()).toMatchObject({ revoked: [{ grantId: again.grantId }], refused: [] });
+  expect((await del('createdby=ann', people.ann.token)).status).toBe(400);
+  expect((await del('createdBy=', people.ann.token)).status).toBe(400);
+  await expect(w.client.grants.revokeMadeBy({ createdBy: 'ann', colour: 1 } as never)).rejects.toThrow(
+    'grants.revokeMadeBy: unknown option "colour"',
+  );
+  await expect(w.client.grants.revokeMadeBy({ createdBy: '', principal: sam })).rejects.toThrow(InvalidInputError);
+});
+
 it('refuses a grant its maker could not approve, and a grant written into the book by such a maker approves nothing', async () => {
   // Sam, an approver and a teller, started this run.
   const waiting = await send(25, 'thread-attack', sam);
@@ -211,6 +275,34 @@ it('makes, lists and revokes grants with agentctl', async () => {
   expect(await ctl(['revoke', grant.grantId, '--agent', 'open-grants'])).toMatchObject({
     code: 0,
     stdout: expect.stringContaining(`revoked: ${grant.grantId}`),
+  });
+  // A leaver's grants, all at once.
+  const kept = JSON.parse(
+    (
+      await ctl([
+        'create',
+        waiting.runId,
+        '--fingerprint',
+        fingerprint,
+        '--scope',
+        'run',
+        '--where',
+        'amount<=9',
+        '--json',
+      ])
+    ).stdout,
+  ) as { grantId: string };
+  expect(await ctl(['revoke', '--created-by', 'ops-ann', '--agent', 'open-grants'])).toMatchObject({
+    code: 0,
+    stdout: expect.stringContaining(`revoked: ${kept.grantId}`),
+  });
+  expect(await ctl(['revoke', '--created-by', 'ops-ann', '--agent', 'open-grants'])).toMatchObject({
+    code: 0,
+    stdout: 'no live grant made by ops-ann\n',
+  });
+  expect(await ctl(['revoke', kept.grantId, '--created-by', 'ops-ann'])).toMatchObject({
+    code: 1,
+    stderr: expect.stringContaining('name one grant id, or --created-by ID'),
   });
   expect(
     await ctl(['create', waiting.runId, '--fingerprint', fingerprint, '--scope', 'galaxy', '--where', 'amount<=20']),

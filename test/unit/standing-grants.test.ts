@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { checkGrantPolicy, grantCovers, grantDecision } from '../../src/approvals/grants.js';
 import { createTool, defineAgent } from '../../src/index.js';
 import type { AccessPolicy } from '../../src/schemas/access.js';
-import type { Grant } from '../../src/schemas/grants.js';
+import { bookIdParts, grantBookId, type Grant } from '../../src/schemas/grants.js';
+import { canRead, readers } from '../../src/approvals/access.js';
 
 const AT = '2026-12-06T10:00:00.000Z';
 const ann = { id: 'ann', roles: ['approver'], tenant: 'acme' };
@@ -109,5 +110,35 @@ describe('defineAgent', () => {
     expect(() => defineAgent({ ...base, access: { grants: { tools: ['transfer'], forever: true } as never } })).toThrow(
       /invalid access/,
     );
+  });
+});
+
+describe('what a grant can tell its creator', () => {
+  // Conditions read the raw arguments. Whether a grant approved a call says something about them, so its
+  // creator must be someone who may read that run anyway: every decider of a tool reads the agent's runs.
+  it('a grant the run takes has a creator who may read the run, whatever the read rule', () => {
+    const narrowRead: AccessPolicy = {
+      read: ['role:auditor'],
+      decide: ['role:manager'],
+      tools: { transfer: { decide: ['role:approver'] } },
+      grants: { tools: ['transfer'], maxHours: 48 },
+    };
+    const rules = [policy, narrowRead, { ...narrowRead, decide: ['role:approver'], tools: {} }];
+    for (const p of rules) {
+      expect(decided(grant, call, p).ok).toBe(true);
+      const target = { runId: call.runId, resourceId: run.resourceId, startedBy: run.startedBy };
+      expect(canRead(readers(p), target, grant.createdBy).allowed).toBe(true);
+    }
+  });
+});
+
+describe('where a book is', () => {
+  it("reads an agent and a resource back from a book's id, and nothing from another id", () => {
+    expect(bookIdParts(grantBookId('bank', 'acme'))).toEqual({ agentId: 'bank', resourceId: 'acme' });
+    expect(bookIdParts(grantBookId('a:b', 'c/d'))).toEqual({ agentId: 'a:b', resourceId: 'c/d' });
+    expect(bookIdParts(grantBookId('bank', undefined))).toEqual({ agentId: 'bank', resourceId: undefined });
+    for (const id of ['grants:bank', 'grants::acme', 'thread:bank:acme', 'grants:a:b:c', 'grants:%E0%A4%A:x']) {
+      expect(bookIdParts(id)).toBeUndefined();
+    }
   });
 });

@@ -1,12 +1,13 @@
 /**
  * Standing grants over HTTP, in the authenticated principal's name: made from a call of a run the
  * principal may read (and could approve now), listed and revoked in an agent's book on the principal's
- * tenant. The run checks every grant again before it takes one.
+ * tenant, or revoked by maker across the tenant's books. The run checks every grant again before it takes one.
  */
 import type { Hono } from 'hono';
 import { confinedTenant } from '../../approvals/access.js';
 import type { AgentClient } from '../../client/agent-client.js';
 import { checkInput } from '../../client/checks.js';
+import { InvalidInputError } from '../../errors.js';
 import { IdSchema } from '../../schemas/limits.js';
 import type { ServerEnv } from '../auth/guards.js';
 import { GrantBodySchema, jsonBody } from '../requests.js';
@@ -36,5 +37,21 @@ export function serveGrantRoutes(app: Hono<ServerEnv>, client: AgentClient, acce
     const target = book(c.req.param('agentId'), c.req.query('resourceId') ?? confinedTenant(principal));
     const grantId = checkInput('grantId', IdSchema, c.req.param('grantId'));
     return c.json(await client.grants.revoke({ ...target, grantId, ...(principal ? { principal } : {}) }));
+  });
+  // A leaver's grants, in every book of the principal's tenant (or of one agent, or one resource).
+  app.delete('/grants', async (c) => {
+    const principal = c.get('principal');
+    const query = c.req.query();
+    const unknown = Object.keys(query).find((key) => !['createdBy', 'agentId', 'resourceId'].includes(key));
+    if (unknown !== undefined) {
+      throw new InvalidInputError(unknown, 'not a parameter of DELETE /grants (createdBy, agentId, resourceId)');
+    }
+    const { createdBy, agentId, resourceId } = query;
+    const request = {
+      createdBy: checkInput('createdBy', IdSchema, createdBy),
+      ...(agentId !== undefined ? { agentId: checkInput('agentId', IdSchema, agentId) } : {}),
+      ...(resourceId !== undefined ? { resourceId: checkInput('resourceId', IdSchema, resourceId) } : {}),
+    };
+    return c.json(await client.grants.revokeMadeBy({ ...request, ...(principal ? { principal } : {}) }));
   });
 }
