@@ -97,6 +97,7 @@ describe('the approver over Streamable HTTP', () => {
       'list_waiting_calls',
       'resume_call',
       'revoke_grant',
+      'revoke_grants_made_by',
     ]);
     const listed = (await call(ann, 'list_waiting_calls', { agentId: 'bank-agent' })) as {
       calls: Array<{ runId: string; mayDecide: boolean; call: { fingerprint: string } }>;
@@ -204,6 +205,24 @@ describe('standing grants over MCP', () => {
     expect(await call(ann, 'revoke_grant', { agentId: 'mcp-grants-bank', grantId: grant.grantId })).toMatchObject({
       grantId: grant.grantId,
       revoked: { by: { id: 'ann' } },
+    });
+    // A leaver's grants, all at once: Nora is refused each, Ann revokes her own.
+    const again = await w.client.grants.create({
+      runId: paused.runId,
+      toolCallId,
+      fingerprint,
+      scope: 'run',
+      where: ['amount<=20'],
+      principal: people.ann.principal,
+    });
+    const madeBy = { createdBy: 'ann', agentId: 'mcp-grants-bank' };
+    expect(await call(await mcpAs('nora'), 'revoke_grants_made_by', madeBy)).toEqual({
+      revoked: [],
+      refused: [expect.objectContaining({ grantId: again.grantId, reason: expect.stringContaining('may not revoke') })],
+    });
+    expect(await call(ann, 'revoke_grants_made_by', madeBy)).toMatchObject({
+      revoked: [{ grantId: again.grantId, revoked: { by: { id: 'ann' } } }],
+      refused: [],
     });
     await w.client.decide({ kind: 'decline', runId: paused.runId, fingerprint, principal: people.ann.principal });
   });

@@ -111,6 +111,32 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
     async ({ agentId, resourceId, grantId }) =>
       answer(async () => ({ ...(await ctx.client.grants.revoke({ ...bookOf(agentId, resourceId), grantId })) })),
   );
+  server.registerTool(
+    'revoke_grants_made_by',
+    {
+      description:
+        'Revokes every live standing grant one principal made (someone who left, or lost a role) in the books ' +
+        'of your tenant; lists those you may not revoke.',
+      inputSchema: z
+        .object({
+          createdBy: IdSchema.describe('the principal who made them'),
+          agentId: IdSchema.optional().describe("only this agent's books (default: every agent's)"),
+          resourceId: IdSchema.optional().describe("only this resource's book (default: your tenant's)"),
+        })
+        .strict(),
+    },
+    async ({ createdBy, agentId, resourceId }) =>
+      answer(async () => {
+        const resource = resourceId ?? confinedTenant(ctx.principal);
+        const done = await ctx.client.grants.revokeMadeBy({
+          createdBy,
+          ...(agentId ? { agentId } : {}),
+          ...(resource ? { resourceId: resource } : {}),
+          ...(ctx.principal ? { principal: ctx.principal } : {}),
+        });
+        return { ...done };
+      }),
+  );
   return server;
 }
 
