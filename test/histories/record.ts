@@ -35,6 +35,8 @@ import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
 import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
 import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
+import { approvalsBank, BANK_RESOURCE, bankPeople, bankScript } from '../fixtures/approvals-bank.js';
+import { grantBookId } from '../../src/schemas/grants.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 process.env.RECORDS_FILE = join(tmpdir(), `records-${randomUUID()}.json`);
@@ -53,6 +55,8 @@ interface Recording {
   before?: (client: AgentClient) => Promise<unknown>;
   /** Also record the history of this workflow (the run's thread), as `<name>-thread.json`. */
   alsoRecord?: string;
+  /** What the other workflow's history is named after (default `thread`): `<name>-<as>.json`. */
+  alsoRecordAs?: string;
   /** Also record the history of the sub-agent run of this delegating call, as `<name>-child.json`. */
   alsoRecordChild?: string;
   /** The run continues as new: also record the first run of its chain, as `<name>-first.json`. */
@@ -61,6 +65,17 @@ interface Recording {
 
 /** Where the plain workflows that agents call as tools run (test/fixtures/workflows.ts). */
 const workflowQueue = `record-workflows-${randomUUID()}`;
+
+/** The thread of the standing-grant recording: a fresh one each time, in the bank's resource. */
+const grantThread = { threadId: `history-grant-${randomUUID()}`, resourceId: BANK_RESOURCE };
+const { tina, ann, sam } = bankPeople;
+/** Who started a bank run: Tina, a teller (approvers may not approve their own runs' calls). */
+const bankRun = (script: ReturnType<typeof bankScript>) => ({
+  model: 'scripted',
+  script,
+  resourceId: BANK_RESOURCE,
+  principal: tina,
+});
 
 /** The thread of the auto-resume recording: a fresh one each time. */
 const autoThread = { threadId: `history-auto-${randomUUID()}`, resourceId: 'history-resource' };
@@ -454,6 +469,62 @@ const recordings: Record<string, Recording> = {
       await client.submitToolResultGenerate({ runId, result: 'blue', by: 'ui' });
     },
   },
+  // 0.4.0's approvals. The agent's rules allow a small transfer and deny a large one; a person approves
+  // the third (patch approval-rules; the call asks the agent's grant book first, patch standing-grants).
+  'approval-rules': {
+    agentId: 'approvals-bank',
+    prompt: 'pay bob three times',
+    options: bankRun(
+      bankScript(
+        { toolName: 'transfer', args: { to: 'bob', amount: 3 } },
+        { toolName: 'transfer', args: { to: 'bob', amount: 900 } },
+        { toolName: 'transfer', args: { to: 'bob', amount: 50 } },
+      ),
+    ),
+    then: async (client, runId) => {
+      await client.decide({ kind: 'approve', runId, principal: ann }, { then: 'result' });
+    },
+  },
+  // A call that needs two approvers: Ann's approval is counted, Sam's makes it run.
+  quorum: {
+    agentId: 'approvals-bank',
+    prompt: 'wire 100 to carol',
+    options: bankRun(bankScript({ toolName: 'wire', args: { to: 'carol', amount: 100 } })),
+    then: async (client, runId) => {
+      await client.decide({ kind: 'approve', runId, principal: ann });
+      await client.decide({ kind: 'approve', runId, principal: sam }, { then: 'result' });
+    },
+  },
+  // A call with a preview (patch tool-previews): made before the wait, after the approval (bound to its
+  // hash) and inside the execution.
+  'tool-preview': {
+    agentId: 'approvals-bank',
+    prompt: 'pay invoice 7',
+    options: bankRun(bankScript({ toolName: 'payInvoice', args: { invoice: 'inv-7', amount: 120 } })),
+    then: async (client, runId) => {
+      const [call] = (await client.getRun(runId)).pendingToolCalls;
+      const approval = { kind: 'approve' as const, runId, fingerprint: call!.fingerprint, principal: ann };
+      await client.decide(approval, { then: 'result' });
+    },
+  },
+  // A standing grant (patch standing-grants): Ann makes one from an earlier run's waiting call on the
+  // thread; this run's transfer is approved by it. The grant book's history is kept too.
+  'standing-grant': {
+    agentId: 'approvals-bank',
+    prompt: 'pay bob 20',
+    options: { ...bankRun(bankScript({ toolName: 'transfer', args: { to: 'bob', amount: 20 } })), ...grantThread },
+    before: async (client) => {
+      const script = bankScript({ toolName: 'transfer', args: { to: 'bob', amount: 40 } });
+      const earlier = await client.generate('approvals-bank', 'pay bob 40', { ...bankRun(script), ...grantThread });
+      const [call] = earlier.pendingToolCalls;
+      const { runId } = earlier;
+      const grant = { runId, toolCallId: call!.toolCallId, fingerprint: call!.fingerprint, principal: ann };
+      await client.grants.create({ ...grant, scope: 'thread', where: ['amount<=50', 'to=bob'], hours: 1 });
+      await client.decide({ kind: 'approve', runId, principal: ann }, { then: 'result' });
+    },
+    alsoRecord: grantBookId('approvals-bank', BANK_RESOURCE),
+    alsoRecordAs: 'book',
+  },
 };
 
 const only = process.argv.slice(2);
@@ -496,6 +567,7 @@ const worker = await createWorker({
     memoryAgent,
     autoResumeAgent,
     refundFlowAgent(workflowQueue),
+    approvalsBank,
   ],
   taskQueue,
   enableScriptedModel: true,
@@ -541,7 +613,7 @@ try {
     console.log(`recorded ${name}: ${history.events?.length} events -> ${file.pathname}`);
     if (alsoRecord) {
       const other = await client.temporal.workflow.getHandle(alsoRecord).fetchHistory();
-      const otherFile = new URL(`${name}-thread.json`, corpus);
+      const otherFile = new URL(`${name}-${recording.alsoRecordAs ?? 'thread'}.json`, corpus);
       await writeFile(otherFile, historyToJSON(other) + '\n');
       console.log(`recorded ${alsoRecord}: ${other.events?.length} events -> ${otherFile.pathname}`);
     }

@@ -97,6 +97,23 @@ describe('replay of recorded histories', () => {
     );
   });
 
+  it('has the histories of 0.4.0 to replay', () => {
+    expect(filesOf('0.4.0')).toEqual(
+      expect.arrayContaining([
+        // The agent's rules allow one call and deny another; a person approves the third (approval-rules),
+        // each call having asked the agent's grant book first (standing-grants).
+        'approval-rules.json',
+        // A call that waits for two approvers: the first is counted, the second makes it run.
+        'quorum.json',
+        // A call bound to its preview (tool-previews): made before the wait, after the approval, and in the run.
+        'tool-preview.json',
+        // A call a standing grant approves, and the grant book that made and counted it.
+        'standing-grant.json',
+        'standing-grant-book.json',
+      ]),
+    );
+  });
+
   it.each(cases)('replays $version/$file without non-determinism', async ({ version, file }) => {
     const history = historyFromJSON(JSON.parse(readFileSync(new URL(`${version}/${file}`, root), 'utf8')));
     // Recorded as run `history-<name>` (see record.ts): child workflow ids are made from it.
