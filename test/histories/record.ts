@@ -35,7 +35,15 @@ import { transformAgent } from '../fixtures/transform-agents.js';
 import { webSearchAgent } from '../fixtures/web-search-agent.js';
 import { mcpNotesAgent } from '../fixtures/mcp/servers.js';
 import { refundCall, refundFlowAgent } from '../fixtures/workflow-tool-agent.js';
-import { approvalsBank, BANK_RESOURCE, bankPeople, bankScript } from '../fixtures/approvals-bank.js';
+import {
+  approvalsBank,
+  BANK_RESOURCE,
+  bankPeople,
+  bankScript,
+  judgeAnswer,
+  judgedBank,
+} from '../fixtures/approvals-bank.js';
+import { startFakeOpenAI } from '../openai-server.js';
 import { grantBookId } from '../../src/schemas/grants.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -525,6 +533,22 @@ const recordings: Record<string, Recording> = {
     alsoRecord: grantBookId('approvals-bank', BANK_RESOURCE),
     alsoRecordAs: 'book',
   },
+  // The model judge (patch approval-judge), through @ai-sdk/openai to the recorder's OpenAI-compatible
+  // server: it allows one refund, denies another, and hands the third to a person.
+  'approval-judge': {
+    agentId: 'judged-bank',
+    prompt: 'refund three orders',
+    options: bankRun(
+      bankScript(
+        { toolName: 'refund', args: { order: 'o-1', amount: 20 } },
+        { toolName: 'refund', args: { order: 'o-2', amount: 2000 } },
+        { toolName: 'refund', args: { order: 'o-3', amount: 300 } },
+      ),
+    ),
+    then: async (client, runId) => {
+      await client.decide({ kind: 'approve', runId, principal: ann }, { then: 'result' });
+    },
+  },
 };
 
 const only = process.argv.slice(2);
@@ -548,6 +572,9 @@ if (only.length === 0 && recorded.some((f) => f.endsWith('.json'))) {
 }
 await mkdir(corpus, { recursive: true });
 const taskQueue = `record-${randomUUID()}`;
+// The judge's provider: the real @ai-sdk/openai over HTTP, to a server on localhost that answers for it.
+const judgeServer = await startFakeOpenAI((request) => judgeAnswer(String(request.messages.at(-1)?.content)));
+judgeServer.useInThisProcess();
 // Whatever the environment says: only the recordings that say so are traced (their spans go nowhere).
 const tracing = createTracing({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) });
 const plainClient = await AgentClient.connect({ taskQueue, tracing: false });
@@ -568,6 +595,7 @@ const worker = await createWorker({
     autoResumeAgent,
     refundFlowAgent(workflowQueue),
     approvalsBank,
+    judgedBank,
   ],
   taskQueue,
   enableScriptedModel: true,
@@ -641,4 +669,5 @@ try {
   await plainClient.close();
   await tracingClient.close();
   await tracing.shutdown();
+  await judgeServer.close();
 }

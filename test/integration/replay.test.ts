@@ -110,6 +110,8 @@ describe('replay of recorded histories', () => {
         // A call a standing grant approves, and the grant book that made and counted it.
         'standing-grant.json',
         'standing-grant-book.json',
+        // The model judge (approval-judge) allows one refund, denies one, and hands one to a person.
+        'approval-judge.json',
       ]),
     );
   });
