@@ -128,13 +128,21 @@ export function addGrantCommands(program: Command, { connect, print }: CommandCo
           ...(o.agent ? { agentId: o.agent } : {}),
           ...resource,
         });
+        const books = `${done.books} grant book${done.books === 1 ? '' : 's'}`;
         print(o.json === true, done, [
           ...done.revoked.map((g) => `revoked: ${grantLine(g)}`),
-          ...done.refused.map((r) => `not revoked: ${r.grantId} of ${r.agentId}: ${r.reason}`),
-          ...(done.revoked.length + done.refused.length === 0 ? [`no live grant made by ${o.createdBy}`] : []),
+          ...done.failed.map(
+            (f) => `not reached: the book of ${f.agentId} on ${f.resourceId ?? 'no resource'}: ${f.reason}`,
+          ),
+          ...(done.refused > 0
+            ? [`not revoked: ${done.refused} live grants of ${o.createdBy} you may not revoke`]
+            : []),
+          `${done.revoked.length} revoked in ${books}`,
         ]);
-        // A script learns from the exit code that a grant of that maker is still live.
-        if (done.refused.length > 0) throw new Refusal(`${done.refused.length} grants not revoked`);
+        // A script learns from the exit code that a grant of that maker may still be live.
+        if (done.refused > 0 || done.failed.length > 0) {
+          throw new Refusal(`${done.refused} grants not revoked, ${done.failed.length} books not reached`);
+        }
         return;
       }
       if (!o.agent) throw new Refusal("--agent is needed with a grant id: the book is the agent's");

@@ -38,14 +38,23 @@ export interface RevokeGrantsMadeByRequest {
   createdBy: string;
   /** Only this agent's books (default: every agent's). */
   agentId?: string;
-  /** Only this resource's book (default: every resource of the caller's tenant). */
+  /**
+   * Only this resource's books (default: the caller's tenant; for a caller of no tenant, every resource,
+   * and the maker's id in every tenant).
+   */
   resourceId?: string;
   /** Who revokes them (default: the client's principal): their maker, or who decides their tool. */
   principal?: PrincipalInput;
 }
 
-/** What a revocation by maker did: the grants revoked, and those the caller may not revoke. */
+/** What a revocation by maker did. */
 export interface RevokedGrants {
+  /** The grants revoked, each as its book now keeps it. */
   revoked: Grant[];
-  refused: { grantId: string; agentId: string; resourceId?: string; reason: string }[];
+  /** How many live grants of that maker the caller may not revoke (only a count: it may not list them). */
+  refused: number;
+  /** Books that did not answer (a worker retired, say): nothing in them is known to be revoked. */
+  failed: { agentId: string; resourceId?: string; reason: string }[];
+  /** How many grant books were walked. */
+  books: number;
 }

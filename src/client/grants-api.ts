@@ -29,7 +29,8 @@ export interface GrantsApi {
   /**
    * Revokes every live grant one principal made (someone who left, or lost a role: a grant keeps its
    * maker as they were), in the grant books of the caller's tenant, found by visibility unless both
-   * `agentId` and `resourceId` name one. Grants the caller may not revoke are listed in `refused`.
+   * `agentId` and `resourceId` name one (a book made seconds ago may not be listed yet). Says how many it
+   * may not revoke (`refused`) and which books did not answer (`failed`).
    */
   revokeMadeBy(request: RevokeGrantsMadeByRequest): Promise<RevokedGrants>;
 }
@@ -40,6 +41,6 @@ export function grantsApi(ctx: ClientContext, actor: ClientActor): GrantsApi {
     create: async (request) => (await load()).createGrant(ctx, actor, request),
     list: async (request) => (await load()).listGrants(ctx, actor, request),
     revoke: async (request) => (await load()).revokeGrant(ctx, actor, request),
-    revokeMadeBy: async (request) => (await load()).revokeGrantsMadeBy(ctx, actor, request),
+    revokeMadeBy: async (request) => (await import('./grants-revoke.js')).revokeGrantsMadeBy(ctx, actor, request),
   };
 }

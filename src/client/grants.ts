@@ -17,20 +17,14 @@ import { judgeDecision } from '../approvals/rules.js';
 import { AccessDeniedError, InvalidInputError, decisionRefused } from '../errors.js';
 import { rejectUnknownKeys } from '../options.js';
 import { createGrantUpdate, grantsQuery, revokeGrantUpdate } from '../protocol/grant-messages.js';
-import { MAX_GRANT_HOURS, bookIdParts, grantBookId, type Grant, type GrantScope } from '../schemas/grants.js';
-import { IdSchema, MAX_TEXT } from '../schemas/limits.js';
+import { MAX_GRANT_HOURS, grantBookId, type Grant, type GrantScope } from '../schemas/grants.js';
+import { MAX_TEXT } from '../schemas/limits.js';
 import type { Principal } from '../schemas/access.js';
 import type { agentGrants } from '../workflows/grants/grant-book.js';
 import type { ClientActor, ClientContext } from './context.js';
 import { readableRun } from './decisions/decisions.js';
 import { principalOf, type PrincipalInput } from './identity.js';
-import type {
-  CreateGrantRequest,
-  GrantBookRequest,
-  RevokedGrants,
-  RevokeGrantRequest,
-  RevokeGrantsMadeByRequest,
-} from './grant-requests.js';
+import type { CreateGrantRequest, GrantBookRequest, RevokeGrantRequest } from './grant-requests.js';
 
 const CREATE_KEYS = ['runId', 'toolCallId', 'fingerprint', 'scope', 'where', 'hours', 'maxUses', 'reason', 'principal'];
 
@@ -138,7 +132,7 @@ export async function listGrants(ctx: ClientContext, actor: ClientActor, request
   return (await bookGrants(ctx, actor, request, principal)).filter((g) => mayManage(g, principal));
 }
 
-async function bookGrants(
+export async function bookGrants(
   ctx: ClientContext,
   actor: ClientActor,
   request: GrantBookRequest,
@@ -154,7 +148,7 @@ async function bookGrants(
 }
 
 /** Whether a principal may see and revoke a grant: it made it, or may decide its tool's calls. */
-function mayManage(grant: Grant, principal: Principal | undefined): boolean {
+export function mayManage(grant: Grant, principal: Principal | undefined): boolean {
   if (!principal) return grant.decide === undefined;
   const made = grant.createdBy.id === principal.id && grant.createdBy.tenant === principal.tenant;
   return made || grant.decide === undefined || admits(grant.decide, principal);
@@ -175,7 +169,7 @@ export async function revokeGrant(ctx: ClientContext, actor: ClientActor, reques
   return revokeIn(book, request.grantId, principal);
 }
 
-function revokeIn(book: WorkflowHandle, grantId: string, principal: Principal): Promise<Grant> {
+export function revokeIn(book: WorkflowHandle, grantId: string, principal: Principal): Promise<Grant> {
   return refusedAsInput(async () => {
     try {
       return await book.executeUpdate(revokeGrantUpdate, { args: [{ grantId, by: principal }] });
@@ -187,72 +181,8 @@ function revokeIn(book: WorkflowHandle, grantId: string, principal: Principal): 
   });
 }
 
-/**
- * Revokes every live grant one principal made, in the books the caller's tenant reaches: a grant keeps its
- * maker as they were when they made it, so this is what takes a leaver's (or a lost role's) grants away.
- */
-export async function revokeGrantsMadeBy(
-  ctx: ClientContext,
-  actor: ClientActor,
-  request: RevokeGrantsMadeByRequest,
-): Promise<RevokedGrants> {
-  rejectUnknownKeys('grants.revokeMadeBy', request, ['createdBy', 'agentId', 'resourceId', 'principal']);
-  const principal = principalOf(request.principal ?? actor.principal, ctx.temporal.options.identity);
-  if (!principal) throw new InvalidInputError('principal', 'grants are revoked by a principal: name one');
-  if (!IdSchema.safeParse(request.createdBy).success) {
-    throw new InvalidInputError(
-      'createdBy',
-      `the id of the principal who made them, not ${JSON.stringify(request.createdBy)}`,
-    );
-  }
-  const result: RevokedGrants = { revoked: [], refused: [] };
-  const at = Date.now();
-  for (const { agentId, resourceId } of await grantBooks(ctx, request)) {
-    // Another tenant's books are not there for this caller: skipped, not refused.
-    if (!tenantCheck(principal, resourceId).allowed) continue;
-    const book = { agentId, ...(resourceId !== undefined ? { resourceId } : {}) };
-    for (const grant of await bookGrants(ctx, actor, book, principal)) {
-      const usedUp = grant.maxUses !== undefined && grant.uses >= grant.maxUses;
-      if (grant.createdBy.id !== request.createdBy || grant.revoked || usedUp || Date.parse(grant.expiresAt) <= at) {
-        continue;
-      }
-      if (!mayManage(grant, principal)) {
-        const reason = `"${principal.id}" may not revoke it: only its maker and who decides its tool may`;
-        result.refused.push({ grantId: grant.grantId, ...book, reason });
-        continue;
-      }
-      result.revoked.push(await revokeIn(bookOf(ctx, actor, agentId, resourceId, principal), grant.grantId, principal));
-    }
-  }
-  return result;
-}
-
-/** The grant books a revocation by maker looks in: the one named, or those visibility lists. */
-async function grantBooks(
-  ctx: ClientContext,
-  request: Pick<RevokeGrantsMadeByRequest, 'agentId' | 'resourceId'>,
-): Promise<{ agentId: string; resourceId: string | undefined }[]> {
-  const { agentId, resourceId } = request;
-  if (agentId !== undefined) checkId('agentId', agentId);
-  if (resourceId !== undefined) checkId('resourceId', resourceId);
-  if (agentId !== undefined && resourceId !== undefined) return [{ agentId, resourceId }];
-  const books = [];
-  const query = "WorkflowType = 'agentGrants' AND ExecutionStatus = 'Running'";
-  for await (const run of ctx.temporal.workflow.list({ query })) {
-    const book = bookIdParts(run.workflowId);
-    if (!book || (agentId !== undefined && book.agentId !== agentId)) continue;
-    if (resourceId !== undefined && book.resourceId !== resourceId) continue;
-    books.push(book);
-  }
-  return books;
-}
-
-function checkId(name: string, value: unknown): void {
-  if (!IdSchema.safeParse(value).success) throw new InvalidInputError(name, `an id, not ${JSON.stringify(value)}`);
-}
-
 /** The book of an agent on a resource, for a principal of that resource's tenant only. */
-function bookOf(
+export function bookOf(
   ctx: ClientContext,
   actor: ClientActor,
   agentId: string,

@@ -151,6 +151,19 @@ export const API_ROUTES: ApiRoute[] = [
     answers: 'json',
   },
   {
+    method: 'delete',
+    path: '/grants',
+    summary:
+      'Revoke every live grant one principal made (a leaver’s), in the grant books of the caller’s tenant: ' +
+      '{ revoked, refused (a count), failed (books that did not answer), books }.',
+    query: {
+      createdBy: 'the id of the principal who made them (required)',
+      agentId: 'only this agent’s books',
+      resourceId: 'default: the caller’s tenant',
+    },
+    answers: 'json',
+  },
+  {
     method: 'post',
     path: '/runs/:runId/messages',
     summary: 'A message for a run while it works, shown to its model at the next step (202), or refused (409).',

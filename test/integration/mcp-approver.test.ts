@@ -216,13 +216,15 @@ describe('standing grants over MCP', () => {
       principal: people.ann.principal,
     });
     const madeBy = { createdBy: 'ann', agentId: 'mcp-grants-bank' };
-    expect(await call(await mcpAs('nora'), 'revoke_grants_made_by', madeBy)).toEqual({
+    expect(await call(await mcpAs('nora'), 'revoke_grants_made_by', madeBy)).toMatchObject({
       revoked: [],
-      refused: [expect.objectContaining({ grantId: again.grantId, reason: expect.stringContaining('may not revoke') })],
+      refused: 1,
+      failed: [],
     });
     expect(await call(ann, 'revoke_grants_made_by', madeBy)).toMatchObject({
       revoked: [{ grantId: again.grantId, revoked: { by: { id: 'ann' } } }],
-      refused: [],
+      refused: 0,
+      failed: [],
     });
     await w.client.decide({ kind: 'decline', runId: paused.runId, fingerprint, principal: people.ann.principal });
   });

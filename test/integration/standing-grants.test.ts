@@ -22,7 +22,7 @@ import { createGrantUpdate } from '../../src/protocol/grant-messages.js';
 import { grantBookId } from '../../src/schemas/grants.js';
 import { bearerTokens, startServer } from '../../src/server/index.js';
 import { people, transfers, transferScript, transferTool } from '../fixtures/bank.js';
-import { startWorker, temporalAddress, type TestWorker } from '../helpers.js';
+import { startWorker, temporalAddress, waitFor, type TestWorker } from '../helpers.js';
 import { agentctl } from '../processes.js';
 
 const grantsAgent = defineAgent({
@@ -175,16 +175,19 @@ it("revokes every live grant one principal made, in the caller's tenant only, an
 
   // Bert decides transfers too, but in another tenant: Ann's grants are out of his reach.
   const byBert = await w.client.grants.revokeMadeBy({ createdBy: 'ann', principal: bert });
-  expect([...byBert.revoked, ...byBert.refused].filter((g) => g.resourceId === TENANT)).toEqual([]);
-  // Nora is of the tenant but may not decide transfers: each of Ann's grants is named as not hers to revoke.
+  expect(byBert.revoked.filter((g) => g.resourceId === TENANT)).toEqual([]);
+  // Naming the other tenant's resource is refused, not answered with "none".
+  await expect(w.client.grants.revokeMadeBy({ createdBy: 'ann', ...book, principal: bert })).rejects.toThrow(
+    /resourceId: "bert" is of another tenant/,
+  );
+  // Nora is of the tenant but may not decide transfers: she learns only how many she may not revoke.
   const byNora = await w.client.grants.revokeMadeBy({ createdBy: 'ann', ...book, principal: nora });
-  expect(byNora.revoked).toEqual([]);
-  expect(byNora.refused.map((r) => r.grantId).sort()).toEqual(anns.map((g) => g.grantId).sort());
+  expect(byNora).toEqual({ revoked: [], refused: 2, failed: [], books: 1 });
   expect(await live()).toEqual([...anns, sams].map((g) => g.grantId).sort());
 
   // Sam, an approver of the tenant, takes Ann's grants away (found through visibility: no book named).
   const done = await w.client.grants.revokeMadeBy({ createdBy: 'ann', agentId: 'granting-bank', principal: sam });
-  expect(done.refused).toEqual([]);
+  expect(done).toMatchObject({ refused: 0, failed: [] });
   expect(done.revoked.map((g) => g.grantId).sort()).toEqual(anns.map((g) => g.grantId).sort());
   expect(done.revoked.every((g) => g.revoked?.by.id === 'sam')).toBe(true);
   expect(await live()).toEqual([sams.grantId]);
@@ -196,15 +199,71 @@ it("revokes every live grant one principal made, in the caller's tenant only, an
     fetch(`${base}/grants?${query}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
   const noraSays = await del('createdBy=ann', people.nora.token);
   expect(noraSays.status).toBe(200);
-  expect(await noraSays.json()).toMatchObject({ revoked: [], refused: [{ grantId: again.grantId }] });
+  expect(await noraSays.json()).toMatchObject({ revoked: [], refused: 1, failed: [] });
   const annSays = await del(`createdBy=ann&agentId=granting-bank&resourceId=${TENANT}`, people.ann.token);
-  expect(await annSays.json()).toMatchObject({ revoked: [{ grantId: again.grantId }], refused: [] });
+  expect(await annSays.json()).toEqual({
+    revoked: [expect.objectContaining({ grantId: again.grantId })],
+    refused: 0,
+    failed: [],
+    books: 1,
+  });
   expect((await del('createdby=ann', people.ann.token)).status).toBe(400);
+  expect((await del('createdBy=ann&createdBy=sam', people.ann.token)).status).toBe(400);
   expect((await del('createdBy=', people.ann.token)).status).toBe(400);
   await expect(w.client.grants.revokeMadeBy({ createdBy: 'ann', colour: 1 } as never)).rejects.toThrow(
     'grants.revokeMadeBy: unknown option "colour"',
   );
   await expect(w.client.grants.revokeMadeBy({ createdBy: '', principal: sam })).rejects.toThrow(InvalidInputError);
+});
+
+it('names a grant book that does not answer, and revokes what the others hold', async () => {
+  const waiting = await send(45, 'thread-retired');
+  const { toolCallId, fingerprint } = waiting.pendingToolCalls[0]!;
+  const grant = await w.client.grants.create({
+    runId: waiting.runId,
+    toolCallId,
+    fingerprint,
+    scope: 'run',
+    where: ['amount<=45'],
+    principal: ann,
+  });
+  // The book of an agent whose workers are gone: on a task queue nobody polls.
+  const retired = await w.client.temporal.workflow.start('agentGrants', {
+    workflowId: grantBookId('retired-agent', TENANT),
+    taskQueue: `nobody-${randomUUID()}`,
+    args: [{ agentId: 'retired-agent', resourceId: TENANT }],
+  });
+  try {
+    await waitFor('the retired book in visibility', async () => {
+      const listed = w.client.temporal.workflow.list({ query: `WorkflowId = '${retired.workflowId}'` });
+      for await (const _ of listed) return true;
+      return undefined;
+    });
+    const done = await w.client.grants.revokeMadeBy({ createdBy: 'ann', principal: sam });
+    expect(done.revoked.map((g) => g.grantId)).toEqual([grant.grantId]);
+    expect(done.failed).toEqual([{ agentId: 'retired-agent', resourceId: TENANT, reason: expect.any(String) }]);
+    const ctl = await agentctl([
+      '--address',
+      temporalAddress(),
+      '--namespace',
+      'default',
+      '--as',
+      'ops-sam',
+      'grants',
+      'revoke',
+      '--created-by',
+      'ann',
+      '--resource',
+      TENANT,
+    ]);
+    expect(ctl).toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(`not reached: the book of retired-agent on ${TENANT}: `),
+      stderr: expect.stringContaining('0 grants not revoked, 1 books not reached'),
+    });
+  } finally {
+    await retired.terminate('the test is done with it');
+  }
 });
 
 it('refuses a grant its maker could not approve, and a grant written into the book by such a maker approves nothing', async () => {
@@ -298,7 +357,7 @@ it('makes, lists and revokes grants with agentctl', async () => {
   });
   expect(await ctl(['revoke', '--created-by', 'ops-ann', '--agent', 'open-grants'])).toMatchObject({
     code: 0,
-    stdout: 'no live grant made by ops-ann\n',
+    stdout: '0 revoked in 1 grant book\n',
   });
   expect(await ctl(['revoke', kept.grantId, '--created-by', 'ops-ann'])).toMatchObject({
     code: 1,

@@ -41,12 +41,15 @@ export function serveGrantRoutes(app: Hono<ServerEnv>, client: AgentClient, acce
   // A leaver's grants, in every book of the principal's tenant (or of one agent, or one resource).
   app.delete('/grants', async (c) => {
     const principal = c.get('principal');
-    const query = c.req.query();
-    const unknown = Object.keys(query).find((key) => !['createdBy', 'agentId', 'resourceId'].includes(key));
-    if (unknown !== undefined) {
-      throw new InvalidInputError(unknown, 'not a parameter of DELETE /grants (createdBy, agentId, resourceId)');
+    const query = c.req.queries();
+    for (const [key, values] of Object.entries(query)) {
+      if (!['createdBy', 'agentId', 'resourceId'].includes(key)) {
+        throw new InvalidInputError(key, 'not a parameter of DELETE /grants (createdBy, agentId, resourceId)');
+      }
+      // A second value would be dropped, and its maker's grants left live while the answer looks whole.
+      if (values.length > 1) throw new InvalidInputError(key, 'given more than once: revoke one maker at a time');
     }
-    const { createdBy, agentId, resourceId } = query;
+    const [createdBy, agentId, resourceId] = ['createdBy', 'agentId', 'resourceId'].map((key) => query[key]?.[0]);
     const request = {
       createdBy: checkInput('createdBy', IdSchema, createdBy),
       ...(agentId !== undefined ? { agentId: checkInput('agentId', IdSchema, agentId) } : {}),
