@@ -1,7 +1,9 @@
 /**
- * Starts a real Temporal dev server for the test run (free port, temporary SQLite file) through
- * temporal-dev.sh, bundles the workflow code once for every test worker, builds agentctl and the chat
- * page, and stops the server after.
+ * Starts a real Temporal server for the test run, bundles the workflow code once for every test worker,
+ * builds agentctl and the chat page, and stops the server after. The server is the dev server (free port,
+ * temporary SQLite file, temporal-dev.sh), or with `DURABLE_AGENTS_TEST_SERVER=cluster` the
+ * production-shaped one of temporal-cluster.sh (PostgreSQL, four services, TLS): its client settings go
+ * into the environment (envconfig's `TEMPORAL_TLS_*`), which the test processes and what they start inherit.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -20,6 +22,8 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalDevDir: string;
     temporalDevPort: number;
+    /** `dev` or `cluster`: suites that restart the dev server by its script run on `dev` only. */
+    temporalServerKind: 'dev' | 'cluster';
     workflowBundlePath: string;
   }
 }
@@ -42,21 +46,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // it was at `npm ci`.
   await run(process.execPath, ['build.js', 'agentctl', 'chat']);
   const dir = await mkdtemp(join(tmpdir(), 'durable-agents-test-'));
-  const port = await freePort();
-  const devArgs = [
-    'temporal-dev.sh',
-    'start',
-    '--port',
-    String(port),
-    '--headless',
-    '--dir',
-    dir,
-    '--db',
-    join(dir, 'temporal.db'),
-  ];
-  const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
-  const { stdout } = await run('bash', devArgs, { env });
-  const address = stdout.trim();
+  const kind = process.env.DURABLE_AGENTS_TEST_SERVER === 'cluster' ? 'cluster' : 'dev';
+  const server = kind === 'cluster' ? await startCluster(dir) : await startDevServer(dir);
 
   const bundle = await bundleWorkflowCode({
     workflowsPath,
@@ -66,13 +57,51 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const workflowBundlePath = join(dir, 'workflow-bundle.js');
   await writeFile(workflowBundlePath, bundle.code);
 
-  project.provide('temporalAddress', address);
+  project.provide('temporalAddress', server.address);
   project.provide('temporalDevDir', dir);
-  project.provide('temporalDevPort', port);
+  project.provide('temporalDevPort', server.port);
+  project.provide('temporalServerKind', kind);
   project.provide('workflowBundlePath', workflowBundlePath);
 
   return async () => {
-    await run('bash', ['temporal-dev.sh', 'stop', '--port', String(port), '--dir', dir], { env });
+    await server.stop();
     await rm(dir, { recursive: true, force: true });
+  };
+}
+
+interface TestServer {
+  address: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+async function startDevServer(dir: string): Promise<TestServer> {
+  const port = await freePort();
+  const devArgs = ['temporal-dev.sh', 'start', '--port', String(port), '--headless', '--dir', dir];
+  const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
+  const { stdout } = await run('bash', [...devArgs, '--db', join(dir, 'temporal.db')], { env });
+  return {
+    address: stdout.trim(),
+    port,
+    stop: async () =>
+      void (await run('bash', ['temporal-dev.sh', 'stop', '--port', String(port), '--dir', dir], { env })),
+  };
+}
+
+async function startCluster(dir: string): Promise<TestServer> {
+  const cluster = join(dir, 'cluster');
+  const { stdout } = await run('bash', ['temporal-cluster.sh', 'start', '--dir', cluster], { maxBuffer: 1 << 24 });
+  const { stdout: exports } = await run('bash', ['temporal-cluster.sh', 'env', '--dir', cluster]);
+  for (const line of exports.split('\n')) {
+    const [, name, value] = /^export (\w+)=(.*)$/.exec(line) ?? [];
+    if (name) process.env[name] = value;
+  }
+  // Clusters the tests start of their own are signed by the same CA, so the settings above reach them too.
+  process.env.TEMPORAL_CLUSTER_CA = join(cluster, 'tls');
+  const address = stdout.trim().split('\n').at(-1)!;
+  return {
+    address,
+    port: Number(address.split(':').at(-1)),
+    stop: async () => void (await run('bash', ['temporal-cluster.sh', 'destroy', '--dir', cluster])),
   };
 }

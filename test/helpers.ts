@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { ExternalStorage, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type NativeConnectionOptions } from '@temporalio/worker';
 import { inject } from 'vitest';
 import type { DecisionKeys } from '../src/worker/activities/approvals/verify-decision.js';
 import type { NotificationSettings } from '../src/worker/activities/approvals/notify.js';
@@ -13,11 +13,19 @@ import { createWorker, type CreateWorkerOptions, type ModelFactory } from '../sr
 import { AgentClient } from '../src/client/index.js';
 import { bearerTokens, DEFAULT_REQUEST_OPTIONS, startServer } from '../src/server/index.js';
 import type { ModelRetry } from '../src/schemas/model-retry.js';
+import { resolveConnection } from '../src/connection/config.js';
 
 // Worker INFO logs (one per state change and activity) would bury the test output.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 export const temporalAddress = (): string => inject('temporalAddress');
+
+/**
+ * How a test connects to the test server: its address, and the TLS settings the global setup put in the
+ * environment when the server is the production-shaped cluster (envconfig's `TEMPORAL_TLS_*`).
+ */
+export const testConnection = (): NativeConnectionOptions =>
+  resolveConnection({ address: temporalAddress() }).connectionOptions;
 
 /** A worker on a task queue of its own, for one test or one file. */
 export interface TestWorker {
@@ -47,7 +55,7 @@ export async function startWorker(
   } = {},
 ): Promise<TestWorker> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const connection = await NativeConnection.connect(testConnection());
   const worker = await createWorker({
     agents,
     // Tests play the scripted model; a production worker has it off (see run.test.ts).
@@ -123,7 +131,7 @@ export async function collect(stream: AsyncIterable<RunStreamChunk>): Promise<Ru
 
 /** A worker of the plain Temporal workflows in `test/fixtures/workflows.ts`, which agents call as workflow tools. */
 export async function startWorkflowWorker(taskQueue: string): Promise<{ stop(): Promise<void> }> {
-  const connection = await NativeConnection.connect({ address: temporalAddress() });
+  const connection = await NativeConnection.connect(testConnection());
   const worker = await Worker.create({
     connection,
     taskQueue,

@@ -1,6 +1,7 @@
 /** Real processes for the end-to-end tests: workers, agentctl, dev servers. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
+import { join } from 'node:path';
 
 const run = promisify(execFile);
 
@@ -82,4 +83,45 @@ export async function devServer(args: string[]): Promise<string> {
     env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' },
   });
   return stdout.trim();
+}
+
+/** A Temporal server of a test's own that the test may stop and start again. */
+export interface OwnServer {
+  /** Starts it (again, on the same data); resolves to its address. */
+  start(): Promise<string>;
+  stop(): Promise<void>;
+  /** Stops it and removes its data. */
+  destroy(): Promise<void>;
+  /** What a process needs to reach it (its TLS settings, for the cluster). */
+  env(): Promise<Record<string, string>>;
+}
+
+/**
+ * A server of the kind the run tests against: a dev server on a SQLite file in `dir`, or a
+ * production-shaped cluster of temporal-cluster.sh (PostgreSQL, four services, TLS) in `dir`.
+ */
+export function ownServer(kind: 'dev' | 'cluster', dir: string, port: number): OwnServer {
+  if (kind === 'dev') {
+    const args = ['--port', String(port), '--dir', dir, '--db', join(dir, 'temporal.db'), '--headless'];
+    return {
+      start: () => devServer(['start', ...args]),
+      stop: async () => void (await devServer(['stop', ...args])),
+      destroy: async () => void (await devServer(['stop', ...args])),
+      env: async () => ({}),
+    };
+  }
+  const cluster = async (command: string) => (await run('bash', ['temporal-cluster.sh', command, '--dir', dir])).stdout;
+  return {
+    start: async () => (await cluster('start')).trim().split('\n').at(-1)!,
+    stop: async () => void (await cluster('stop')),
+    destroy: async () => void (await cluster('destroy')),
+    env: async () =>
+      Object.fromEntries(
+        (await cluster('env'))
+          .split('\n')
+          .map((line) => /^export (\w+)=(.*)$/.exec(line))
+          .filter((m) => m !== null)
+          .map((m) => [m[1]!, m[2]!]),
+      ),
+  };
 }

@@ -1,19 +1,20 @@
 /**
  * Durability with real processes: workers killed with SIGKILL, decisions made from `agentctl` while
- * no worker runs, and a dev server restarted on its SQLite file while a run waits.
+ * no worker runs, and the server restarted while a run waits (the dev server on its SQLite file, or every
+ * process of the production-shaped cluster).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
 import { readRecords } from '../../examples/records-store.js';
 import { type RunResult } from '../../src/index.js';
 import { AgentClient } from '../../src/client/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
-import { agentctl, devServer, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
+import { agentctl, killHard, ownServer, spawnWorker, type WorkerProcess } from '../processes.js';
 
 let dir: string;
 let scriptFile: string;
@@ -30,10 +31,11 @@ afterAll(async () => {
 });
 
 /** One scenario's setting: its own task queue and records file. */
-function scenario(address: string) {
+function scenario(address: string, serverEnv: Record<string, string> = {}) {
   const taskQueue = `durable-${randomUUID()}`;
   const recordsFile = join(dir, `${taskQueue}.json`);
   const env = (extra: Record<string, string> = {}) => ({
+    ...serverEnv,
     TEMPORAL_ADDRESS: address,
     TEMPORAL_TASK_QUEUE: taskQueue,
     RECORDS_FILE: recordsFile,
@@ -48,7 +50,7 @@ function scenario(address: string) {
       return w;
     },
     ctl: (args: string[]) =>
-      agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args]),
+      agentctl(['--address', address, '--namespace', 'default', '--task-queue', taskQueue, ...args], serverEnv),
     client: () => AgentClient.connect({ address, namespace: 'default', taskQueue }),
   };
 }
@@ -215,32 +217,25 @@ describe('durability with real processes', { timeout: 180_000 }, () => {
     // Two rounds, each with four worker starts and a heartbeat timeout to wait out.
   }, 300_000);
 
-  it('keeps a waiting run through a restart of the dev server on its SQLite file', async () => {
+  it('keeps a waiting run through a restart of the whole server (the dev server, or every process of the cluster)', async () => {
     const port = await new Promise<number>((resolve) => {
       const srv = createServer().listen(0, '127.0.0.1', () => {
         const p = (srv.address() as { port: number }).port;
         srv.close(() => resolve(p));
       });
     });
-    const serverDir = join(dir, 'server');
-    const serverArgs = [
-      '--port',
-      String(port),
-      '--dir',
-      serverDir,
-      '--db',
-      join(serverDir, 'temporal.db'),
-      '--headless',
-    ];
-    const address = await devServer(['start', ...serverArgs]);
+    // A server of the test's own, of the kind the run tests against: the dev server on its SQLite file, or a
+    // cluster (four services and PostgreSQL, all stopped and started again).
+    const server = ownServer(inject('temporalServerKind'), join(dir, 'server'), port);
+    const address = await server.start();
     try {
-      const s = scenario(address);
+      const s = scenario(address, await server.env());
       const worker = await s.worker();
       const paused = await startPaused(s);
       await killHard(worker);
 
-      await devServer(['stop', ...serverArgs]);
-      expect(await devServer(['start', ...serverArgs])).toBe(address);
+      await server.stop();
+      expect(await server.start()).toBe(address);
 
       const listed = await s.ctl(['runs', 'list', '--status', 'suspended', '--json']);
       expect(listed.code).toBe(0);
@@ -258,7 +253,7 @@ describe('durability with real processes', { timeout: 180_000 }, () => {
       });
     } finally {
       for (const w of workers) w.child.kill('SIGKILL');
-      await devServer(['stop', ...serverArgs]);
+      await server.destroy();
     }
   });
 });

@@ -8,12 +8,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteRecordScript } from '../../examples/records-agent.js';
 import { type RunResult } from '../../src/index.js';
 import { AgentClient, type ThreadInfo, type ThreadMessages } from '../../src/client/index.js';
 import { temporalAddress, waitFor } from '../helpers.js';
-import { agentctl, devServer, killHard, spawnWorker, type WorkerProcess } from '../processes.js';
+import { agentctl, killHard, ownServer, spawnWorker, type WorkerProcess } from '../processes.js';
 
 let dir: string;
 const workers: WorkerProcess[] = [];
@@ -163,24 +163,16 @@ describe('a thread across killed workers', () => {
     }
   }, 180_000);
 
-  it('keeps a thread through a restart of the dev server on its SQLite file, and continues it', async () => {
+  it('keeps a thread through a restart of the whole server (the dev server, or every process of the cluster)', async () => {
     const port = await new Promise<number>((resolve) => {
       const srv = createServer().listen(0, '127.0.0.1', () => {
         const p = (srv.address() as { port: number }).port;
         srv.close(() => resolve(p));
       });
     });
-    const serverDir = join(dir, 'server');
-    const serverArgs = [
-      '--port',
-      String(port),
-      '--dir',
-      serverDir,
-      '--db',
-      join(serverDir, 'temporal.db'),
-      '--headless',
-    ];
-    const address = await devServer(['start', ...serverArgs]);
+    // The test's own server, of the kind the run tests against (a dev server, or a cluster).
+    const server = ownServer(inject('temporalServerKind'), join(dir, 'server'), port);
+    const address = await server.start();
     const thread = `restart-${randomUUID()}`;
     try {
       const w = await worker(address);
@@ -192,8 +184,8 @@ describe('a thread across killed workers', () => {
       expect(run1.code).toBe(0);
       await shown(thread, 'u3', 2, address);
       await killHard(w);
-      await devServer(['stop', ...serverArgs]);
-      expect(await devServer(['start', ...serverArgs])).toBe(address);
+      await server.stop();
+      expect(await server.start()).toBe(address);
 
       const after = await shown(thread, 'u3', 2, address);
       expect(after.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -216,7 +208,7 @@ describe('a thread across killed workers', () => {
       await shown(thread, 'u3', 4, address);
     } finally {
       for (const w of workers) w.child.kill('SIGKILL');
-      await devServer(['stop', ...serverArgs]);
+      await server.destroy();
     }
   }, 180_000);
 });
