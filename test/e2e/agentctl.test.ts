@@ -2,6 +2,7 @@
  * agentctl as its own process, as shipped (bin/agentctl.js, running dist/), for what the durability tests do
  * not drive: client tool results, --json shapes, --help and what a start loads.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -213,4 +214,14 @@ it('loads neither the Temporal client, gRPC, zod nor the AI SDK for --help or a 
     }
     expect([...packages]).toEqual(['commander']);
   }
+});
+
+it('stops quietly, with its own exit code, when the reader of its output goes away (`| head -1`)', async () => {
+  // The reader's end is closed before agentctl writes: every write of it meets a closed pipe (EPIPE).
+  const child = spawn(process.execPath, ['bin/agentctl.js', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy();
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
 });
