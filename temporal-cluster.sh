@@ -79,8 +79,16 @@ build() {
 
 [ "$cmd" = build ] && { build; exit 0; }
 [ -n "$dir" ] || fail "--dir DIR is needed: where the cluster keeps its data, config, logs and certificates"
-mkdir -p "$dir"
+if [ "$cmd" = start ]; then mkdir -p "$dir"; fi
+[ -d "$dir" ] || fail "no cluster in $dir: start one there first (temporal-cluster.sh start --dir $dir)"
 dir=$(cd "$dir" && pwd)
+
+# The ports and folders start chose; every other command needs them.
+load_ports() {
+  [ -f "$dir/ports.env" ] || fail "no cluster in $dir (no ports.env): start one there first"
+  # shellcheck disable=SC1091
+  . "$dir/ports.env"
+}
 
 # Below 32768: the server keeps membership ports in a smallint column, and the kernel's ephemeral range is above.
 free_port() {
@@ -256,26 +264,27 @@ cli() {
     TEMPORAL_TLS_SERVER_NAME=localhost "$tcli" "$@"
 }
 
-wait_metadata() {
-  local psql
-  psql=$(command -v psql || echo "$(pg_bin)/psql")
+# Waits up to 60 s for `check` to succeed while the service's process lives; says which log tells why not.
+wait_until() {
+  local what=$1 svc=$2; shift 2
   for _ in $(seq 1 300); do
-    [ "$("$psql" -h 127.0.0.1 -p "$PG_PORT" -U temporal -d temporal -tAc 'select count(*) from cluster_metadata_info' \
-      2>/dev/null)" = 1 ] && return 0
-    kill -0 "$(cat "$dir/history.pid")" 2>/dev/null || fail "the history service exited: $dir/history.log"
+    "$@" && return 0
+    kill -0 "$(cat "$dir/$svc.pid")" 2>/dev/null || fail "the $svc service exited: $dir/$svc.log"
     sleep 0.2
   done
-  fail "the history service wrote no cluster metadata within 60 s: $dir/history.log"
+  fail "$what within 60 s: $dir/$svc.log"
 }
 
-wait_frontend() {
-  for _ in $(seq 1 300); do
-    cli operator cluster health >/dev/null 2>&1 && return 0
-    kill -0 "$(cat "$dir/frontend.pid")" 2>/dev/null || fail "the frontend exited: $dir/frontend.log"
-    sleep 0.2
-  done
-  fail "the frontend did not answer at localhost:$FRONTEND_PORT within 60 s: $dir/frontend.log"
+metadata_written() {
+  local psql
+  psql=$(command -v psql || echo "$(pg_bin)/psql")
+  [ "$("$psql" -h 127.0.0.1 -p "$PG_PORT" -U temporal -d temporal -tAc 'select count(*) from cluster_metadata_info' \
+    2>/dev/null)" = 1 ]
 }
+wait_metadata() { wait_until "the history service wrote no cluster metadata" history metadata_written; }
+
+frontend_answers() { cli operator cluster health >/dev/null 2>&1; }
+wait_frontend() { wait_until "the frontend did not answer at localhost:$FRONTEND_PORT" frontend frontend_answers; }
 
 ready_namespace() {
   for _ in $(seq 1 150); do
@@ -299,8 +308,7 @@ case "$cmd" in
   start)
     build >/dev/null
     if [ -f "$dir/ports.env" ]; then
-      # shellcheck disable=SC1091
-      . "$dir/ports.env"
+      load_ports
       pg_start
     else
       PG_PORT=$(free_port)
@@ -319,15 +327,13 @@ case "$cmd" in
   stop|destroy)
     for svc in "${SERVICES[@]}"; do service_stop "$svc"; done
     if [ -f "$dir/ports.env" ]; then
-      # shellcheck disable=SC1091
-      . "$dir/ports.env"
+      load_ports
       pg_stop
       [ "$cmd" = destroy ] && rm -rf "$PG_DIR" "$dir"
     fi
     say "$([ "$cmd" = destroy ] && echo "stopped and removed" || echo stopped) the cluster in $dir" ;;
   restart)
-    # shellcheck disable=SC1091
-    . "$dir/ports.env"
+    load_ports
     case "$target" in
       postgres) pg_stop; pg_start ;;
       frontend|history|matching|worker)
@@ -337,7 +343,6 @@ case "$cmd" in
     esac
     say "restarted $target" ;;
   env)
-    # shellcheck disable=SC1091
-    . "$dir/ports.env"
+    load_ports
     client_env ;;
 esac
