@@ -116,7 +116,7 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
     {
       description:
         'Revokes every live standing grant one principal made (someone who left, or lost a role) in the books ' +
-        'of your tenant; lists those you may not revoke.',
+        'of your tenant; says how many you may not revoke, and which books did not answer.',
       inputSchema: z
         .object({
           createdBy: IdSchema.describe('the principal who made them'),
@@ -125,17 +125,16 @@ export async function approverMcpServer(ctx: ApproverContext): Promise<McpServer
         })
         .strict(),
     },
+    // The client keeps a principal of a tenant to its own books (and refuses another tenant's resource).
     async ({ createdBy, agentId, resourceId }) =>
-      answer(async () => {
-        const resource = resourceId ?? confinedTenant(ctx.principal);
-        const done = await ctx.client.grants.revokeMadeBy({
+      answer(async () => ({
+        ...(await ctx.client.grants.revokeMadeBy({
           createdBy,
           ...(agentId ? { agentId } : {}),
-          ...(resource ? { resourceId: resource } : {}),
+          ...(resourceId ? { resourceId } : {}),
           ...(ctx.principal ? { principal: ctx.principal } : {}),
-        });
-        return { ...done };
-      }),
+        })),
+      })),
   );
   return server;
 }
