@@ -9,7 +9,7 @@
 // `node build.js agentctl`, `node build.js lib` or `node build.js chat` builds one of them (the tests' global
 // setup rebuilds agentctl and the chat page before every run; the package test compiles lib/ before it packs).
 import { execFile } from 'node:child_process';
-import { cp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -105,8 +105,60 @@ async function buildAgentctl() {
       '@temporalio/external-storage-s3-aws-sdk',
       '@modelcontextprotocol/sdk',
     ],
+    plugins: [clientProtos()],
     logLevel: 'warning',
   });
+  await eagerWrappers(join(root, 'dist'));
+}
+
+/**
+ * esbuild wraps every bundled CommonJS module (and lazily initialised ES module) in a method that V8
+ * compiles only when it is first called, so the compile cache bin/agentctl.js enables never holds them and
+ * every command compiles them again: about 20 ms. A function in parentheses is compiled eagerly, and
+ * cached. A wrapper of another shape fails the build: the rewrite must reach every one.
+ */
+async function eagerWrappers(dir) {
+  const wrapper =
+    /^(var \w+ = __(?:commonJS|esm)\(\{\n {2})("[^"\n]+")\(([\w, ]*)\) \{\n(?:([\s\S]*?)\n)?? {2}\}\n\}\);$/gm;
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.js')) continue;
+    const file = join(dir, name);
+    const code = await readFile(file, 'utf8');
+    const wrappers = code.match(/= __(?:commonJS|esm)\(\{$/gm)?.length ?? 0;
+    let rewritten = 0;
+    const eager = code.replace(wrapper, (_, head, key, params, body) => {
+      rewritten++;
+      return `${head}${key}: (function(${params}) {\n${body === undefined ? '' : `${body}\n`}  })\n});`;
+    });
+    if (rewritten !== wrappers) throw new Error(`${file}: ${rewritten} of ${wrappers} module wrappers made eager`);
+    if (rewritten > 0) await writeFile(file, eager);
+  }
+}
+
+/**
+ * The Temporal protocol's descriptor without what a client never sends or reads: the worker's core SDK
+ * messages (`coresdk`) and Temporal Cloud's operations API (`temporal.api.cloud`), a third of its 1.4 MB.
+ * protobufjs reads the whole descriptor at load (`Root.addJSON`), about 45 ms of every agentctl command.
+ * A descriptor of another shape fails the build rather than shipping untrimmed: the figure is a promise.
+ */
+function clientProtos() {
+  return {
+    name: 'client-protos',
+    setup: (b) =>
+      b.onLoad({ filter: /@temporalio[\\/]proto[\\/]protos[\\/]json-module\.js$/ }, async ({ path }) => {
+        const source = await readFile(path, 'utf8');
+        const start = source.indexOf('.addJSON(') + '.addJSON('.length;
+        const end = source.lastIndexOf('});');
+        const descriptor = start > '.addJSON('.length && end > start ? JSON.parse(source.slice(start, end + 1)) : {};
+        const api = descriptor.temporal?.nested?.api?.nested;
+        if (!descriptor.coresdk || !api?.cloud || !api.workflowservice) {
+          throw new Error(`${path}: not the descriptor build.js trims (no coresdk, cloud or workflowservice)`);
+        }
+        delete descriptor.coresdk;
+        delete api.cloud;
+        return { contents: source.slice(0, start) + JSON.stringify(descriptor) + source.slice(end + 1), loader: 'js' };
+      }),
+  };
 }
 
 async function buildChat() {

@@ -31,7 +31,8 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     const { operatorIdentity } = await import('./identity.js');
     const { principal, signingKey } = await operatorIdentity(g);
     const { AgentClient } = await import('../client/agent-client.js');
-    client ??= await AgentClient.connect({
+    const { connectClient } = await import('../client/connect.js');
+    const settings = {
       address: g.address,
       namespace: g.namespace,
       taskQueue: g.taskQueue,
@@ -42,7 +43,10 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
       warn: io.err,
       ...(principal ? { principal } : {}),
       ...(signingKey ? { signingKey } : {}),
-    });
+    };
+    // A channel made ready is enough: the first request, the search-attribute check below, meets any
+    // refusal the server would have given to GetSystemInfo.
+    client ??= new AgentClient(await connectClient(settings, 'channel'));
     // Once per process, before any command reads the namespace: a namespace without the runs' search
     // attributes is named, with the command that creates them, rather than failing a list obscurely.
     checked ??= client.checkSearchAttributes({ create: g.createSearchAttributes });

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -225,3 +226,20 @@ it('stops quietly, with its own exit code, when the reader of its output goes aw
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
 });
+
+it('names an address where no Temporal server answers, and what to check, in one line', async () => {
+  // A port just closed: nothing listens there, and the channel never becomes ready.
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+  const result = await agentctl(['--address', `127.0.0.1:${port}`, 'runs', 'list']);
+  expect(result.code).toBe(1);
+  expect(result.stderr.trim().split('\n')).toEqual([
+    expect.stringMatching(
+      new RegExp(`^agentctl: no Temporal server answered at 127\\.0\\.0\\.1:${port} within 10 s .*check the address`),
+    ),
+  ]);
+}, 30_000);
