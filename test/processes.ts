@@ -92,6 +92,8 @@ export interface OwnServer {
   stop(): Promise<void>;
   /** Stops it and removes its data. */
   destroy(): Promise<void>;
+  /** Restarts one of the cluster's processes: frontend, history, matching, worker or postgres. */
+  restart(name: 'frontend' | 'history' | 'matching' | 'worker' | 'postgres'): Promise<void>;
   /** What a process needs to reach it (its TLS settings, for the cluster). */
   env(): Promise<Record<string, string>>;
 }
@@ -107,14 +109,17 @@ export function ownServer(kind: 'dev' | 'cluster', dir: string, port: number): O
       start: () => devServer(['start', ...args]),
       stop: async () => void (await devServer(['stop', ...args])),
       destroy: async () => void (await devServer(['stop', ...args])),
+      restart: () => Promise.reject(new Error('the dev server is one process: stop and start it')),
       env: async () => ({}),
     };
   }
-  const cluster = async (command: string) => (await run('bash', ['temporal-cluster.sh', command, '--dir', dir])).stdout;
+  const cluster = async (...command: string[]) =>
+    (await run('bash', ['temporal-cluster.sh', ...command, '--dir', dir])).stdout;
   return {
     start: async () => (await cluster('start')).trim().split('\n').at(-1)!,
     stop: async () => void (await cluster('stop')),
     destroy: async () => void (await cluster('destroy')),
+    restart: async (name) => void (await cluster('restart', name)),
     env: async () =>
       Object.fromEntries(
         (await cluster('env'))

@@ -41,6 +41,15 @@ import { shutdownOnceRunning } from './shutdown.js';
 const RUN_WORKFLOWS = ['agentRun', 'agentThread', 'listAgentTools', 'agentGrants'];
 
 /**
+ * The longest the worker holds an activity's heartbeats back (the SDK's default: 0.8 of its heartbeat
+ * timeout, 8 s for a tool's 10 s). Held that long, one heartbeat lost to a frontend that restarts or a
+ * network that blinks timed the call out, and the call ran a second time: 56 of 200 tools mid-call
+ * did, at a frontend restart of a few seconds (test/e2e/cluster-faults.test.ts). Every 2 s rides out an
+ * outage of most of the timeout, for one heartbeat request every 2 s a call at most.
+ */
+const HEARTBEAT_THROTTLE = '2 seconds';
+
+/**
  * A Temporal plugin (`SimplePlugin` of `@temporalio/plugin`) that makes any worker a host of agent runs.
  * Give it to `Worker.create({ plugins })` beside the team's own `workflowsPath` and `activities`; give
  * the same plugin to the team's `Client` (or use `AgentClient`) so that both share the payload codec.
@@ -126,6 +135,7 @@ export class DurableAgentsPlugin extends SimplePlugin {
     const { interceptors } = configured;
     return {
       ...configured,
+      maxHeartbeatThrottleInterval: configured.maxHeartbeatThrottleInterval ?? HEARTBEAT_THROTTLE,
       interceptors: {
         ...interceptors,
         activity: [...(this.tracing?.workerInterceptors().activity ?? []), ...(interceptors?.activity ?? [])],
