@@ -89,6 +89,12 @@ export class DurableAgentsPlugin extends SimplePlugin {
         notifications: notificationSettings ? checkNotificationSettings(notificationSettings) : undefined,
         conversationCacheBytes: options.conversationCacheBytes,
         payloadLimits: externalStorage ? STORED_PAYLOAD_LIMITS : undefined,
+        payloadStore: externalStorage
+          ? {
+              threshold: externalStorage.payloadSizeThreshold,
+              takesWrites: () => checkPayloadStore(externalStorage, 'worker'),
+            }
+          : undefined,
         modelRetry:
           options.modelRetry === undefined ? undefined : modelRetrySpec('DurableAgentsPlugin', options.modelRetry),
       },

@@ -11,6 +11,7 @@ import { describeAgent, withMcpTools } from './describe-agent.js';
 import type { McpConnections } from './tools/mcp-connections.js';
 import type { McpToolEntry } from './tools/mcp-tool-list.js';
 import { executeTool } from './tools/execute-tool.js';
+import type { PayloadStoreProbe } from './tools/store-ready.js';
 import { previewTool } from './tools/preview-tool.js';
 import { judgeCall } from './approvals/judge-call.js';
 import { useGrant } from './approvals/use-grant.js';
@@ -32,6 +33,8 @@ export interface ActivitySettings {
   conversationCacheBytes?: number | undefined;
   /** Set when the worker has a payload store: the larger limits its runs keep to. */
   payloadLimits?: PayloadLimits | undefined;
+  /** The payload store, which a tool's large output waits for while it does not take writes. */
+  payloadStore?: PayloadStoreProbe | undefined;
   /** The worker's retry of model steps, for agents that set none. */
   modelRetry?: ModelRetrySpec | undefined;
 }
@@ -46,7 +49,8 @@ export function createActivities(
   mcp: McpConnections,
   settings: ActivitySettings,
 ): AgentActivities {
-  const { decisionKeys, tracing, notifications, conversationCacheBytes, payloadLimits, modelRetry } = settings;
+  const { decisionKeys, tracing, notifications, conversationCacheBytes, payloadLimits, payloadStore, modelRetry } =
+    settings;
   const keys = decisionKeys ? decisionKeyObjects(decisionKeys) : undefined;
   const conversations = new ConversationCache(conversationCacheBytes);
   return {
@@ -65,7 +69,8 @@ export function createActivities(
     },
     callModel: (input) => callModel(registry, models, input, conversations, tracing),
     toolCallHook: (input) => toolCallHook(registry, input),
-    executeTool: (input) => executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES),
+    executeTool: (input) =>
+      executeTool(registry, input, mcp, payloadLimits?.maxToolOutputBytes ?? MAX_DATA_BYTES, payloadStore),
     previewTool: (input) => previewTool(registry, input),
     judgeCall: (input) => judgeCall(registry, models, input),
     useGrant,

@@ -16,6 +16,7 @@ import { grantTurnWriter } from '../../../tools/builtin/turn-writers.js';
 import { resultOf } from './tool-result.js';
 import { checkResume, suspended } from './tool-suspension.js';
 import { previewChanged } from './preview-tool.js';
+import { untilStoreTakesWrites, type PayloadStoreProbe } from './store-ready.js';
 
 /** Thrown by `context.suspend()` to unwind `execute`; never seen outside this file. */
 class ToolSuspension {
@@ -37,6 +38,8 @@ export async function executeTool(
   mcp?: McpConnections,
   /** A tool's output, bytes of JSON: more where the worker has a payload store. */
   maxOutputBytes = MAX_DATA_BYTES,
+  /** The worker's payload store, which a large output waits for (see store-ready.ts). */
+  store?: PayloadStoreProbe,
 ): Promise<ExecuteToolOutput> {
   const writer = new ToolWriter(input);
   let output: ExecuteToolOutput;
@@ -48,6 +51,7 @@ export async function executeTool(
     throw err;
   }
   const progressBytes = await writer.close();
+  await untilStoreTakesWrites(store, output);
   return progressBytes > 0 ? { ...output, progressBytes } : output;
 }
 
