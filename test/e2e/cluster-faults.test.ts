@@ -5,7 +5,7 @@
  * network between the worker and the server (a TCP proxy the test controls) dropped for 30 s, then
  * delayed for 30 s. Each reports the runs lost, the tool calls executed twice, the runs wedged and the
  * streams that did not end or lack a write (all 0), how long the fault lasted and how long the runs took
- * to finish once it was over. Runs with `npm run test:cluster` (DURABLE_AGENTS_TEST_SERVER=cluster).
+ * to finish once it was over. Runs with `npm run test:faults` (DURABLE_AGENTS_TEST_SERVER=cluster).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -189,25 +189,16 @@ async function underLoad(step: 'slow' | 'patient', fault: () => Promise<void>) {
   const wedgedRuns = (await Promise.all([...streaming, ...waiting].map(wedged))).filter(Boolean).length;
   const progress = (chunks: RunStreamChunk[]) =>
     chunks.flatMap((c) => (c.type === 'data-progress' ? [(c as { data: unknown }).data] : []));
-  const bad = streams.filter((chunks) => progress(chunks).join() !== 'started,done').slice(0, 3);
-  for (const chunks of bad) {
-    console.log(
-      'BAD',
-      chunks
-        .map(
-          (c) =>
-            `${c.offset}:${c.type}${c.type === 'data-progress' ? `=${String((c as { data: unknown }).data)}` : ''}`,
-        )
-        .join(' '),
-    );
-  }
+  const cutShort = streams.filter((chunks) => progress(chunks).join() !== 'started,done');
   return {
     lost: results.filter((r) => r.finishReason !== 'stop').length,
     executedTwice: [...executions.values()].filter((n) => n > 1).length,
     executed: executions.size,
     wedged: wedgedRuns,
     unfinishedStreams: streams.filter((chunks) => chunks.at(-1)?.type !== 'finish').length,
-    streamsWithoutTheirWrites: streams.filter((chunks) => progress(chunks).join() !== 'started,done').length,
+    streamsWithoutTheirWrites: cutShort.length,
+    // What the first of them held, for a failure to show.
+    ...(cutShort[0] ? { aStreamCutShort: cutShort[0].map((c) => `${c.offset}:${c.type}`).join(' ') } : {}),
     setUpMs: { startedMs, midStepMs, loadMs },
     faultMs: over - began,
     recoveredMs,
