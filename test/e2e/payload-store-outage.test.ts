@@ -25,6 +25,9 @@ const big = createTool({
   id: 'big',
   description: 'Returns 1 MB',
   inputSchema: z.object({}),
+  // Room for the set-up, the minute's outage and the way back on a loaded machine: the output waits for
+  // the store up to this, less 15 s.
+  activity: { startToCloseTimeout: '5 minutes' },
   execute: async (_input, { runId, toolCallId }) => {
     const key = `${runId}/${toolCallId}`;
     executions.set(key, (executions.get(key) ?? 0) + 1);

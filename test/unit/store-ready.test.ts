@@ -39,18 +39,23 @@ describe("a tool's large output and a payload store that does not take writes", 
     expect(heartbeats()).toBeGreaterThan(0);
   });
 
-  it('asks nothing of the store for an output that stays in the history', async () => {
+  it('asks nothing of the store for an output that stays in the history, counted in bytes', async () => {
     const s = store(0);
     await attempt(120_000).env.run(() => untilStoreTakesWrites(s, { small: 'x' }));
+    // 300 characters of 3 bytes each: 900 bytes, over half the threshold.
+    await attempt(120_000).env.run(() => untilStoreTakesWrites(s, { text: '語'.repeat(300) }));
+    expect(s.probes).toBe(1);
+    s.probes = 0;
     await attempt(120_000).env.run(() => untilStoreTakesWrites(undefined, large));
     expect(s.probes).toBe(0);
   });
 
   it("gives up before the attempt's start-to-close timeout, leaving the store's write to fail the call", async () => {
     const s = store(Number.POSITIVE_INFINITY);
-    // 15 s are kept back for the SDK's own write: 17 s leave about 2 s of waiting.
-    await attempt(17_000).env.run(() => untilStoreTakesWrites(s, large));
-    expect(s.probes).toBeGreaterThan(1);
+    // 15 s are kept back for the SDK's own write, and a whole probe (10 s) must fit after each pause: of
+    // 27 s, that leaves three probes, 0.5 and 1 s apart (a fourth, 2 s later, could end past the deadline).
+    await attempt(27_000).env.run(() => untilStoreTakesWrites(s, large));
+    expect(s.probes).toBe(3);
   });
 
   it('stops waiting when the activity is cancelled', async () => {
