@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 // Paths are this folder's, whatever the working directory: it removes folders.
 const root = import.meta.dirname;
@@ -130,8 +130,20 @@ async function eagerWrappers(dir) {
       rewritten++;
       return `${head}${key}: (function(${params}) {\n${body === undefined ? '' : `${body}\n`}  })\n});`;
     });
-    if (rewritten !== wrappers) throw new Error(`${file}: ${rewritten} of ${wrappers} module wrappers made eager`);
-    if (rewritten > 0) await writeFile(file, eager);
+    if (rewritten !== wrappers) {
+      throw new Error(
+        `${file}: ${rewritten} of ${wrappers} module wrappers made eager: esbuild's output has changed shape; ` +
+          'update the pattern in eagerWrappers (build.js) to it',
+      );
+    }
+    if (rewritten === 0) continue;
+    // A rewrite that broke the code (a module holding a wrapper's closing lines as text) fails here, not at load.
+    await transform(eager, { loader: 'js', format: 'esm', logLevel: 'silent' }).catch((err) => {
+      throw new Error(
+        `${file}: the eager module wrappers do not parse (${err.message}); fix eagerWrappers in build.js`,
+      );
+    });
+    await writeFile(file, eager);
   }
 }
 
@@ -152,7 +164,10 @@ function clientProtos() {
         const descriptor = start > '.addJSON('.length && end > start ? JSON.parse(source.slice(start, end + 1)) : {};
         const api = descriptor.temporal?.nested?.api?.nested;
         if (!descriptor.coresdk || !api?.cloud || !api.workflowservice) {
-          throw new Error(`${path}: not the descriptor build.js trims (no coresdk, cloud or workflowservice)`);
+          throw new Error(
+            `${path}: not the descriptor build.js trims (no coresdk, cloud or workflowservice): ` +
+              '@temporalio/proto has changed shape; update clientProtos in build.js to it',
+          );
         }
         delete descriptor.coresdk;
         delete api.cloud;

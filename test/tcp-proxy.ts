@@ -1,8 +1,9 @@
 /**
  * A TCP proxy on loopback that a test controls, for the network between a worker and its server: it passes
- * bytes, delays them, or drops the network (every connection cut, new ones cut at once, as a partition that
- * resets) until told otherwise. It sees TLS as bytes: the client checks the server's certificate as it
- * would without it, and the server's name is the same host.
+ * bytes, delays them, or drops the network (every connection reset, new ones reset at once: a partition
+ * that resets connections, not one that swallows packets silently) until told otherwise. It sees TLS as
+ * bytes: the client checks the server's certificate as it would without it, and the server's name is the
+ * same host.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
@@ -54,7 +55,8 @@ export async function tcpProxy(target: string): Promise<TcpProxy> {
           to.write(chunk);
         });
     });
-    from.on('close', () => void last.then(() => to.destroy()));
+    // Whatever is still held is written first.
+    from.on('close', () => void last.then(() => to.end()));
   };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port: own } = server.address() as AddressInfo;

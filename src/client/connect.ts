@@ -72,8 +72,8 @@ class ReadyConnection extends Connection {
       const why = err instanceof Error ? err.message : String(err);
       const address = settings.address ?? 'localhost:7233';
       throw new Error(
-        `no Temporal server answered at ${address} within ${CONNECT_TIMEOUT_MS / 1000} s (${why}): ` +
-          'check the address (--address, TEMPORAL_ADDRESS or the config profile) and that the server is up',
+        `no Temporal server answered at ${address} within ${CONNECT_TIMEOUT_MS / 1000} s (${why}): check ` +
+          'the address (--address, TEMPORAL_ADDRESS or the config profile), the TLS settings and that the server is up',
         { cause: err },
       );
     }

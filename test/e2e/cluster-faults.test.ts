@@ -2,8 +2,8 @@
  * Faults a cluster sees, on a production-shaped cluster of the test's own (temporal-cluster.sh: PostgreSQL,
  * four services, TLS), each while 200 runs stream (their tool mid-execution, having written to the stream,
  * a reader on each) and 100 wait for approval: the frontend restarted, PostgreSQL restarted, and the
- * network between the worker and the server (a TCP proxy the test controls) dropped for 30 s, then
- * delayed for 30 s. Each reports the runs lost, the tool calls executed twice, the runs wedged and the
+ * network between the worker and the server (a TCP proxy the test controls) dropped for 30 s (the tools
+ * writing to their streams again 10 s in, while it is down), then delayed for 30 s. Each reports the runs lost, the tool calls executed twice, the runs wedged and the
  * streams that did not end or lack a write (all 0), how long the fault lasted and how long the runs took
  * to finish once it was over. Runs with `npm run test:faults` (DURABLE_AGENTS_TEST_SERVER=cluster).
  */
@@ -37,10 +37,24 @@ const count = (runId: string, toolCallId: string) => {
 let release: () => void = () => {};
 let gate = new Promise<void>((resolve) => (release = resolve));
 
+/** The patient step writes again here, in the middle of the fault. */
+let midway: () => void = () => {};
+let midwayGate = new Promise<void>((resolve) => (midway = resolve));
+
 /** A step that writes to its run's stream, then waits, mid-execution, until the fault is over. */
 const slowStep = async (_input: unknown, { runId, toolCallId, writer }: ToolExecutionContext) => {
   count(runId, toolCallId);
   await writer.write({ type: 'data-progress', data: 'started' });
+  await gate;
+  await writer.write({ type: 'data-progress', data: 'done' });
+  return { done: true };
+};
+/** The same, and a write while the fault is on: mid-stream as well as mid-tool. */
+const patientStep = async (_input: unknown, { runId, toolCallId, writer }: ToolExecutionContext) => {
+  count(runId, toolCallId);
+  await writer.write({ type: 'data-progress', data: 'started' });
+  await midwayGate;
+  await writer.write({ type: 'data-progress', data: 'midway' });
   await gate;
   await writer.write({ type: 'data-progress', data: 'done' });
   return { done: true };
@@ -62,7 +76,7 @@ const patient = createTool({
   description: 'A step that waits out a partition',
   inputSchema: z.object({}),
   activity: { startToCloseTimeout: '30 minutes', heartbeatTimeout: '60 seconds' },
-  execute: slowStep,
+  execute: patientStep,
 });
 const pay = createTool({
   id: 'pay',
@@ -157,6 +171,7 @@ async function read(stream: AsyncIterable<RunStreamChunk>): Promise<RunStreamChu
 async function underLoad(step: 'slow' | 'patient', fault: () => Promise<void>) {
   executions.clear();
   gate = new Promise<void>((resolve) => (release = resolve));
+  midwayGate = new Promise<void>((resolve) => (midway = resolve));
   const t0 = Date.now();
   const streaming = [];
   const readers = [];
@@ -189,7 +204,8 @@ async function underLoad(step: 'slow' | 'patient', fault: () => Promise<void>) {
   const wedgedRuns = (await Promise.all([...streaming, ...waiting].map(wedged))).filter(Boolean).length;
   const progress = (chunks: RunStreamChunk[]) =>
     chunks.flatMap((c) => (c.type === 'data-progress' ? [(c as { data: unknown }).data] : []));
-  const cutShort = streams.filter((chunks) => progress(chunks).join() !== 'started,done');
+  const written = step === 'patient' ? 'started,midway,done' : 'started,done';
+  const cutShort = streams.filter((chunks) => progress(chunks).join() !== written);
   return {
     lost: results.filter((r) => r.finishReason !== 'stop').length,
     executedTwice: [...executions.values()].filter((n) => n > 1).length,
@@ -215,10 +231,15 @@ const unharmed = {
   streamsWithoutTheirWrites: 0,
 };
 
-/** The network down, or slow, for 30 s: a fault's length, not a wait for a condition. */
+/**
+ * The network down, or slow, for 30 s, the patient steps writing to their streams 10 s in: a fault's
+ * length, not a wait for a condition.
+ */
 const partition = async (mode: ProxyMode) => {
   proxy.set(mode);
-  await sleep(30_000);
+  await sleep(10_000);
+  midway();
+  await sleep(20_000);
   proxy.set({ kind: 'pass' });
 };
 
