@@ -3,9 +3,10 @@
  * four services, TLS), each while 200 runs stream (their tool mid-execution, having written to the stream,
  * a reader on each) and 100 wait for approval: the frontend restarted, PostgreSQL restarted, and the
  * network between the worker and the server (a TCP proxy the test controls) dropped for 30 s (the tools
- * writing to their streams again 10 s in, while it is down), then delayed for 30 s. Each reports the runs lost, the tool calls executed twice, the runs wedged and the
- * streams that did not end or lack a write (all 0), how long the fault lasted and how long the runs took
- * to finish once it was over. Runs with `npm run test:faults` (DURABLE_AGENTS_TEST_SERVER=cluster).
+ * writing to their streams again 10 s in, while it is down), then delayed for 30 s. Each reports the runs
+ * lost, the tool calls executed twice, the runs wedged and the streams that did not end or lack a write
+ * (all 0), how long the fault lasted and how long the runs took to finish once it was over. Runs with
+ * `npm run test:faults` (DURABLE_AGENTS_TEST_SERVER=cluster).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
