@@ -3,18 +3,18 @@
  * start runs, against any Temporal address. It keeps no state: everything comes from Temporal.
  * Exit 0 on success; 1 with one line on stderr for a refusal or failure; 2 for a usage error.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { RunResult } from '../schemas/run-result.js';
-import { RUN_STATUSES } from '../schemas/run-status.js';
 import type { AgentClient } from '../client/agent-client.js';
 import { defaultIo, Refusal, type AgentctlIo, type CommandContext, type GlobalOptions } from './common.js';
 import { addAuditCommands } from './audit.js';
 import { addGrantCommands } from './grants.js';
 import { addDecisionCommands } from './decisions.js';
 import { addMcpCommand } from './mcp.js';
+import { addRunsListCommand } from './runs-list.js';
 import { addThreadCommands } from './threads.js';
 import { addToolCommands } from './tools.js';
-import { buildLine, buildsTable, objectLines, resultLines, retryCell, runLines, table } from './format.js';
+import { buildsTable, objectLines, resultLines, runLines } from './format.js';
 import { failureOf } from '../client/failures.js';
 import { StructuredOutputError } from '../errors.js';
 import type { StartOptions } from '../client/runs/run-input.js';
@@ -98,69 +98,7 @@ export async function main(argv: string[], io: AgentctlIo = defaultIo): Promise<
     .showHelpAfterError('(agentctl --help lists the commands)');
 
   const runs = program.command('runs').description('list and show runs');
-  runs
-    .command('list')
-    .description("list runs (newest first on the dev server; the order is visibility's)")
-    .addOption(new Option('--status <status>', 'only runs in this status').choices(RUN_STATUSES))
-    .option('--agent <id>', 'only runs of this agent')
-    .option('--thread <id>', 'only runs on this thread')
-    .option('--resource <id>', 'only runs of this resource')
-    .option(
-      '--model-retrying',
-      'only runs whose model step is being retried because its provider fails, with the attempt and the last failure ' +
-        '(each running run is described)',
-    )
-    .option('--limit <n>', 'at most this many runs (1-10000)', '50')
-    .option('--json', 'machine-readable output')
-    .action(
-      async (
-        o: {
-          status?: 'running';
-          agent?: string;
-          thread?: string;
-          resource?: string;
-          modelRetrying?: boolean;
-          limit: string;
-          json?: boolean;
-        },
-        cmd: Command,
-      ) => {
-        // Checked before connecting; loaded here, not at the top, like everything --help does not need.
-        const { limitOption } = await import('./input.js');
-        const limit = limitOption(o.limit);
-        const c = await connect(cmd);
-        const list = await c.listRuns({
-          status: o.status,
-          agentId: o.agent,
-          threadId: o.thread,
-          resourceId: o.resource,
-          ...(o.modelRetrying ? { modelRetrying: true as const } : {}),
-          limit,
-        });
-        const rows = list.map((r) => [
-          r.runId,
-          r.agentId ?? '-',
-          r.unreadable ? `${r.status} (unreadable: ${r.unreadable})` : r.status,
-          r.pendingToolCalls.map((p) => `${p.toolName}:${p.toolCallId}`).join(',') || '-',
-          r.threadId ?? '-',
-          r.startTime.toISOString(),
-          r.build ? buildLine(r.build) : '-',
-          ...(o.modelRetrying ? [retryCell(r.modelRetry)] : []),
-        ]);
-        print(
-          !!o.json,
-          list.map((r) => ({ ...r, pendingToolCalls: r.pendingToolCalls.map(shownPending) })),
-          list.length === 0
-            ? ['no runs']
-            : table([
-                ['RUN', 'AGENT', 'STATUS', 'PENDING', 'THREAD', 'STARTED', 'BUILD'].concat(
-                  o.modelRetrying ? ['MODEL RETRY'] : [],
-                ),
-                ...rows,
-              ]),
-        );
-      },
-    );
+  addRunsListCommand(runs, { connect, print });
   runs
     .command('show')
     .description('show a run: status, pending tool calls, decision trail, and its result once finished')

@@ -5,7 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { errorMessage, InvalidInputError } from '../errors.js';
 import { oneLine, type JsonSchema, type JsonValue } from '../schemas/json.js';
-import { kib, MAX_INPUT_BYTES, clip } from '../schemas/limits.js';
+import { kib, MAX_INPUT_BYTES, MAX_PAGE_SIZE, clip } from '../schemas/limits.js';
 import { ScriptSchema, type Script } from '../schemas/script.js';
 import { MAX_OUTPUT_SCHEMA_BYTES } from '../schemas/structured-output.js';
 
@@ -17,6 +17,13 @@ export function limitOption(text: string): number {
   const n = Number(text);
   if (/^\d+$/.test(text) && n >= 1 && n <= MAX_LIST_LIMIT) return n;
   throw new InvalidInputError('--limit', `"${clip(text, 40)}" is not a whole number from 1 to ${MAX_LIST_LIMIT}`);
+}
+
+/** `--page-size N`: a whole number from 1 to the most a page holds. */
+export function pageSizeOption(text: string): number {
+  const n = Number(text);
+  if (/^\d+$/.test(text) && n >= 1 && n <= MAX_PAGE_SIZE) return n;
+  throw new InvalidInputError('--page-size', `"${clip(text, 40)}" is not a whole number from 1 to ${MAX_PAGE_SIZE}`);
 }
 
 /** The longest principal id (`PrincipalSchema`'s bound): `--as` names one. */

@@ -5,7 +5,7 @@
 import { rejectUnknownKeys } from '../options.js';
 import type { ClientContext } from './context.js';
 import type { BuildInfo } from './runs/builds.js';
-import type { RunFilter, RunInfo, SuspendedRun } from './runs/runs.js';
+import type { RunFilter, RunInfo, RunPage, RunPageRequest, SuspendedRun } from './runs/runs.js';
 import type { ThreadFilter, ThreadInfo, ThreadMessages, ThreadTasks, WorkingMemory } from './threads.js';
 
 // Each read imports its module when first called, as `AgentClient`'s methods do (see agent-client.ts).
@@ -48,6 +48,33 @@ export class ClientReads {
     rejectUnknownKeys('listRuns', filter, ['status', 'agentId', 'threadId', 'resourceId', 'modelRetrying', 'limit']);
     const { listRuns } = await import('./runs/runs.js');
     return listRuns(this.ctx, filter);
+  }
+
+  /**
+   * One page of the runs {@link listRuns} lists, and the token of the next page when there are more:
+   * how an inbox or a script walks 10,000 waiting runs, one request to visibility a page.
+   *
+   * @example
+   * ```ts
+   * let pageToken: string | undefined;
+   * do {
+   *   const page = await client.listRunsPage({ status: 'suspended', pageSize: 500, pageToken });
+   *   for (const run of page.runs) console.log(run.runId, run.pendingToolCalls.length);
+   *   pageToken = page.nextPageToken;
+   * } while (pageToken);
+   * ```
+   */
+  async listRunsPage(request: RunPageRequest = {}): Promise<RunPage> {
+    rejectUnknownKeys('listRunsPage', request, [
+      'status',
+      'agentId',
+      'threadId',
+      'resourceId',
+      'pageSize',
+      'pageToken',
+    ]);
+    const { listRunsPage } = await import('./runs/runs.js');
+    return listRunsPage(this.ctx, request);
   }
 
   /**

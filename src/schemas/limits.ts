@@ -18,6 +18,8 @@ export const MAX_RUN_ID = 200;
 export const MAX_RUN_REF = 1000;
 /** Notes (`by`) and reasons. */
 export const MAX_TEXT = 2000;
+/** The most runs a page of a list holds: what Temporal's visibility reads at once by default. */
+export const MAX_PAGE_SIZE = 1000;
 /** The longest `declineMessage` an agent may set. */
 export const MAX_DECLINE_MESSAGE = 1000;
 /** A tool's output, a client tool's result, resume data, changed arguments: bytes of their JSON (UTF-8). */

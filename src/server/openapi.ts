@@ -65,14 +65,27 @@ export const API_ROUTES: ApiRoute[] = [
   {
     method: 'get',
     path: '/agents/:agentId/suspended-runs',
-    summary: "The agent's runs waiting on a decision that the caller may see.",
+    summary: "A page of the agent's runs waiting on a decision that the caller may see, and the next page's token.",
+    query: {
+      threadId: 'only this thread',
+      resourceId: 'default: the caller’s tenant',
+      pageSize: 'runs a page, 1-1000 (default 100)',
+      pageToken: 'the nextPageToken of the page before (same filter)',
+    },
     answers: 'json',
   },
   {
     method: 'get',
     path: '/inbox/calls',
-    summary: 'Every waiting call the caller may decide, for the inbox.',
-    query: { agentId: 'only this agent' },
+    summary:
+      'The waiting calls the caller may see on a page of waiting runs, for the inbox, and the next page’s token.',
+    query: {
+      agentId: 'only this agent',
+      threadId: 'only this thread',
+      resourceId: 'default: the caller’s tenant',
+      pageSize: 'runs a page, 1-1000 (default 100)',
+      pageToken: 'the nextPageToken of the page before (same filter)',
+    },
     answers: 'json',
   },
   {

@@ -114,6 +114,9 @@ const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 const EVE = `eve-${randomUUID()}`;
 const CAROL = `carol-${randomUUID()}`;
+// A tenant of its own with more runs waiting than the inbox reads at once.
+const PAGER_ALICE = `pager-alice-${randomUUID()}`;
+const PAGER_BOB = `pager-bob-${randomUUID()}`;
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
 
 let w: TestWorker;
@@ -132,6 +135,8 @@ beforeAll(async () => {
       [BOB]: { id: 'bob', name: 'Bob', tenant },
       [EVE]: { id: 'eve', tenant: `${tenant}-other` },
       [CAROL]: { id: 'carol', tenant },
+      [PAGER_ALICE]: { id: 'alice', tenant: `${tenant}-pages` },
+      [PAGER_BOB]: { id: 'bob', tenant: `${tenant}-pages` },
     }),
     agents: [inboxAgent],
     requestOptions: [...DEFAULT_REQUEST_OPTIONS, 'script'],
@@ -147,11 +152,11 @@ afterAll(async () => {
 });
 
 /** Alice starts a run over HTTP that calls one tool; it returns once the run waits. */
-async function startRun(toolName: string, args: Record<string, JsonValue>): Promise<RunResult> {
+async function startRun(toolName: string, args: Record<string, JsonValue>, starter = ALICE): Promise<RunResult> {
   const script: Script = [{ toolCalls: [{ toolName, args }] }, { text: 'Done.' }];
   const res = await fetch(`${base}/agents/${agentId}/generate`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${ALICE}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${starter}` },
     body: JSON.stringify({ prompt: `please ${toolName}`, options: { script } }),
   });
   expect(res.status).toBe(200);
@@ -513,4 +518,33 @@ describe('the approval inbox', () => {
     await page.getByRole('button', { name: 'Preview' }).click();
     await eventually(() => page.locator('#batch-status').textContent()).toMatch(/^InvalidInput.*has no operator/);
   });
+
+  it('reads 100 waiting runs at once, and the next 100 when asked', async () => {
+    // 101 runs, 10 started at a time.
+    const started: string[] = [];
+    for (let batch = 0; batch < 101; batch += 10) {
+      const size = Math.min(10, 101 - batch);
+      const runs = await Promise.all(
+        Array.from({ length: size }, (_, i) =>
+          startRun('transfer', { to: 'Zed', amount: batch + i, account: 'X' }, PAGER_ALICE),
+        ),
+      );
+      started.push(...runs.map((run) => run.runId));
+    }
+    const bob = await browser.newPage();
+    try {
+      await signIn(bob, PAGER_BOB);
+      await eventually(() => bob.locator('#calls li.entry').count()).toBe(100);
+      expect(await bob.locator('#more-note').textContent()).toBe(
+        'These are the calls of the newest 100 waiting runs; more runs wait.',
+      );
+      await bob.getByRole('button', { name: 'Show more' }).click();
+      await eventually(() => bob.locator('#calls li.entry').count()).toBe(101);
+      expect(await bob.locator('#more').isVisible()).toBe(false);
+      const shown = await bob.locator('#calls li.entry').evaluateAll((nodes) => nodes.map((n) => n.dataset.run));
+      expect([...new Set(shown)].sort()).toEqual([...started].sort());
+    } finally {
+      await bob.close();
+    }
+  }, 180_000);
 });

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { createTool, defineAgent, type Script } from '../../src/index.js';
 import { createWorker } from '../../src/worker/index.js';
 import { AgentClient } from '../../src/client/index.js';
-import { runBuild } from '../../src/client/runs/runs.js';
+import { runBuild } from '../../src/client/runs/run-build.js';
 import { threadWorkflowId } from '../../src/schemas/thread.js';
 import { temporalAddress } from '../helpers.js';
 import { agentctl, spawnWorker } from '../processes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runBuild } from '../../src/client/runs/runs.js';
+import { runBuild } from '../../src/client/runs/run-build.js';
 import { checkVersioning, versioningFromEnv } from '../../src/worker/versioning.js';
 
 describe('versioning settings from the environment', () => {

@@ -6,7 +6,7 @@ import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import proto from '@temporalio/proto';
 import { AgentStatusKey } from '../../protocol/search-attributes.js';
 import type { ClientContext } from '../context.js';
-import { runBuild } from './runs.js';
+import { runBuild } from './run-build.js';
 import { queryValue } from './visibility-query.js';
 
 /** A build of a Worker Deployment, as {@link listBuilds} finds it. */

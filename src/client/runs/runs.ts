@@ -9,9 +9,10 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
-import { ApplicationFailure, decodeVersioningBehavior, type VersioningBehavior } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import { executionInfoFromRaw } from '@temporalio/client/lib/helpers.js';
 import { errorMessage, RunFailedError, RunNotFoundError } from '../../errors.js';
+import { MAX_PAGE_SIZE } from '../../schemas/limits.js';
 import type { AccessRule, Principal } from '../../schemas/access.js';
 import type { AutoResumeSettings } from '../../schemas/auto-resume.js';
 import {
@@ -32,6 +33,8 @@ import { runRef } from '../checks.js';
 import type { ClientContext } from '../context.js';
 import { queryValue } from './visibility-query.js';
 import { modelStepRetry, retryingRuns, type ModelStepRetry } from './model-step.js';
+import { runBuild, type RunBuild } from './run-build.js';
+import { pageSizeOf, pageTokenBytes, pageTokenRefusal, pageTokenText } from './page-token.js';
 
 /** A run that waits on tool calls, as {@link AgentClient.listSuspendedRuns} finds it. */
 export interface SuspendedRun {
@@ -71,55 +74,6 @@ export interface RunInfo extends SuspendedRun {
   modelRetry?: ModelStepRetry;
   /** The steps one of the agent's fallback models answered (its own model's provider failed), the last 20. */
   modelFallbacks?: Array<{ stepNumber: number; model: string }>;
-}
-
-/** Which build of which Worker Deployment a run is on, and whether it stays there. */
-export interface RunBuild {
-  deploymentName: string;
-  buildId: string;
-  /** `PINNED`: it stays on this build until it ends; `AUTO_UPGRADE`: it moves to the current build. */
-  behavior: VersioningBehavior | undefined;
-  /** Set when an operator pinned it to this build (a versioning override), whatever its behaviour. */
-  pinnedByOverride?: true;
-}
-
-/**
- * The build of a workflow: from its versioning info (describe), else from the search attributes
- * Temporal sets on a versioned workflow (visibility lists carry no versioning info).
- */
-export function runBuild(raw: WorkflowExecutionInfo['raw'] | null | undefined): RunBuild | undefined {
-  const versioning = raw?.versioningInfo;
-  const pinnedTo = versioning?.versioningOverride?.pinned?.version;
-  const version = pinnedTo ?? versioning?.deploymentVersion;
-  if (version?.deploymentName && version.buildId) {
-    return {
-      deploymentName: version.deploymentName,
-      buildId: version.buildId,
-      behavior: decodeVersioningBehavior(versioning?.behavior),
-      ...(pinnedTo ? { pinnedByOverride: true as const } : {}),
-    };
-  }
-  const fields = raw?.searchAttributes?.indexedFields;
-  const deploymentName = systemAttribute(fields?.TemporalWorkerDeployment);
-  const canonical = systemAttribute(fields?.TemporalWorkerDeploymentVersion);
-  if (!deploymentName || !canonical?.startsWith(`${deploymentName}:`)) return undefined;
-  const behavior = systemAttribute(fields?.TemporalWorkflowVersioningBehavior);
-  return {
-    deploymentName,
-    buildId: canonical.slice(deploymentName.length + 1),
-    behavior: behavior === 'Pinned' ? 'PINNED' : behavior === 'AutoUpgrade' ? 'AUTO_UPGRADE' : undefined,
-  };
-}
-
-/** A keyword search attribute Temporal itself sets (JSON, never through the payload codec). */
-function systemAttribute(payload: { data?: Uint8Array | null } | null | undefined): string | undefined {
-  if (!payload?.data) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(payload.data).toString('utf8'));
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Which runs {@link listRuns} returns. */
@@ -210,6 +164,47 @@ export function verdictIn(
 
 /** Lists runs by status (any when omitted), in the order visibility returns them (newest first on the dev server). */
 export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Promise<RunInfo[]> {
+  const limit = filter.limit ?? 100;
+  const runs: RunInfo[] = [];
+  // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
+  const pageSize = Math.min(limit, MAX_PAGE_SIZE);
+  const listed = listExecutions(ctx, runsQuery(filter), pageSize);
+  for await (const info of filter.modelRetrying ? retryingRuns(ctx.temporal, listed) : listed) {
+    runs.push(info);
+    if (runs.length >= limit) break;
+  }
+  return runs;
+}
+
+/** Which page of runs {@link listRunsPage} reads: the filter of {@link listRuns}, a size and where to go on. */
+export interface RunPageRequest extends Pick<RunFilter, 'status' | 'agentId' | 'threadId' | 'resourceId'> {
+  /** At most this many runs on the page: 1 to 1,000 (default 100). */
+  pageSize?: number;
+  /** The `nextPageToken` of the page before, asked for with the same filter; none for the first page. */
+  pageToken?: string;
+}
+
+/** A page of runs and, when there are more, the token that reads the next one. */
+export interface RunPage {
+  runs: RunInfo[];
+  nextPageToken?: string;
+}
+
+/**
+ * One page of the runs {@link listRuns} would list, and the token of the next page: a list of 10,000
+ * waiting runs is walked a page at a time, each one request to visibility, rather than read whole.
+ */
+export async function listRunsPage(ctx: ClientContext, request: RunPageRequest = {}): Promise<RunPage> {
+  const pageSize = pageSizeOf(request.pageSize);
+  const query = runsQuery(request);
+  const { runs, next } = await readPage(ctx, query, pageSize, pageTokenBytes(request.pageToken, query));
+  const nextPageToken = pageTokenText(next, query);
+  return { runs, ...(nextPageToken ? { nextPageToken } : {}) };
+}
+
+function runsQuery(
+  filter: Pick<RunFilter, 'status' | 'agentId' | 'threadId' | 'resourceId' | 'modelRetrying'>,
+): string {
   const clauses = [`WorkflowType = 'agentRun'`];
   if (filter.status) clauses.push(`AgentStatus = ${queryValue('status', filter.status)}`);
   // A terminated or timed-out workflow keeps the status it last reported; it runs no more.
@@ -218,46 +213,50 @@ export async function listRuns(ctx: ClientContext, filter: RunFilter = {}): Prom
   if (filter.agentId) clauses.push(`AgentId = ${queryValue('agentId', filter.agentId)}`);
   if (filter.threadId) clauses.push(`AgentThreadId = ${queryValue('threadId', filter.threadId)}`);
   if (filter.resourceId) clauses.push(`AgentResourceId = ${queryValue('resourceId', filter.resourceId)}`);
-  const limit = filter.limit ?? 100;
-  const runs: RunInfo[] = [];
-  // A page is what the server reads and sends whole, memos included; its default is 1,000 runs.
-  const pageSize = Math.min(limit, 1000);
-  const listed = listExecutions(ctx, clauses.join(' AND '), pageSize);
-  for await (const info of filter.modelRetrying ? retryingRuns(ctx.temporal, listed) : listed) {
-    runs.push(info);
-    if (runs.length >= limit) break;
-  }
-  return runs;
+  return clauses.join(' AND ');
+}
+
+/** Visibility's list, one run at a time, a page of `pageSize` at a time. */
+async function* listExecutions(ctx: ClientContext, query: string, pageSize: number): AsyncGenerator<RunInfo> {
+  let token: Uint8Array = Buffer.alloc(0);
+  do {
+    const { runs, next } = await readPage(ctx, query, pageSize, token);
+    yield* runs;
+    token = next;
+  } while (token.length > 0);
 }
 
 /**
- * Visibility's list, one run at a time. A run whose memo this process cannot read (encrypted with a
- * codec key it lacks) is listed from its search attributes, saying why, rather than failing the list.
+ * One page of visibility's list. A run whose memo this process cannot read (encrypted with a codec key
+ * it lacks) is listed from its search attributes, saying why, rather than failing the list.
  */
-async function* listExecutions(ctx: ClientContext, query: string, pageSize: number): AsyncGenerator<RunInfo> {
+async function readPage(
+  ctx: ClientContext,
+  query: string,
+  pageSize: number,
+  nextPageToken: Uint8Array,
+): Promise<{ runs: RunInfo[]; next: Uint8Array }> {
   const { namespace, temporal } = ctx;
   const converter = temporal.options.loadedDataConverter;
-  let nextPageToken: Uint8Array = Buffer.alloc(0);
-  do {
-    const response = await temporal.workflowService.listWorkflowExecutions({
-      namespace,
-      query,
-      nextPageToken,
-      pageSize,
-    });
-    await withStoredPayloads(temporal, response);
-    for (const raw of response.executions) {
-      try {
-        yield runInfo(await executionInfoFromRaw(raw, converter, raw, namespace), runBuild(raw));
-      } catch (err) {
-        // The same execution without its memo (a protobuf message keeps its defaults on the prototype).
-        const withoutMemo = Object.assign(Object.create(raw) as typeof raw, { memo: null });
-        const bare = await executionInfoFromRaw(withoutMemo, converter, raw, namespace);
-        yield { ...runInfo(bare, runBuild(raw)), unreadable: errorMessage(err) };
-      }
+  let response;
+  try {
+    response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize });
+  } catch (err) {
+    throw pageTokenRefusal(err, nextPageToken) ?? err;
+  }
+  await withStoredPayloads(temporal, response);
+  const runs: RunInfo[] = [];
+  for (const raw of response.executions) {
+    try {
+      runs.push(runInfo(await executionInfoFromRaw(raw, converter, raw, namespace), runBuild(raw)));
+    } catch (err) {
+      // The same execution without its memo (a protobuf message keeps its defaults on the prototype).
+      const withoutMemo = Object.assign(Object.create(raw) as typeof raw, { memo: null });
+      const bare = await executionInfoFromRaw(withoutMemo, converter, raw, namespace);
+      runs.push({ ...runInfo(bare, runBuild(raw)), unreadable: errorMessage(err) });
     }
-    nextPageToken = response.nextPageToken;
-  } while (nextPageToken && nextPageToken.length > 0);
+  }
+  return { runs, next: response.nextPageToken ?? Buffer.alloc(0) };
 }
 
 /**

@@ -8,6 +8,8 @@ const POLL_MS = 1500;
 // The runs being retried are found by describing every running run: read them less often.
 const RETRYING_POLL_MS = 15_000;
 const CONVERSATION_MESSAGES = 10;
+// The list is read a page of waiting runs at a time (the newest first); "Show more" reads one more page.
+const PAGE_RUNS = 100;
 const ROUTES = { approve: 'approve', decline: 'decline', resume: 'resume', result: 'tool-result', resolve: 'resolve' };
 
 const $ = (id) => document.getElementById(id);
@@ -74,6 +76,7 @@ async function errorOf(res) {
 
 function showSignIn(message = '') {
   clearTimeout(timer);
+  pages = 1;
   sessionStorage.removeItem(TOKEN_KEY);
   for (const entry of entries.values()) entry.node.remove();
   entries.clear();
@@ -101,11 +104,19 @@ $('sign-in').addEventListener('submit', (event) => {
   showInbox();
 });
 $('sign-out').addEventListener('click', () => showSignIn());
+$('show-more').addEventListener('click', () => {
+  pages += 1;
+  clearTimeout(timer);
+  void poll();
+});
 for (const id of ['filter-agent', 'filter-thread', 'filter-resource']) $(id).addEventListener('change', () => render());
 
 // --- polling ------------------------------------------------------------------------------------
 
 let calls = [];
+/** How many pages of waiting runs the list shows, and whether more runs wait after them. */
+let pages = 1;
+let more = false;
 let retryingReadAt = 0;
 
 async function poll() {
@@ -117,21 +128,40 @@ async function poll() {
   if (sessionStorage.getItem(TOKEN_KEY)) timer = setTimeout(poll, POLL_MS);
 }
 
+/** The first `pages` pages of waiting runs' calls, each page read with the token of the one before. */
+async function readPages() {
+  const found = [];
+  let body;
+  let token;
+  for (let page = 0; page < pages; page++) {
+    const query = new URLSearchParams({ pageSize: String(PAGE_RUNS), ...(token ? { pageToken: token } : {}) });
+    const res = await api(`/inbox/calls?${query}`);
+    if (res.status === 401) return { signIn: true };
+    if (!res.ok) return { error: await errorOf(res) };
+    body = await res.json();
+    found.push(...body.calls);
+    token = body.nextPageToken;
+    if (!token) break;
+  }
+  return { body, calls: found, more: Boolean(token) };
+}
+
 async function refresh() {
-  const res = await api('/inbox/calls');
-  if (res.status === 401) return showSignIn('The server refused this token (401). Sign in again.');
-  if (!res.ok) {
-    $('status').textContent = await errorOf(res);
+  const read = await readPages();
+  if (read.signIn) return showSignIn('The server refused this token (401). Sign in again.');
+  if (read.error) {
+    $('status').textContent = read.error;
     return;
   }
-  const body = await res.json();
+  const body = read.body;
   const p = body.principal;
   $('who').hidden = false;
   const tenant = p?.tenant === '*' ? ', all tenants' : p?.tenant ? `, tenant ${p.tenant}` : '';
   $('who').textContent = p
     ? `Signed in as ${p.name ? `${p.name} (${p.id})` : p.id}${tenant}`
     : 'Signed in (the server has no authentication: loopback only)';
-  calls = body.calls;
+  calls = read.calls;
+  more = read.more;
   render();
   // Apart from the calls: a slow sweep must not hold the list of calls back.
   if (Date.now() - retryingReadAt >= RETRYING_POLL_MS) refreshRetrying().catch(() => {});
@@ -190,7 +220,9 @@ function render() {
     // Moved only when out of place: moving a node takes the focus from a field being filled in.
     if (list.children[index] !== entry.node) list.insertBefore(entry.node, list.children[index] ?? null);
   });
-  $('empty').hidden = shown.length > 0;
+  $('empty').hidden = shown.length > 0 || more;
+  $('more').hidden = !more;
+  $('more-note').textContent = `These are the calls of the newest ${pages * PAGE_RUNS} waiting runs; more runs wait.`;
   showLinked();
 }
 

@@ -15,6 +15,7 @@ import { AccessDeniedError, errorMessage, RunNotFoundError, ThreadNotFoundError 
 import type { AccessPolicy, Principal } from '../../schemas/access.js';
 import { IdSchema } from '../../schemas/limits.js';
 import type { ServerEnv } from '../auth/guards.js';
+import { pageSizeParam } from '../query-params.js';
 import { threadAccess, type ThreadPrivacy } from '../auth/thread-access.js';
 
 export function allowOrDeny(check: AccessCheck): void {
@@ -94,15 +95,30 @@ export class RouteAccess {
   }
 
   /**
-   * The waiting runs a request may see: of the caller's tenant (or the resource it names, refused for
-   * another tenant), filtered by agent and thread when asked, and readable to the caller.
+   * A page of the waiting runs a request may see: of the caller's tenant (or the resource it names,
+   * refused for another tenant), filtered by agent and thread when asked, and readable to the caller.
+   * A page may show fewer runs than its size (those the caller may not read are left out); the token
+   * reads the next one while there is one.
    */
-  async waitingRuns(c: Context<ServerEnv>, agentId: string | undefined): Promise<RunInfo[]> {
+  async waitingPage(
+    c: Context<ServerEnv>,
+    agentId: string | undefined,
+    query: { threadId?: string; pageSize?: string; pageToken?: string },
+  ): Promise<{ runs: RunInfo[]; nextPageToken?: string }> {
     const principal = c.get('principal');
     const resourceId = this.threadResource(c);
-    const threadId = checkInput('threadId', IdSchema.optional(), c.req.query('threadId') || undefined);
-    const runs = await this.client.listRuns({ status: 'suspended', agentId, threadId, resourceId, limit: Infinity });
-    return runs.filter((run) => this.mayRead(run, principal));
+    const threadId = checkInput('threadId', IdSchema.optional(), query.threadId);
+    const pageSize = pageSizeParam(query.pageSize);
+    const page = await this.client.listRunsPage({
+      status: 'suspended',
+      ...(agentId !== undefined ? { agentId } : {}),
+      ...(threadId !== undefined ? { threadId } : {}),
+      ...(resourceId !== undefined ? { resourceId } : {}),
+      ...(pageSize !== undefined ? { pageSize } : {}),
+      ...(query.pageToken !== undefined ? { pageToken: query.pageToken } : {}),
+    });
+    const runs = page.runs.filter((run) => this.mayRead(run, principal));
+    return { runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
   }
 
   /**

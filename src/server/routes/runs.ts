@@ -16,6 +16,7 @@ import type { RunOptions } from '../../schemas/run-options.js';
 import { shownPending } from '../../schemas/shown-pending.js';
 import { errorBody, type ServerEnv } from '../auth/guards.js';
 import { inboxCall, inboxEntries, inboxRetrying } from '../inbox.js';
+import { queryParams } from '../query-params.js';
 import { jsonBody, StartBodySchema, toModelMessages } from '../requests.js';
 import { DEFAULT_REQUEST_OPTIONS, type ServerOptions } from '../server-options.js';
 import { shownResult } from '../shown-result.js';
@@ -23,6 +24,9 @@ import { sse, streamPosition, type SsePosition } from '../sse.js';
 import type { RouteAccess } from './access.js';
 
 /** A run's stream from a position, as SSE; the UI mapping first goes through what came before it. */
+/** What a list of waiting runs takes besides the agent: the resource and thread, and the page. */
+const WAITING_PARAMS = ['threadId', 'resourceId', 'pageSize', 'pageToken'] as const;
+
 export async function streamFrom(client: AgentClient, runId: string, from: SsePosition): Promise<Response> {
   // Reading what came before also refuses an offset past the end, before the response starts.
   const before = from.offset > 0 ? await client.readChunks(runId, { toOffset: from.offset }) : [];
@@ -103,18 +107,28 @@ export function serveRunRoutes(
 
   app.get('/agents/:agentId/suspended-runs', async (c) => {
     const agentId = checkInput('agentId', IdSchema, c.req.param('agentId'));
+    const query = queryParams(c, 'GET /agents/:agentId/suspended-runs', WAITING_PARAMS);
+    const { runs, nextPageToken } = await access.waitingPage(c, agentId, query);
     // Approvers who did not start the run see its calls as the stream shows them, never the raw values.
-    const runs = (await access.waitingRuns(c, agentId)).map(suspendedRun);
-    return c.json({ runs: runs.map((run) => ({ ...run, pendingToolCalls: run.pendingToolCalls.map(shownPending) })) });
+    const shown = runs
+      .map(suspendedRun)
+      .map((run) => ({ ...run, pendingToolCalls: run.pendingToolCalls.map(shownPending) }));
+    return c.json({ runs: shown, ...(nextPageToken ? { nextPageToken } : {}) });
   });
 
-  // The inbox's list: every call the caller may see waiting, newest first, as the stream shows it.
+  // The inbox's list: every call the caller may see waiting on a page of runs (newest first), as the
+  // stream shows it.
   app.get('/inbox/calls', async (c) => {
-    const agentId = checkInput('agentId', IdSchema.optional(), c.req.query('agentId') || undefined);
+    const query = queryParams(c, 'GET /inbox/calls', ['agentId', ...WAITING_PARAMS]);
+    const agentId = checkInput('agentId', IdSchema.optional(), query.agentId);
     const principal = c.get('principal');
-    const entries = inboxEntries(await access.waitingRuns(c, agentId), principal);
+    const { runs, nextPageToken } = await access.waitingPage(c, agentId, query);
     const who = principal ? { id: principal.id, name: principal.name, tenant: principal.tenant } : null;
-    return c.json({ principal: who, calls: entries });
+    return c.json({
+      principal: who,
+      calls: inboxEntries(runs, principal),
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
   });
 
   // The inbox's other list: runs whose model step is being retried because its provider fails.
