@@ -34,7 +34,7 @@ const P = full
       historySteps: [1, 10, 50, 200],
       approvals: 200,
       concurrent: 50,
-      waiting: 1000,
+      waiting: Number(process.env.BENCH_WAITING ?? 10_000),
       waitingSamples: 50,
       processes: [2, 4],
       processConcurrent: [50, 200],

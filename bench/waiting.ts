@@ -13,6 +13,7 @@ import { lineChart } from './chart.js';
 import { fmt, row, summarize, type Summary } from './stats.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-pool.js';
 import type { WorkerStats } from './worker-process.js';
+import { listTimings, type ListTimings } from './waiting-lists.js';
 
 const { temporal } = proto;
 const EventType = temporal.api.enums.v1.EventType;
@@ -77,7 +78,14 @@ interface VariantResult {
   approvals: Record<'cached' | 'evicted', { latencyMs: Summary; workflowTaskMs: Summary }>;
   approveAll: { runs: number; seconds: number; completed: number; lost: number };
   rssPerWaitingRunMiB: number;
+  lists?: ListTimings;
 }
+
+/**
+ * Above this many runs only createWorker's default cache is measured: the SDK's keeps every run (about
+ * 4 GB at 10,000, at the rate measured at 1,000).
+ */
+const SDK_CACHE_UP_TO = 1000;
 
 async function checkpoint(worker: WorkerProcess, waiting: number): Promise<Checkpoint> {
   const raw: WorkerStats = await worker.stats();
@@ -99,6 +107,7 @@ async function variant(
   runs: number,
   samples: number,
   maxCached: number | 'sdk' | undefined,
+  withLists: boolean,
 ): Promise<VariantResult> {
   const taskQueue = `bench-waiting-${randomUUID().slice(0, 8)}`;
   // The bundle as createWorker gets it unless given one: from its cache (built in a child process once).
@@ -120,6 +129,8 @@ async function variant(
         console.error(`waiting (${maxCached ?? 'default'}): ${JSON.stringify(checkpoints.at(-1))}`);
       }
     }
+    // What an operator and the inbox read over every run waiting, before any is approved.
+    const lists = withLists ? await listTimings(address, client, ids, 5) : undefined;
     const cachedNow = checkpoints.at(-1)!.cachedWorkflows;
     // The cache keeps the runs used last: the newest are in it, the oldest were evicted (if any were).
     // Sampled one after the other, alternately from each end, so that neither waits on the other.
@@ -164,6 +175,7 @@ async function variant(
       approvals: { cached: summaries(times.cached), evicted: summaries(times.evicted) },
       approveAll: { runs: rest.length, seconds, completed, lost: rest.length - completed },
       rssPerWaitingRunMiB: (full.rssMiB - checkpoints[0]!.rssMiB) / runs,
+      ...(lists ? { lists } : {}),
     };
   } finally {
     await client.close();
@@ -186,8 +198,8 @@ export async function waitingRuns(
 ): Promise<unknown> {
   const { runs, samples } = options;
   const variants: VariantResult[] = [];
-  for (const maxCached of [undefined, 'sdk'] as const) {
-    variants.push(await variant(address, temporalClient, runs, samples, maxCached));
+  for (const maxCached of runs > SDK_CACHE_UP_TO ? [undefined] : ([undefined, 'sdk'] as const)) {
+    variants.push(await variant(address, temporalClient, runs, samples, maxCached, maxCached === undefined));
   }
   const ours = variants[0]!;
   say(`## ${runs} runs waiting for approval on one worker process`);
@@ -241,6 +253,27 @@ export async function waitingRuns(
     );
   }
   say('');
+  if (runs > SDK_CACHE_UP_TO) say(`(The SDK's default cache keeps every run: measured up to ${SDK_CACHE_UP_TO} runs.)`);
+  const lists = ours.lists;
+  if (lists) {
+    const cell = (x: Summary) => `${fmt(x.median, 0)} / ${fmt(x.p95, 0)} (${fmt(x.min, 0)}-${fmt(x.max, 0)})`;
+    say('');
+    say(`Lists over ${runs} waiting runs, visibility only (ms, median / p95 (min-max), ${lists.agentctlList.n} each):`);
+    say('');
+    say('| list | time |');
+    say('|---|---|');
+    say(row(['`agentctl runs list --status suspended` (50 runs), start to exit', cell(lists.agentctlList)]));
+    say(row(['`agentctl runs list --status suspended --page-size 1000 --json`', cell(lists.agentctlPage1000)]));
+    say(row([`the inbox's first page, \`GET /inbox/calls\` (${lists.inboxCalls} calls)`, cell(lists.inboxFirstPage)]));
+    const w = lists.walk;
+    say(
+      row([
+        `every waiting run, \`listRunsPage\` a page of 1,000 at a time (${w.pages} pages)`,
+        `${fmt(w.ms, 0)} in all; found ${w.unique} of ${runs}`,
+      ]),
+    );
+    say('');
+  }
   const rows = variants.flatMap((v) =>
     v.checkpoints.map((c) => ({ x: c.waiting, y: c.rssMiB, series: `worker RSS, ${v.label}` })),
   );
