@@ -26,6 +26,12 @@ export function pageSizeOption(text: string): number {
   throw new InvalidInputError('--page-size', `"${clip(text, 40)}" is not a whole number from 1 to ${MAX_PAGE_SIZE}`);
 }
 
+/** `--page-token T`: the text a page printed (base64url, at most 4,096 characters), checked before connecting. */
+export function pageTokenOption(text: string): string {
+  if (text.length <= 4096 && /^[A-Za-z0-9_-]+$/.test(text)) return text;
+  throw new InvalidInputError('--page-token', `"${clip(text, 40)}" is not a token a page printed (base64url)`);
+}
+
 /** The longest principal id (`PrincipalSchema`'s bound): `--as` names one. */
 const MAX_PRINCIPAL_ID = 256;
 

@@ -50,17 +50,18 @@ export function addRunsListCommand(runs: Command, { connect, print }: CommandCon
     .option('--json', 'machine-readable output')
     .action(async (o: ListOptions, cmd: Command) => {
       // Checked before connecting; loaded here, not at the top, like everything --help does not need.
-      const { limitOption, pageSizeOption } = await import('./input.js');
+      const { limitOption, pageSizeOption, pageTokenOption } = await import('./input.js');
       const paged = o.pageSize !== undefined || o.pageToken !== undefined;
       const limit = paged ? undefined : limitOption(o.limit);
       const pageSize = o.pageSize === undefined ? undefined : pageSizeOption(o.pageSize);
+      const pageToken = o.pageToken === undefined ? undefined : pageTokenOption(o.pageToken);
       const c = await connect(cmd);
       const filter = { status: o.status, agentId: o.agent, threadId: o.thread, resourceId: o.resource };
       const page = paged
         ? await c.listRunsPage({
             ...filter,
             ...(pageSize !== undefined ? { pageSize } : {}),
-            ...(o.pageToken !== undefined ? { pageToken: o.pageToken } : {}),
+            ...(pageToken !== undefined ? { pageToken } : {}),
           })
         : { runs: await c.listRuns({ ...filter, ...(o.modelRetrying ? { modelRetrying: true } : {}), limit }) };
       const list = page.runs.map((r) => ({ ...r, pendingToolCalls: r.pendingToolCalls.map(shownPending) }));

@@ -19,6 +19,7 @@ import { serveInboxPage } from './inbox.js';
 import { publicRunFailure } from './public-errors.js';
 import { openApiDocument } from './openapi.js';
 import { SERVER_OPTIONS, type ServerOptions } from './server-options.js';
+import { PageSeal } from './page-seal.js';
 import { RouteAccess } from './routes/access.js';
 import { serveDecisionRoutes } from './routes/decisions.js';
 import { serveGrantRoutes } from './routes/grants.js';
@@ -30,7 +31,8 @@ import { serveThreadRoutes } from './routes/threads.js';
 export function createServerApp(client: AgentClient, options: ServerOptions = {}): Hono<ServerEnv> {
   rejectUnknownKeys('createServerApp', options, SERVER_OPTIONS);
   const app = new Hono<ServerEnv>();
-  const access = new RouteAccess(client, options.agents ?? [], threadPrivacyOption(options.threadPrivacy));
+  const pageSeal = new PageSeal(options.pageTokenKey);
+  const access = new RouteAccess(client, options.agents ?? [], threadPrivacyOption(options.threadPrivacy), pageSeal);
   const allowedOrigins = options.allowedOrigins ?? [];
 
   app.use(hostGuard(options.allowedHosts ?? LOOPBACK_HOSTS));

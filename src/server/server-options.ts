@@ -55,6 +55,12 @@ export interface ServerOptions {
    * `@modelcontextprotocol/sdk`. See docs/guides/mcp-approver.md.
    */
   mcpApprover?: boolean;
+  /**
+   * The secret (at least 32 characters) that seals the page tokens of the lists of waiting runs
+   * (`nextPageToken`). Default: a random key of this process, so a token opens only on the server that gave
+   * it; give every replica behind one address the same secret.
+   */
+  pageTokenKey?: string;
 }
 
 /** Every option of {@link ServerOptions}; any other is refused, naming the nearest. */
@@ -68,4 +74,5 @@ export const SERVER_OPTIONS = [
   'requestContext',
   'threadPrivacy',
   'mcpApprover',
+  'pageTokenKey',
 ] as const satisfies ReadonlyArray<keyof ServerOptions>;

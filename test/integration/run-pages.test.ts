@@ -18,12 +18,15 @@ const people = {
   tina: { token: 'pages-tina-token-0001', principal: { id: 'tina', roles: ['teller'], tenant } },
   ann: { token: 'pages-ann-token-00002', principal: { id: 'ann', roles: ['approver'], tenant } },
   olga: { token: 'pages-olga-token-0003', principal: { id: 'olga', roles: ['approver'], tenant: other } },
+  // A teller reads only the runs she started: the approvers' and Tina's are not hers to see.
+  tess: { token: 'pages-tess-token-0004', principal: { id: 'tess', roles: ['teller'], tenant } },
 };
 const WAITING = 7;
 
 let w: TestWorker;
 let server: { base: string; close(): Promise<void> };
 const started: string[] = [];
+const tessRuns: string[] = [];
 
 async function get(path: string, who: keyof typeof people): Promise<Response> {
   return fetch(`${server.base}${path}`, { headers: { authorization: `Bearer ${people[who].token}` } });
@@ -32,20 +35,23 @@ async function get(path: string, who: keyof typeof people): Promise<Response> {
 beforeAll(async () => {
   w = await startWorker([bankAgent]);
   server = await serveWithTokens(w.client, people, [bankAgent]);
-  for (let i = 0; i < WAITING; i++) {
+  const start = async (who: 'tina' | 'tess', amount: number): Promise<string> => {
     const res = await fetch(`${server.base}/agents/bank-agent/generate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${people.tina.token}` },
-      body: JSON.stringify({ prompt: `send ${i + 1} to bob`, options: { script: transferScript(i + 1) } }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${people[who].token}` },
+      body: JSON.stringify({ prompt: `send ${amount} to bob`, options: { script: transferScript(amount) } }),
     });
     const paused = (await res.json()) as RunResult;
     expect(paused.finishReason).toBe('suspended');
-    started.push(paused.runId);
-  }
+    return paused.runId;
+  };
+  // Tess's runs first: the oldest, behind Tina's in visibility's order (the newest first).
+  for (let i = 0; i < 3; i++) tessRuns.push(await start('tess', i + 1));
+  for (let i = 0; i < WAITING; i++) started.push(await start('tina', i + 1));
   // Visibility lags the runs a little: every list below starts once all of them are listed.
   await waitFor('every run listed as waiting', async () => {
     const runs = await w.client.listRuns({ status: 'suspended', resourceId: tenant, limit: 100 });
-    return runs.length === WAITING ? runs : undefined;
+    return runs.length === WAITING + 3 ? runs : undefined;
   });
 });
 afterAll(async () => {
@@ -64,10 +70,9 @@ describe('the client', () => {
       seen.push(...page.runs.map((run: RunInfo) => run.runId));
       pageToken = page.nextPageToken;
     } while (pageToken);
-    expect(sizes.slice(0, 2)).toEqual([3, 3]);
-    expect(sizes.reduce((a, b) => a + b, 0)).toBe(WAITING);
-    expect(new Set(seen).size).toBe(WAITING);
-    expect([...seen].sort()).toEqual([...started].sort());
+    expect(sizes).toEqual([3, 3, 3, 1]);
+    expect(new Set(seen).size).toBe(WAITING + 3);
+    expect([...seen].sort()).toEqual([...started, ...tessRuns].sort());
   });
 
   it('refuses a page size out of bounds, a token that is not one, and a key it does not know', async () => {
@@ -106,8 +111,8 @@ describe('HTTP', () => {
       ['/inbox/calls', 'calls'],
     ] as const) {
       const { ids, pages } = await walk(path, key);
-      expect(pages).toBe(2);
-      expect([...ids].sort()).toEqual([...started].sort());
+      expect(pages).toBe(3);
+      expect([...ids].sort()).toEqual([...started, ...tessRuns].sort());
     }
   });
 
@@ -115,14 +120,35 @@ describe('HTTP', () => {
     const first = (await (await get('/inbox/calls?pageSize=2', 'ann')).json()) as { nextPageToken?: string };
     expect(first.nextPageToken).toBeDefined();
     const res = await get(`/inbox/calls?pageSize=2&pageToken=${first.nextPageToken}`, 'olga');
-    const body = (await res.json()) as { calls?: Array<{ runId: string }>; error?: { message: string } };
-    expect(body.calls ?? []).toEqual([]);
     expect(res.status).toBe(400);
-    expect(body.error?.message).toMatch(/pageToken: not the token of a page of this list/);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/pageToken: not a token this server gave for this list/);
     const own = (await (await get('/inbox/calls', 'olga')).json()) as { calls: Array<{ runId: string }> };
     expect(own.calls.filter((call) => started.includes(call.runId))).toEqual([]);
     const asked = await get(`/agents/bank-agent/suspended-runs?resourceId=${tenant}`, 'olga');
     expect(asked.status).toBe(403);
+  });
+
+  it('fills a page with runs the caller may read, and its token tells nothing of the others', async () => {
+    const pages: string[][] = [];
+    const tokens: string[] = [];
+    let token: string | undefined;
+    do {
+      const res = await get(`/inbox/calls?pageSize=2${token ? `&pageToken=${token}` : ''}`, 'tess');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { calls: Array<{ runId: string }>; nextPageToken?: string };
+      pages.push(body.calls.map((call) => call.runId));
+      token = body.nextPageToken;
+      if (token) tokens.push(token);
+    } while (token);
+    // Tina's 7 runs come first in visibility's order: the first page reads past them to Tess's own, a
+    // visibility page at a time, so it may hold a few more than its size.
+    expect(pages[0]!.length).toBeGreaterThanOrEqual(2);
+    expect(pages.length).toBeLessThanOrEqual(2);
+    expect(pages.flat().sort()).toEqual([...tessRuns].sort());
+    // Temporal's own cursor names the last row it read (its start time and run id), which may be a run
+    // the caller may not read; the server's token is sealed.
+    for (const sealed of tokens) expect(Buffer.from(sealed, 'base64url').toString('latin1')).not.toMatch(/RunID|Time/i);
   });
 
   it('refuses a parameter it does not take, one given twice, and a page size out of bounds, by name', async () => {
@@ -132,7 +158,7 @@ describe('HTTP', () => {
       ['/agents/bank-agent/suspended-runs?pageSize=0', /pageSize: "0" is not a whole number from 1 to 1000/],
       ['/agents/bank-agent/suspended-runs?pageSize=1e3', /pageSize: "1e3" is not a whole number/],
       ['/agents/bank-agent/suspended-runs?agentId=x', /agentId: not a parameter/],
-      ['/inbox/calls?pageToken=AAAA', /pageToken: not the token of a page of this list/],
+      ['/inbox/calls?pageToken=AAAA', /pageToken: not a token this server gave for this list/],
     ];
     for (const [path, pattern] of cases) {
       const res = await get(path, 'ann');
@@ -157,16 +183,25 @@ describe('agentctl', () => {
     const second = await ctl([...filter, '--page-size', '5', '--page-token', next!, '--json']);
     expect(second.code).toBe(0);
     const page = JSON.parse(second.stdout) as { runs: Array<{ runId: string }>; nextPageToken?: string };
-    expect(page.runs).toHaveLength(WAITING - 5);
-    expect(page.nextPageToken).toBeUndefined();
+    expect(page.runs).toHaveLength(WAITING + 3 - 5);
+    // Visibility gives a token after a full page: the page it reads is then empty, and the last.
+    if (page.nextPageToken) {
+      const third = await ctl([...filter, '--page-size', '5', '--page-token', page.nextPageToken, '--json']);
+      expect(JSON.parse(third.stdout)).toEqual({ runs: [] });
+    }
   });
 
   it('refuses --page-size with --limit, and a page size out of bounds, before connecting', async () => {
     const both = await ctl(['runs', 'list', '--page-size', '5', '--limit', '10']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--page-size <n>' cannot be used with option '--limit <n>'/);
-    const big = await ctl(['runs', 'list', '--page-size', '5000']);
+    // Refused before connecting: at an address where nothing answers, the flag is what is named.
+    const nowhere = (args: string[]) => agentctl(['--address', '127.0.0.1:1', 'runs', 'list', ...args]);
+    const big = await nowhere(['--page-size', '5000']);
     expect(big.code).toBe(2);
     expect(big.stderr).toMatch(/--page-size: "5000" is not a whole number from 1 to 1000/);
+    const forged = await nowhere(['--page-token', 'not a token!']);
+    expect(forged.code).toBe(2);
+    expect(forged.stderr).toMatch(/--page-token: "not a token!" is not a token a page printed/);
   });
 });

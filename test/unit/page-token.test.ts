@@ -40,7 +40,9 @@ describe('page tokens', () => {
       details: 'unable to deserialize',
       metadata: {},
     });
-    expect(pageTokenRefusal(unreadable, serverToken)?.message).toMatch(/pageToken: the server cannot read this token/);
+    expect(pageTokenRefusal(unreadable, serverToken)?.message).toMatch(
+      /pageToken: Temporal could not read the list with this token \(INVALID_ARGUMENT\)/,
+    );
     expect(pageTokenRefusal(unreadable, Buffer.alloc(0))).toBeUndefined();
     const unavailable = Object.assign(new Error('down'), { code: 14, details: 'unavailable', metadata: {} });
     expect(pageTokenRefusal(unavailable, serverToken)).toBeUndefined();

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { isGrpcServiceError } from '@temporalio/client';
 import { z } from 'zod';
 import { InvalidInputError } from '../../errors.js';
-import { clip, MAX_PAGE_SIZE } from '../../schemas/limits.js';
+import { MAX_PAGE_SIZE } from '../../schemas/limits.js';
 import { checkInput } from '../checks.js';
 
 const PageSizeSchema = z.number().int().min(1).max(MAX_PAGE_SIZE);
@@ -50,15 +50,19 @@ export function pageTokenText(next: Uint8Array | null | undefined, query: string
   return next && next.length > 0 ? Buffer.concat([queryDigest(query), next]).toString('base64url') : undefined;
 }
 
-/** The refusal for a list the server would not take because of the caller's token, if that was why. */
+/**
+ * The refusal for a list Temporal would not read with the caller's token, if that may be why. Only for a
+ * token the caller gave: a continuation of the client's own is never blamed.
+ */
 export function pageTokenRefusal(err: unknown, token: Uint8Array): InvalidInputError | undefined {
   // Only a token makes a query of ours one the server cannot take. The dev server's SQLite visibility
   // answers a token it cannot read with UNKNOWN ("something went wrong"), others with INVALID_ARGUMENT.
   if (token.length === 0 || !isGrpcServiceError(err)) return undefined;
   if (err.code !== GRPC_INVALID_ARGUMENT && err.code !== GRPC_UNKNOWN) return undefined;
+  const code = err.code === GRPC_UNKNOWN ? 'UNKNOWN' : 'INVALID_ARGUMENT';
   return new InvalidInputError(
     'pageToken',
-    `the server cannot read this token (${clip(err.details, 200)}): pass the nextPageToken of the page before, ` +
-      'with the same filter, or none for the first page',
+    `Temporal could not read the list with this token (${code}): ` +
+      'pass the nextPageToken of the page before, with the same filter, or none for the first page',
   );
 }

@@ -197,7 +197,14 @@ export interface RunPage {
 export async function listRunsPage(ctx: ClientContext, request: RunPageRequest = {}): Promise<RunPage> {
   const pageSize = pageSizeOf(request.pageSize);
   const query = runsQuery(request);
-  const { runs, next } = await readPage(ctx, query, pageSize, pageTokenBytes(request.pageToken, query));
+  const token = pageTokenBytes(request.pageToken, query);
+  let read;
+  try {
+    read = await readPage(ctx, query, pageSize, token);
+  } catch (err) {
+    throw pageTokenRefusal(err, token) ?? err;
+  }
+  const { runs, next } = read;
   const nextPageToken = pageTokenText(next, query);
   return { runs, ...(nextPageToken ? { nextPageToken } : {}) };
 }
@@ -238,12 +245,7 @@ async function readPage(
 ): Promise<{ runs: RunInfo[]; next: Uint8Array }> {
   const { namespace, temporal } = ctx;
   const converter = temporal.options.loadedDataConverter;
-  let response;
-  try {
-    response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize });
-  } catch (err) {
-    throw pageTokenRefusal(err, nextPageToken) ?? err;
-  }
+  const response = await temporal.workflowService.listWorkflowExecutions({ namespace, query, nextPageToken, pageSize });
   await withStoredPayloads(temporal, response);
   const runs: RunInfo[] = [];
   for (const raw of response.executions) {

@@ -75,8 +75,11 @@ async function errorOf(res) {
 // --- signing in ---------------------------------------------------------------------------------
 
 function showSignIn(message = '') {
+  generation += 1;
   clearTimeout(timer);
   pages = 1;
+  calls = [];
+  more = false;
   sessionStorage.removeItem(TOKEN_KEY);
   for (const entry of entries.values()) entry.node.remove();
   entries.clear();
@@ -91,8 +94,7 @@ function showInbox() {
   $('sign-in').hidden = true;
   $('inbox').hidden = false;
   $('sign-out').hidden = false;
-  clearTimeout(timer);
-  void poll();
+  restartPolling();
 }
 
 $('sign-in').addEventListener('submit', (event) => {
@@ -106,10 +108,16 @@ $('sign-in').addEventListener('submit', (event) => {
 $('sign-out').addEventListener('click', () => showSignIn());
 $('show-more').addEventListener('click', () => {
   pages += 1;
-  clearTimeout(timer);
-  void poll();
+  restartPolling();
 });
-for (const id of ['filter-agent', 'filter-thread', 'filter-resource']) $(id).addEventListener('change', () => render());
+// The filters narrow what the server lists, from its first page.
+for (const id of ['filter-agent', 'filter-thread', 'filter-resource']) {
+  $(id).addEventListener('change', () => {
+    pages = 1;
+    render();
+    restartPolling();
+  });
+}
 
 // --- polling ------------------------------------------------------------------------------------
 
@@ -119,13 +127,23 @@ let pages = 1;
 let more = false;
 let retryingReadAt = 0;
 
-async function poll() {
+/** Which round of polling is current: a read begun in an earlier round (before a sign-in, "Show more" or a
+ * filter) is dropped. */
+let generation = 0;
+
+function restartPolling() {
+  generation += 1;
+  clearTimeout(timer);
+  void poll(generation);
+}
+
+async function poll(round) {
   try {
-    await refresh();
+    await refresh(round);
   } catch (err) {
-    $('status').textContent = `cannot reach the server (${err.message}); trying again`;
+    if (round === generation) $('status').textContent = `cannot reach the server (${err.message}); trying again`;
   }
-  if (sessionStorage.getItem(TOKEN_KEY)) timer = setTimeout(poll, POLL_MS);
+  if (round === generation && sessionStorage.getItem(TOKEN_KEY)) timer = setTimeout(() => poll(round), POLL_MS);
 }
 
 /** The first `pages` pages of waiting runs' calls, each page read with the token of the one before. */
@@ -134,7 +152,8 @@ async function readPages() {
   let body;
   let token;
   for (let page = 0; page < pages; page++) {
-    const query = new URLSearchParams({ pageSize: String(PAGE_RUNS), ...(token ? { pageToken: token } : {}) });
+    const query = new URLSearchParams({ ...serverFilters(), pageSize: String(PAGE_RUNS) });
+    if (token) query.set('pageToken', token);
     const res = await api(`/inbox/calls?${query}`);
     if (res.status === 401) return { signIn: true };
     if (!res.ok) return { error: await errorOf(res) };
@@ -146,8 +165,19 @@ async function readPages() {
   return { body, calls: found, more: Boolean(token) };
 }
 
-async function refresh() {
+/** The filters chosen, as the server's query parameters. */
+function serverFilters() {
+  const chosen = {
+    agentId: $('filter-agent').value,
+    threadId: $('filter-thread').value,
+    resourceId: $('filter-resource').value,
+  };
+  return Object.fromEntries(Object.entries(chosen).filter(([, value]) => value));
+}
+
+async function refresh(round) {
   const read = await readPages();
+  if (round !== generation) return;
   if (read.signIn) return showSignIn('The server refused this token (401). Sign in again.');
   if (read.error) {
     $('status').textContent = read.error;
@@ -222,7 +252,10 @@ function render() {
   });
   $('empty').hidden = shown.length > 0 || more;
   $('more').hidden = !more;
-  $('more-note').textContent = `These are the calls of the newest ${pages * PAGE_RUNS} waiting runs; more runs wait.`;
+  $('more-note').textContent =
+    shown.length > 0
+      ? `These are the calls of the newest ${pages * PAGE_RUNS} waiting runs; more runs wait.`
+      : `None of the newest ${pages * PAGE_RUNS} waiting runs has a call for you here; more runs wait.`;
   showLinked();
 }
 
@@ -272,9 +305,12 @@ function showLinked() {
     return;
   }
   note.hidden = false;
-  note.textContent =
-    `Call ${linked.call ?? '(any)'} of run ${linked.run} waits no more, or is not yours to see. ` +
-    'What the run shows of it is under "Decided here".';
+  const where = more
+    ? `is not among the calls of the newest ${pages * PAGE_RUNS} waiting runs ("Show more" reads the next), ` +
+      'or waits no more, or is not yours to see'
+    : 'waits no more, or is not yours to see';
+  const shows = 'What the run shows of it is under "Decided here".';
+  note.textContent = `Call ${linked.call ?? '(any)'} of run ${linked.run} ${where}. ${shows}`;
   if (!linked.missing) {
     linked.missing = true;
     track(linked.run);

@@ -15,12 +15,18 @@ import { AccessDeniedError, errorMessage, RunNotFoundError, ThreadNotFoundError 
 import type { AccessPolicy, Principal } from '../../schemas/access.js';
 import { IdSchema } from '../../schemas/limits.js';
 import type { ServerEnv } from '../auth/guards.js';
+import type { PageSeal } from '../page-seal.js';
 import { pageSizeParam } from '../query-params.js';
 import { threadAccess, type ThreadPrivacy } from '../auth/thread-access.js';
 
 export function allowOrDeny(check: AccessCheck): void {
   if (!check.allowed) throw new AccessDeniedError(check.message);
 }
+
+/** The runs a page of waiting runs holds unless the request says. */
+const DEFAULT_PAGE_SIZE = 100;
+/** The most runs one request for a page of waiting runs looks at, to fill it with runs the caller may read. */
+export const MAX_SCANNED = 1000;
 
 /** How many running runs a request for the runs being retried describes, at most. */
 export const MAX_DESCRIBED = 200;
@@ -33,6 +39,7 @@ export class RouteAccess {
     private readonly client: AgentClient,
     agents: Agent[],
     private readonly threadPrivacy: ThreadPrivacy,
+    private readonly pageSeal: PageSeal,
   ) {
     const addPolicies = (agent: Agent): void => {
       this.policies.set(agent.id, agent.access);
@@ -97,8 +104,9 @@ export class RouteAccess {
   /**
    * A page of the waiting runs a request may see: of the caller's tenant (or the resource it names,
    * refused for another tenant), filtered by agent and thread when asked, and readable to the caller.
-   * A page may show fewer runs than its size (those the caller may not read are left out); the token
-   * reads the next one while there is one.
+   * Visibility pages are read until `pageSize` readable runs are found (so a page may hold a few more),
+   * the list ends, or {@link MAX_SCANNED} runs were looked at; the token is sealed for this caller and
+   * filter, so that it tells nothing of the runs left out.
    */
   async waitingPage(
     c: Context<ServerEnv>,
@@ -108,21 +116,23 @@ export class RouteAccess {
     const principal = c.get('principal');
     const resourceId = this.threadResource(c);
     const threadId = checkInput('threadId', IdSchema.optional(), query.threadId);
-    const pageSize = pageSizeParam(query.pageSize);
-    const page = await this.client.listRunsPage({
-      status: 'suspended',
-      ...(agentId !== undefined ? { agentId } : {}),
-      ...(threadId !== undefined ? { threadId } : {}),
-      ...(resourceId !== undefined ? { resourceId } : {}),
-      ...(pageSize !== undefined ? { pageSize } : {}),
-      ...(query.pageToken !== undefined ? { pageToken: query.pageToken } : {}),
-    });
-    const runs = page.runs.filter((run) => this.mayRead(run, principal));
-    return { runs, ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}) };
+    const pageSize = pageSizeParam(query.pageSize) ?? DEFAULT_PAGE_SIZE;
+    const scope = JSON.stringify([principal?.id ?? null, principal?.tenant ?? null, agentId, threadId, resourceId]);
+    const filter = { status: 'suspended' as const, agentId, threadId, resourceId, pageSize };
+    let pageToken = query.pageToken === undefined ? undefined : this.pageSeal.open(query.pageToken, scope);
+    const runs: RunInfo[] = [];
+    let scanned = 0;
+    do {
+      const page = await this.client.listRunsPage({ ...filter, ...(pageToken ? { pageToken } : {}) });
+      runs.push(...page.runs.filter((run) => this.mayRead(run, principal)));
+      scanned += page.runs.length;
+      pageToken = page.nextPageToken;
+    } while (pageToken && runs.length < pageSize && scanned < Math.max(MAX_SCANNED, pageSize));
+    return { runs, ...(pageToken ? { nextPageToken: this.pageSeal.seal(pageToken, scope) } : {}) };
   }
 
   /**
-   * The runs whose model step is being retried that a request may see, as {@link waitingRuns} scopes
+   * The runs whose model step is being retried that a request may see, as {@link waitingPage} scopes
    * them. Telling takes a describe of each running run: only the first {@link MAX_DESCRIBED} running runs
    * are looked at (`capped` when there were that many), those the caller may read are described a few at
    * a time, and one that cannot be is left out and counted (`skipped`), with the reason in the log.

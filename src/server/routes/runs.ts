@@ -23,10 +23,10 @@ import { shownResult } from '../shown-result.js';
 import { sse, streamPosition, type SsePosition } from '../sse.js';
 import type { RouteAccess } from './access.js';
 
-/** A run's stream from a position, as SSE; the UI mapping first goes through what came before it. */
 /** What a list of waiting runs takes besides the agent: the resource and thread, and the page. */
 const WAITING_PARAMS = ['threadId', 'resourceId', 'pageSize', 'pageToken'] as const;
 
+/** A run's stream from a position, as SSE; the UI mapping first goes through what came before it. */
 export async function streamFrom(client: AgentClient, runId: string, from: SsePosition): Promise<Response> {
   // Reading what came before also refuses an offset past the end, before the response starts.
   const before = from.offset > 0 ? await client.readChunks(runId, { toOffset: from.offset }) : [];
