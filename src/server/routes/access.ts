@@ -27,6 +27,8 @@ export function allowOrDeny(check: AccessCheck): void {
 const DEFAULT_PAGE_SIZE = 100;
 /** The most runs one request for a page of waiting runs looks at, to fill it with runs the caller may read. */
 export const MAX_SCANNED = 1000;
+/** The most visibility reads one such request makes: with `pageSize=1`, 1,000 reads of one run each otherwise. */
+const MAX_READS = 10;
 
 /** How many running runs a request for the runs being retried describes, at most. */
 export const MAX_DESCRIBED = 200;
@@ -105,8 +107,8 @@ export class RouteAccess {
    * A page of the waiting runs a request may see: of the caller's tenant (or the resource it names,
    * refused for another tenant), filtered by agent and thread when asked, and readable to the caller.
    * Visibility pages are read until `pageSize` readable runs are found (so a page may hold a few more),
-   * the list ends, or {@link MAX_SCANNED} runs were looked at; the token is sealed for this caller and
-   * filter, so that it tells nothing of the runs left out.
+   * the list ends, {@link MAX_SCANNED} runs were looked at or {@link MAX_READS} reads made; the token is
+   * sealed for this caller and filter, so that it tells nothing of the runs left out.
    */
   async waitingPage(
     c: Context<ServerEnv>,
@@ -122,12 +124,14 @@ export class RouteAccess {
     let pageToken = query.pageToken === undefined ? undefined : this.pageSeal.open(query.pageToken, scope);
     const runs: RunInfo[] = [];
     let scanned = 0;
+    let reads = 0;
     do {
       const page = await this.client.listRunsPage({ ...filter, ...(pageToken ? { pageToken } : {}) });
       runs.push(...page.runs.filter((run) => this.mayRead(run, principal)));
       scanned += page.runs.length;
+      reads += 1;
       pageToken = page.nextPageToken;
-    } while (pageToken && runs.length < pageSize && scanned < Math.max(MAX_SCANNED, pageSize));
+    } while (pageToken && runs.length < pageSize && scanned < Math.max(MAX_SCANNED, pageSize) && reads < MAX_READS);
     return { runs, ...(pageToken ? { nextPageToken: this.pageSeal.seal(pageToken, scope) } : {}) };
   }
 
