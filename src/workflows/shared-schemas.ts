@@ -8,7 +8,13 @@
  * shared. test/unit/shared-schemas.test.ts checks that every schema module of the bundle is here.
  * Workflow code derives from a shared schema with `.extend`, `.pick`, `.optional` and the like, never
  * `.refine`, `.describe`, `.meta` or `.clone` on an object schema: those redefine its frozen shape.
+ *
+ * Two stateless modules beside them cost every run as much to instantiate as the schemas did: the run's
+ * signals, queries and updates with their request schemas, and the fingerprints' SHA-256 (@noble/hashes
+ * computes its tables when it loads). They are shared too (bench/README.md, "Where a worker's CPU goes").
  */
+import * as fingerprint from '../approvals/fingerprint.js';
+import * as runMessages from '../protocol/run-messages.js';
 import * as access from '../schemas/access.js';
 import * as agentSpec from '../schemas/agent-spec.js';
 import * as autoResume from '../schemas/auto-resume.js';
@@ -32,6 +38,7 @@ import * as schemaCost from '../schemas/schema-cost.js';
 import * as schemaPatterns from '../schemas/schema-patterns.js';
 import * as shownPending from '../schemas/shown-pending.js';
 import * as script from '../schemas/script.js';
+import * as streamCarried from '../schemas/stream-carried.js';
 import * as streamChunks from '../schemas/stream-chunks.js';
 import * as streamGrace from '../schemas/stream-grace.js';
 import * as streamGraceMs from '../schemas/stream-grace-ms.js';
@@ -45,6 +52,8 @@ import * as workingMemory from '../schemas/working-memory.js';
 import { warmSchemas } from '../schemas/warm-schemas.js';
 
 warmSchemas(
+  fingerprint,
+  runMessages,
   access,
   agentSpec,
   autoResume,
@@ -68,6 +77,7 @@ warmSchemas(
   schemaPatterns,
   script,
   shownPending,
+  streamCarried,
   streamChunks,
   streamGrace,
   streamGraceMs,

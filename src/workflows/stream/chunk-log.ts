@@ -5,19 +5,20 @@
  */
 import { defaultPayloadConverter } from '@temporalio/workflow';
 import { decodePayloadWire } from '@temporalio/workflow-streams/workflow';
-import { z } from 'zod';
+import { CarriedLogSchema, LegacyCarriedLogSchema } from '../../schemas/stream-carried.js';
 import { MAX_PAGE_BYTES, type StreamPage } from '../../schemas/stream-protocol.js';
 
-/** The log as a continued run carries it; runs from before carried @temporalio/workflow-streams' state. */
-const CarriedLogSchema = z.union([
-  z.object({ base: z.number().int().nonnegative(), chunks: z.array(z.unknown()) }),
-  z
-    .object({ base_offset: z.number().int().nonnegative(), log: z.array(z.object({ data: z.string() })) })
-    .transform(({ base_offset, log }) => ({
-      base: base_offset,
-      chunks: log.map((item) => defaultPayloadConverter.fromPayload(decodePayloadWire(item.data))),
-    })),
-]);
+/** The log as a continued run carries it, or (from a run from before) @temporalio/workflow-streams' state. */
+function carriedLog(carried: Record<string, unknown>): CarriedLog | undefined {
+  const ours = CarriedLogSchema.safeParse(carried);
+  if (ours.success) return ours.data;
+  const legacy = LegacyCarriedLogSchema.safeParse(carried);
+  if (!legacy.success) return undefined;
+  return {
+    base: legacy.data.base_offset,
+    chunks: legacy.data.log.map((item) => defaultPayloadConverter.fromPayload(decodePayloadWire(item.data))),
+  };
+}
 export type CarriedLog = { base: number; chunks: unknown[] };
 
 export class ChunkLog {
@@ -35,8 +36,7 @@ export class ChunkLog {
   draining = false;
 
   constructor(carried?: Record<string, unknown>) {
-    const parsed = carried ? CarriedLogSchema.safeParse(carried) : undefined;
-    const log = parsed?.success ? parsed.data : { base: 0, chunks: [] };
+    const log = (carried && carriedLog(carried)) ?? { base: 0, chunks: [] };
     this.base = log.base;
     this.chunks = [...log.chunks];
     this.sizes = this.chunks.map(jsonSize);

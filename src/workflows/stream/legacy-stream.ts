@@ -15,8 +15,8 @@ import {
   type PollResult,
   type PublishInput,
 } from '@temporalio/workflow-streams/workflow';
-import { z } from 'zod';
 import { safeParse } from '../../schemas/json.js';
+import { LegacyPollSchema, LegacyPublishSchema } from '../../schemas/stream-carried.js';
 import { MAX_STREAM_GRACE_MS } from '../../schemas/stream-grace.js';
 import { takes } from '../patches.js';
 import type { ChunkLog } from './chunk-log.js';
@@ -29,15 +29,13 @@ export function fromBefore(): boolean {
 /** The library's topic that carried the chunks. */
 const TOPIC = 'chunks';
 
-const PollSchema = z.object({ topics: z.array(z.string()), from_offset: z.number().int().nonnegative() });
-
 /**
  * The library's long-poll, for polls an earlier version accepted (new ones are refused before they
  * are accepted): it answers when the log has chunks past the offset, as the library did, so that
  * the update completes where the history says it did.
  */
 export async function legacyPoll(chunks: ChunkLog, raw: unknown): Promise<PollResult> {
-  const input = safeParse(PollSchema, raw);
+  const input = safeParse(LegacyPollSchema, raw);
   if (!input.success) throw ApplicationFailure.nonRetryable(`Invalid poll: ${input.error}`, 'InvalidStreamPoll');
   const { from_offset: from, topics } = input.data;
   await condition(() => chunks.draining || chunks.end > from);
@@ -54,12 +52,6 @@ export async function legacyPoll(chunks: ChunkLog, raw: unknown): Promise<PollRe
   return { items, next_offset: next, more_ready: next < page.end };
 }
 
-const PublishSchema = z.object({
-  items: z.array(z.object({ topic: z.string(), data: z.string() })),
-  publisher_id: z.string(),
-  sequence: z.number(),
-});
-
 /** The library's publish signal, as runs from before took it: from anyone, dropping repeated batches. */
 export class LegacyPublishIntake {
   private readonly sequences = new Map<string, number>();
@@ -67,7 +59,7 @@ export class LegacyPublishIntake {
   constructor(private readonly chunks: ChunkLog) {}
 
   take(raw: unknown): void {
-    const parsed = safeParse(PublishSchema, raw);
+    const parsed = safeParse(LegacyPublishSchema, raw);
     if (!parsed.success) return log.warn('stream: dropped a malformed publish', { issues: parsed.error });
     const input: PublishInput = parsed.data;
     if (input.publisher_id) {
