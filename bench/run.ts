@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
 import { promisify } from 'node:util';
 import proto from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -14,12 +15,15 @@ import { entriesSection } from './entries.js';
 import { startDevServer } from './dev-server.js';
 import { failureModels } from './model-failures.js';
 import { streamModels } from './stream-model.js';
-import { fmt, summarize, type Summary } from './stats.js';
+import { chainHistory as chainOf } from './history.js';
+import { fmt, quantile, summarize, type Summary } from './stats.js';
 import { streamLatencyHttp } from './stream-http.js';
 import { benchScript, startSystems, type Systems } from './systems.js';
 import { processThroughput } from './throughput-processes.js';
 import { approvalTimes, waitingRuns } from './waiting.js';
+import { writeReadmeSummary, type SummaryInput } from './readme-summary.js';
 import { buildBundles } from './worker-pool.js';
+import { workerProfile } from './worker-profile.js';
 
 const run = promisify(execFile);
 const full = process.argv.includes('--full');
@@ -38,6 +42,8 @@ const P = full
       waitingSamples: 50,
       processes: [2, 4],
       processConcurrent: [50, 200],
+      processRounds: 5,
+      profileRuns: 400,
       deltas: 500,
       httpDeltas: 300,
       httpRounds: 5,
@@ -53,6 +59,8 @@ const P = full
       waitingSamples: 20,
       processes: (process.env.BENCH_PROCESSES ?? '2,4').split(',').map(Number),
       processConcurrent: (process.env.BENCH_PROCESS_CONCURRENT ?? '50,200').split(',').map(Number),
+      processRounds: Number(process.env.BENCH_PROCESS_ROUNDS ?? 3),
+      profileRuns: 150,
       deltas: 150,
       httpDeltas: 150,
       httpRounds: 2,
@@ -63,11 +71,15 @@ const P = full
 Runtime.install({ logger: new DefaultLogger('WARN') });
 // @temporalio/proto is CommonJS: its namespaces come through the default export under Node's ESM.
 const { temporal } = proto;
-const EventType = temporal.api.enums.v1.EventType;
 const results: Record<string, unknown> = {
   mode,
   date: new Date().toISOString(),
-  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  machine: {
+    cpus: cpus().length,
+    node: process.version,
+    cpuModel: cpus()[0]?.model.trim(),
+    memoryGiB: totalmem() / 2 ** 30,
+  },
 };
 const lines: string[] = [];
 const say = (line = ''): void => {
@@ -79,39 +91,21 @@ async function historyOf(s: Systems, workflowId: string) {
   return s.temporal.workflow.getHandle(workflowId).fetchHistory();
 }
 
-/**
- * The history of a whole continue-as-new chain, summed over its runs (the last run alone hides how
- * much each run carried over): events, bytes, runs, and the workflow tasks and activities (local
- * ones included: each is a marker) the chain took.
- */
-async function chainHistory(s: Systems, workflowId: string) {
-  const sum = { events: 0, bytes: 0, runs: 0, workflowTasks: 0, activities: 0, localActivities: 0, upserts: 0 };
-  let runId: string | undefined;
-  do {
-    const history = await s.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    sum.runs++;
-    sum.events += events.length;
-    sum.bytes += temporal.api.history.v1.History.encode(history).finish().length;
-    for (const e of events) {
-      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) sum.workflowTasks++;
-      if (e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) sum.activities++;
-      if (e.markerRecordedEventAttributes?.markerName === 'core_local_activity') sum.localActivities++;
-      if (e.eventType === EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED) sum.upserts++;
-    }
-    runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-  } while (runId);
-  return sum;
-}
+/** The history of a run's whole continue-as-new chain (bench/history.ts). */
+const chainHistory = (s: Systems, workflowId: string) => chainOf(s.temporal, workflowId);
 
 async function wallTimePerStep(s: Systems): Promise<void> {
   say('## Wall time per step (ms): median / p95 over runs');
+  say('');
+  say('Each repetition runs the four systems one after the other. The ratio to the engine floor is of the');
+  say('medians, and in brackets the 10th-90th percentile of the ratio within each repetition.');
   say('');
   const columns = ['steps', 'in-process (AI SDK)', 'engine floor', '@temporalio/ai-sdk', 'this project'];
   columns.push('ratio to in-process', 'to engine floor', 'to @temporalio/ai-sdk');
   say(`| ${columns.join(' | ')} |`);
   say(`|${columns.map(() => '---').join('|')}|`);
   const out: Record<string, Record<string, Summary>> = {};
+  const ratioToFloor: Record<string, Summary> = {};
   // BENCH_WALL_STEPS=1 BENCH_WALL_REPS=40: a focused A/B of one figure with more repetitions.
   const stepsList = process.env.BENCH_WALL_STEPS?.split(',').map(Number) ?? [1, 10, 50];
   for (const steps of stepsList) {
@@ -132,11 +126,16 @@ async function wallTimePerStep(s: Systems): Promise<void> {
     for (const name of ['inProcess', 'engineFloor', 'peer', 'durable']) {
       cells.push(`${fmt(sum[name]!.median)} / ${fmt(sum[name]!.p95)}`);
     }
-    cells.push(`${fmt(d / sum.inProcess!.median, 1)}x`, `${fmt(d / sum.engineFloor!.median, 2)}x`);
+    // The ratio within each repetition (the systems ran back to back): its spread says how far to trust it.
+    const perRep = per.durable!.map((ms, i) => ms / per.engineFloor![i]!);
+    const repSpread = `${fmt(quantile(perRep, 0.1), 2)}-${fmt(quantile(perRep, 0.9), 2)}`;
+    ratioToFloor[steps] = summarize(perRep);
+    cells.push(`${fmt(d / sum.inProcess!.median, 1)}x`, `${fmt(d / sum.engineFloor!.median, 2)}x (${repSpread})`);
     cells.push(`${fmt(d / sum.peer!.median, 2)}x`);
     say(`| ${cells.join(' | ')} |`);
   }
   results.wallTimePerStepMs = out;
+  results.wallRatioToFloorPerRepetition = ratioToFloor;
   const names: Record<string, string> = {
     inProcess: 'in-process (AI SDK)',
     engineFloor: 'engine floor',
@@ -459,7 +458,8 @@ try {
   say(`# Benchmarks (${mode}), ${new Date().toISOString()}`);
   say('');
   say(
-    `Machine: ${(results.machine as { cpus: number }).cpus} cores, Node ${process.version}; ` +
+    `Machine: ${cpus()[0]?.model.trim()}, ${cpus().length} cores, ${fmt(totalmem() / 2 ** 30, 0)} GiB, ` +
+      `Node ${process.version}; ` +
       'one dev server (SQLite), scripted model with no latency; every system runs N steps of one model call ' +
       'and one no-op tool call, then a final model call.',
   );
@@ -471,9 +471,16 @@ try {
   if (section('model-failures')) await modelFailureHistory(s);
   if (section('throughput')) await throughput(address, s);
   if (section('processes')) {
-    results.processThroughput = await processThroughput(address, s.temporal, server.pid, await bundles(), say, {
+    results.processThroughput = await processThroughput(address, s.temporal, server, await bundles(), say, {
       processes: P.processes,
       concurrent: P.processConcurrent,
+      steps: 3,
+      rounds: P.processRounds,
+    });
+  }
+  if (section('profile')) {
+    results.workerProfile = await workerProfile(address, s.temporal, await bundles(), say, {
+      runs: P.profileRuns,
       steps: 3,
     });
   }
@@ -507,3 +514,5 @@ await mkdir('bench/results', { recursive: true });
 const file = only ? `${mode}-only` : mode;
 await writeFile(`bench/results/${file}.json`, JSON.stringify(results, null, 2) + '\n');
 await writeFile(`bench/results/${file}.md`, lines.join('\n') + '\n');
+// A whole run is the latest word: the README's summary shows it.
+if (!only) await writeReadmeSummary(results as unknown as SummaryInput);

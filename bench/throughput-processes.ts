@@ -1,14 +1,19 @@
 /**
- * Item 6 of issue #15: runs per second with 2 and 4 worker processes, for 50 and 200 concurrent runs,
- * this project next to the engine floor on the same setup, with where the CPU time went (the dev
- * server, the workers, the client starting and waiting on runs).
+ * Runs per second with 2 and 4 worker processes, for 50 and 200 concurrent runs, this project next to
+ * the engine floor on the same setup, in rounds that alternate which system goes first (so that a
+ * noisy minute falls on both), with the spread over the rounds; and what one run costs beside the
+ * floor's: events and workflow tasks, CPU of the dev server, the workers and the client, and the
+ * server's persistence requests by operation.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import type { Client } from '@temporalio/client';
 import { AgentClient } from '../src/client/index.js';
-import { fmt, row } from './stats.js';
+import type { DevServer } from './dev-server.js';
+import { chainHistory, eventTypes, type ChainHistory } from './history.js';
+import { difference, persistenceRequests } from './server-metrics.js';
+import { fmt, quantile, row } from './stats.js';
 import { benchScript } from './systems.js';
 import { startWorkerProcess, type Bundles, type WorkerKind, type WorkerProcess } from './worker-pool.js';
 import type { Say } from './waiting.js';
@@ -38,39 +43,72 @@ interface Sample {
   workers: number;
   client: number;
   machine: { busy: number; total: number };
+  persistence: Map<string, number>;
 }
 
-async function sample(serverPid: number, workers: WorkerProcess[]): Promise<Sample> {
+async function sample(server: DevServer, workers: WorkerProcess[]): Promise<Sample> {
   const stats = await Promise.all(workers.map((w) => w.stats()));
   const own = process.cpuUsage();
   return {
-    server: await procCpuMs(serverPid),
+    server: await procCpuMs(server.pid),
     workers: stats.reduce((sum, s) => sum + s.cpuMs, 0),
     client: (own.user + own.system) / 1000,
     machine: machineCpuMs(),
+    persistence: await persistenceRequests(server.metricsUrl),
   };
 }
 
+type System = 'engine floor' | 'this project';
+const systemOf: Record<WorkerKind, System> = { floor: 'engine floor', agent: 'this project' };
+
 export interface ThroughputFigure {
-  system: 'engine floor' | 'this project';
+  system: System;
   processes: number;
   concurrent: number;
+  round: number;
   runsPerSecond: number;
   seconds: number;
-  /** CPU cores busy on average over the measurement: the dev server, the workers, the client, the machine. */
-  cores: { server: number; workers: number; client: number; machine: number };
+  /** CPU time per run, ms: the dev server, the workers, the client, the whole machine (busy). */
+  cpuMsPerRun: { server: number; workers: number; client: number; machine: number };
 }
+
+/** What one run of each system costs, over every measured run. */
+export interface RunCost {
+  runs: number;
+  /** Of a sample of the measured runs, averaged. */
+  history: ChainHistory;
+  cpuMsPerRun: ThroughputFigure['cpuMsPerRun'];
+  /** The server's persistence requests per run, by operation. */
+  persistencePerRun: Record<string, number>;
+  /** The event types of one run's history, in order. */
+  events: string[];
+}
+
+export interface ThroughputResults {
+  rounds: number;
+  figures: ThroughputFigure[];
+  costs: Record<System, RunCost>;
+}
+
+const median = (values: number[]): number => quantile(values, 0.5);
+const spread = (values: number[], digits: number): string =>
+  `${fmt(median(values), digits)} (${fmt(Math.min(...values), digits)}-${fmt(Math.max(...values), digits)})`;
 
 export async function processThroughput(
   address: string,
   temporalClient: Client,
-  serverPid: number,
+  server: DevServer,
   bundles: Bundles,
   say: Say,
-  options: { processes: number[]; concurrent: number[]; steps: number },
-): Promise<ThroughputFigure[]> {
-  const { steps } = options;
+  options: { processes: number[]; concurrent: number[]; steps: number; rounds: number },
+): Promise<ThroughputResults> {
+  const { steps, rounds } = options;
   const figures: ThroughputFigure[] = [];
+  const totals: Record<WorkerKind, { runs: number; cpu: ThroughputFigure['cpuMsPerRun']; ops: Map<string, number> }> = {
+    floor: { runs: 0, cpu: { server: 0, workers: 0, client: 0, machine: 0 }, ops: new Map() },
+    agent: { runs: 0, cpu: { server: 0, workers: 0, client: 0, machine: 0 }, ops: new Map() },
+  };
+  const measuredIds: Record<WorkerKind, string[]> = { floor: [], agent: [] };
   for (const processes of options.processes) {
     const queues: Record<WorkerKind, string> = {
       floor: `bench-tp-floor-${randomUUID().slice(0, 8)}`,
@@ -85,20 +123,21 @@ export async function processThroughput(
       );
     }
     const client = await AgentClient.connect({ address, namespace: 'default', taskQueue: queues.agent });
-    const runOne: Record<WorkerKind, () => Promise<unknown>> = {
-      floor: () =>
-        temporalClient.workflow.execute('engineFloor', {
-          taskQueue: queues.floor,
-          workflowId: `floor-tp-${randomUUID()}`,
-          args: [steps],
-        }),
-      agent: () =>
-        client.generate('bench-agent', 'go', {
+    const runOne: Record<WorkerKind, () => Promise<string>> = {
+      floor: async () => {
+        const workflowId = `floor-tp-${randomUUID()}`;
+        await temporalClient.workflow.execute('engineFloor', { taskQueue: queues.floor, workflowId, args: [steps] });
+        return workflowId;
+      },
+      agent: async () => {
+        const result = await client.generate('bench-agent', 'go', {
           model: 'scripted',
           script: benchScript(steps),
           maxSteps: steps + 1,
           activeTools: ['noop'],
-        }),
+        });
+        return result.runId;
+      },
     };
     try {
       // A warm-up round: every process's first runs load its workflow code.
@@ -106,26 +145,41 @@ export async function processThroughput(
         await Promise.all(Array.from({ length: processes * 2 }, () => runOne[kind]()));
       }
       for (const concurrent of options.concurrent) {
-        for (const kind of ['floor', 'agent'] as const) {
-          const before = await sample(serverPid, workers[kind]);
-          const t = performance.now();
-          await Promise.all(Array.from({ length: concurrent }, () => runOne[kind]()));
-          const ms = performance.now() - t;
-          const after = await sample(serverPid, workers[kind]);
-          const machine = after.machine.total - before.machine.total;
-          figures.push({
-            system: kind === 'floor' ? 'engine floor' : 'this project',
-            processes,
-            concurrent,
-            runsPerSecond: concurrent / (ms / 1000),
-            seconds: ms / 1000,
-            cores: {
-              server: (after.server - before.server) / ms,
-              workers: (after.workers - before.workers) / ms,
-              client: (after.client - before.client) / ms,
-              machine: ((after.machine.busy - before.machine.busy) / machine) * cpus().length,
-            },
-          });
+        for (let round = 0; round < rounds; round++) {
+          // Every other round the other system goes first.
+          const order: WorkerKind[] = round % 2 === 0 ? ['floor', 'agent'] : ['agent', 'floor'];
+          for (const kind of order) {
+            const before = await sample(server, workers[kind]);
+            const t = performance.now();
+            measuredIds[kind] = await Promise.all(Array.from({ length: concurrent }, () => runOne[kind]()));
+            const ms = performance.now() - t;
+            const after = await sample(server, workers[kind]);
+            const machineShare =
+              (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total);
+            const cpuMsPerRun = {
+              server: (after.server - before.server) / concurrent,
+              workers: (after.workers - before.workers) / concurrent,
+              client: (after.client - before.client) / concurrent,
+              machine: (machineShare * cpus().length * ms) / concurrent,
+            };
+            figures.push({
+              system: systemOf[kind],
+              processes,
+              concurrent,
+              round,
+              runsPerSecond: concurrent / (ms / 1000),
+              seconds: ms / 1000,
+              cpuMsPerRun,
+            });
+            const total = totals[kind];
+            total.runs += concurrent;
+            for (const k of Object.keys(cpuMsPerRun) as Array<keyof typeof cpuMsPerRun>) {
+              total.cpu[k] += cpuMsPerRun[k] * concurrent;
+            }
+            for (const [op, n] of difference(before.persistence, after.persistence)) {
+              total.ops.set(op, (total.ops.get(op) ?? 0) + n);
+            }
+          }
         }
       }
     } finally {
@@ -133,37 +187,107 @@ export async function processThroughput(
       await Promise.all([...workers.floor, ...workers.agent].map((w) => w.stop()));
     }
   }
+
+  const costs = {} as Record<System, RunCost>;
+  for (const kind of ['floor', 'agent'] as const) {
+    // The histories of a sample of the last measured runs (each system's runs are all alike).
+    const histories = await Promise.all(measuredIds[kind].slice(0, 5).map((id) => chainHistory(temporalClient, id)));
+    const mean = Object.fromEntries(
+      Object.keys(histories[0]!).map((k) => [
+        k,
+        histories.reduce((sum, h) => sum + h[k as keyof ChainHistory], 0) / histories.length,
+      ]),
+    ) as unknown as ChainHistory;
+    const total = totals[kind];
+    costs[systemOf[kind]] = {
+      runs: total.runs,
+      history: mean,
+      cpuMsPerRun: Object.fromEntries(
+        Object.entries(total.cpu).map(([k, v]) => [k, v / total.runs]),
+      ) as ThroughputFigure['cpuMsPerRun'],
+      persistencePerRun: Object.fromEntries([...total.ops].map(([op, n]) => [op, n / total.runs])),
+      events: await eventTypes(temporalClient, measuredIds[kind][0]!),
+    };
+  }
+  report(say, options, figures, costs);
+  return { rounds, figures, costs };
+}
+
+function report(
+  say: Say,
+  options: { processes: number[]; concurrent: number[]; steps: number; rounds: number },
+  figures: ThroughputFigure[],
+  costs: Record<System, RunCost>,
+): void {
+  const { steps, rounds } = options;
   say(`## Throughput with worker processes: runs of ${steps} steps, completed runs per second`);
   say('');
   say('Each worker a process of its own, started from a pre-built bundle; the runs start at once and the');
-  say('time runs until the last completes. CPU: cores busy on average over that time (2 = both cores).');
+  say(`time runs until the last completes. ${rounds} rounds of each row, the systems one after the other, the`);
+  say('other first every other round: median (min-max over the rounds); the ratio is taken within each round.');
   say('');
-  say(
-    row(['worker processes', 'concurrent runs', 'engine floor runs/s', 'this project runs/s', 'ratio']) +
-      ' CPU, this project: dev server / workers / client / whole machine |',
-  );
-  say('|---|---|---|---|---|---|');
+  say(row(['worker processes', 'concurrent runs', 'engine floor runs/s', 'this project runs/s', 'ratio']));
+  say('|---|---|---|---|---|');
   for (const processes of options.processes) {
     for (const concurrent of options.concurrent) {
-      const of = (system: ThroughputFigure['system']) =>
-        figures.find((f) => f.system === system && f.processes === processes && f.concurrent === concurrent)!;
+      const of = (system: System) =>
+        figures
+          .filter((f) => f.system === system && f.processes === processes && f.concurrent === concurrent)
+          .sort((a, b) => a.round - b.round);
       const floor = of('engine floor');
       const ours = of('this project');
-      const c = ours.cores;
-      const cpu = `${fmt(c.server, 2)} / ${fmt(c.workers, 2)} / ${fmt(c.client, 2)} / ${fmt(c.machine, 2)}`;
+      const ratios = ours.map((f, i) => f.runsPerSecond / floor[i]!.runsPerSecond);
       say(
-        `| ${processes} | ${concurrent} | ${fmt(floor.runsPerSecond, 1)} | ${fmt(ours.runsPerSecond, 1)} | ` +
-          `${fmt(ours.runsPerSecond / floor.runsPerSecond, 2)} | ${cpu} |`,
+        row([
+          processes,
+          concurrent,
+          spread(
+            floor.map((f) => f.runsPerSecond),
+            1,
+          ),
+          spread(
+            ours.map((f) => f.runsPerSecond),
+            1,
+          ),
+          spread(ratios, 2),
+        ]),
       );
     }
   }
   say('');
-  say('| worker processes | concurrent runs | CPU, engine floor: dev server / workers / client / whole machine |');
-  say('|---|---|---|');
-  for (const f of figures.filter((x) => x.system === 'engine floor')) {
-    const c = f.cores;
-    say(row([f.processes, f.concurrent, [c.server, c.workers, c.client, c.machine].map((x) => fmt(x, 2)).join(' / ')]));
+  const floor = costs['engine floor'];
+  const ours = costs['this project'];
+  say(`## What one run of ${steps} steps costs, beside the engine floor (every run above)`);
+  say('');
+  say('| per run | engine floor | this project | more |');
+  say('|---|---|---|---|');
+  const line = (label: string, a: number, b: number, digits = 1) =>
+    say(row([label, fmt(a, digits), fmt(b, digits), fmt(b - a, digits)]));
+  line('history events', floor.history.events, ours.history.events, 0);
+  line('workflow tasks', floor.history.workflowTasks, ours.history.workflowTasks, 0);
+  line('activities', floor.history.activities, ours.history.activities, 0);
+  line('local activities', floor.history.localActivities, ours.history.localActivities, 0);
+  line('history KiB', floor.history.bytes / 1024, ours.history.bytes / 1024);
+  line('CPU ms, dev server', floor.cpuMsPerRun.server, ours.cpuMsPerRun.server);
+  line('CPU ms, worker processes', floor.cpuMsPerRun.workers, ours.cpuMsPerRun.workers);
+  line('CPU ms, client (this process)', floor.cpuMsPerRun.client, ours.cpuMsPerRun.client);
+  line('CPU ms, whole machine', floor.cpuMsPerRun.machine, ours.cpuMsPerRun.machine);
+  const ops = [...new Set([...Object.keys(floor.persistencePerRun), ...Object.keys(ours.persistencePerRun)])];
+  const per = (c: RunCost, op: string) => c.persistencePerRun[op] ?? 0;
+  const sum = (c: RunCost) => ops.reduce((s, op) => s + per(c, op), 0);
+  line('persistence requests, all', sum(floor), sum(ours));
+  for (const op of ops.sort((a, b) => per(ours, b) - per(floor, b) - (per(ours, a) - per(floor, a)))) {
+    if (Math.max(per(floor, op), per(ours, op)) >= 0.5) line(`- ${op}`, per(floor, op), per(ours, op));
   }
   say('');
-  return figures;
+  say(`Events this project's run records beyond the floor's: ${extraEvents(floor.events, ours.events)}.`);
+  say('');
+}
+
+/** The multiset difference of two runs' event types, as "TYPE x N". */
+function extraEvents(floor: string[], ours: string[]): string {
+  const count = (list: string[]) => list.reduce((m, e) => m.set(e, (m.get(e) ?? 0) + 1), new Map<string, number>());
+  const a = count(floor);
+  const extra = [...count(ours)].map(([e, n]) => [e, n - (a.get(e) ?? 0)] as const).filter(([, n]) => n > 0);
+  return extra.map(([e, n]) => `${e} x ${n}`).join(', ') || 'none';
 }

@@ -1,10 +1,12 @@
 /** Workers in processes of their own (bench/worker-process.ts), started from pre-built workflow bundles. */
 import { fork, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { build, type Plugin } from 'esbuild';
 import { workflowBundleOptions, workflowsPath } from '../src/worker/index.js';
 import type { WorkerStats } from './worker-process.js';
 
@@ -28,6 +30,49 @@ export async function buildBundles(): Promise<Bundles> {
   return { agent, floor, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+const lib = fileURLToPath(new URL('../lib/', import.meta.url));
+
+/** Imports of the library's source become imports of the library as built (`node build.js lib`). */
+const fromLib: Plugin = {
+  name: 'from-lib',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      return path.startsWith(src)
+        ? { path: lib + path.slice(src.length).split(sep).join('/'), external: true }
+        : undefined;
+    });
+  },
+};
+
+let compiled: Promise<string> | undefined;
+
+/**
+ * bench/worker-process.ts compiled once by esbuild into a module that loads the library from lib/, as an
+ * application's worker does, so that no worker process runs through tsx. lib/ must be built first (the
+ * harness runs `node build.js`).
+ */
+function workerScript(): Promise<string> {
+  return (compiled ??= (async () => {
+    // Inside the project, so that the packages it imports resolve from its node_modules.
+    const dir = await mkdtemp(fileURLToPath(new URL('../node_modules/.cache/bench-worker-', import.meta.url)));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const outfile = join(dir, 'worker-process.mjs');
+    await build({
+      entryPoints: [fileURLToPath(new URL('./worker-process.ts', import.meta.url))],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      plugins: [fromLib],
+      logLevel: 'warning',
+    });
+    return outfile;
+  })());
+}
+
 export interface WorkerProcess {
   pid: number;
   /** Its memory, cache and CPU time now; `gc` collects garbage first. */
@@ -43,9 +88,12 @@ export async function startWorkerProcess(options: {
   bundle?: string;
   /** `maxCachedWorkflows`: a number, `sdk` (the SDK's default), or unset (createWorker's default). */
   maxCached?: number | 'sdk';
+  /** Where the process writes a V8 CPU profile of each of its threads when it exits (bench/cpu-profile.ts). */
+  cpuProfileDir?: string;
 }): Promise<WorkerProcess> {
-  const child: ChildProcess = fork(new URL('./worker-process.ts', import.meta.url), [], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+  const profile = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child: ChildProcess = fork(await workerScript(), [], {
+    execArgv: ['--expose-gc', ...profile],
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: options.address,

@@ -4,8 +4,11 @@
  * engine floor). `BENCH_BUNDLE`: a pre-built workflow bundle (no bundling at start);
  * `BENCH_MAX_CACHED`: the worker's `maxCachedWorkflows` (`sdk`: the SDK's own default for this heap;
  * unset: createWorker's default). Answers "stats" (and "gc", which collects first) over IPC.
+ *
+ * It runs as an application's worker does: compiled, loading the library as built (lib/), not through
+ * tsx (bench/worker-pool.ts compiles it). Under tsx every function the workflow sandbox compiles (the
+ * SDK compiles one for each promise a workflow makes) also goes through Node's source-map handling.
  */
-import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createWorker } from '../src/worker/index.js';
@@ -39,15 +42,16 @@ const cache = maxCachedWorkflows !== undefined ? { maxCachedWorkflows } : {};
 let worker: Worker;
 let run: () => Promise<void>;
 if (kind === 'floor') {
+  // Compiled into a folder of its own (bench/worker-pool.ts), it finds no workflow source beside it.
+  if (!bundle)
+    throw new Error('the floor worker process needs BENCH_BUNDLE, a pre-built bundle (bench/worker-pool.ts)');
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS });
   worker = await Worker.create({
     connection,
     taskQueue: process.env.TEMPORAL_TASK_QUEUE!,
     activities,
     ...cache,
-    ...(bundle
-      ? { workflowBundle: { codePath: bundle } }
-      : { workflowsPath: fileURLToPath(new URL('./workflows/engine-floor.ts', import.meta.url)) }),
+    workflowBundle: { codePath: bundle },
   });
   run = async () => {
     await worker.run();
