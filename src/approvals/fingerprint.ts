@@ -1,6 +1,9 @@
 /**
  * Fingerprints bind a decision to the exact call it is about. Pure JavaScript SHA-256 (@noble/hashes),
  * so that the workflow can compute one too (an approval with changed arguments gets its own).
+ *
+ * Every run of a worker shares this module (src/workflows/shared-schemas.ts): it must hold no state of
+ * its own (test/unit/shared-schemas.test.ts).
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';

@@ -4,6 +4,9 @@
  * Decisions are signals: they are accepted by the server even while no worker runs, and recorded
  * in the run's history. The workflow records its verdict on each (accepted or refused, and why) in
  * the decision trail, which the memo, the `runState` query and `nextPause` show.
+ *
+ * Every run of a worker shares this module (src/workflows/shared-schemas.ts): it must hold no state of
+ * its own (test/unit/shared-schemas.test.ts).
  */
 import { ApplicationFailure, type SignalDefinition } from '@temporalio/common';
 import { z } from 'zod';
