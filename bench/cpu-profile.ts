@@ -39,23 +39,31 @@ const workflowRules: Rule[] = [
   ['idle', ([f]) => f!.functionName === '(idle)'],
   ['garbage collection', ([f]) => f!.functionName === '(garbage collector)'],
   [
-    "the SDK's stack of each promise (its promise hook)",
+    "the SDK's stack of each promise (its promise hooks)",
     (s) =>
       any(s, (f) =>
-        named(f, 'workflow/vm-shared.js', 'init', 'getActivator', 'formatCallsiteName', 'Error.prepareStackTrace', ''),
+        named(
+          f,
+          'workflow/vm-shared.js',
+          ...['init', 'settled', 'getActivator', 'formatCallsiteName'],
+          'Error.prepareStackTrace',
+        ),
       ),
   ],
-  ['modules instantiated per run', (s) => any(s, (f) => f.functionName === 'importWorkflows')],
+  [
+    'modules instantiated per run',
+    (s) => any(s, (f) => f.functionName === 'importWorkflows' || f.functionName === 'importInterceptors'),
+  ],
   // The harness writes its bundles to bench-bundles-* (bench/worker-pool.ts).
   [
     'workflow code (the bundle: this project, the SDK, libraries)',
     (s) => any(s, (f) => f.url.includes('/bench-bundles-')),
   ],
-  // V8 runs the sandbox's microtasks (promise reactions) in its builtins, inside the native runInContext.
-  [
-    'entering the sandbox, and its microtasks (vm runInContext, native)',
-    ([f]) => f!.functionName === 'runInContext' || f!.url.startsWith('evalmachine'),
-  ],
+  // Native: Node starts a watchdog for each call (the SDK passes a timeout), and V8 runs the sandbox's
+  // microtasks (promise reactions) in its builtins within the call.
+  ['calls into the sandbox, and their microtasks (runInContext, native)', ([f]) => f!.functionName === 'runInContext'],
+  ["the SDK's global swap at each call (evalmachine)", ([f]) => f!.url.startsWith('evalmachine')],
+  ['other (V8 compiling and running outside JavaScript)', ([f]) => f!.functionName === '(program)'],
   ["the SDK's thread messaging", () => true],
 ];
 
@@ -64,15 +72,20 @@ const mainRules: Rule[] = [
   ['idle', ([f]) => f!.functionName === '(idle)'],
   ['garbage collection', ([f]) => f!.functionName === '(garbage collector)'],
   ['protobuf (SDK)', (s) => any(s, (f) => inPackage(f, 'protobufjs', '@temporalio/proto'))],
+  // This project's worker code is lib/ (its codec apart); the floor's activities are compiled into the
+  // worker script (bench-worker-*, bench/worker-pool.ts).
   [
-    'activities (this project, the AI SDK, zod)',
+    "activities, models and tools (this project's worker code, the AI SDK, zod; the floor's activities)",
     (s) =>
-      any(s, (f) => f.url.includes('/lib/') && !f.url.includes('/node_modules/')) ||
+      any(s, (f) => f.url.includes('/bench-worker-')) ||
+      any(s, (f) => f.url.includes('/lib/') && !f.url.includes('/node_modules/') && !f.url.includes('/lib/codec/')) ||
       any(s, (f) => inPackage(f, 'ai', '@ai-sdk/provider-utils', 'zod')),
   ],
   [
-    "the SDK's worker (bridge, rxjs, payloads)",
-    (s) => any(s, (f) => inPackage(f, '@temporalio/core-bridge', '@temporalio/worker', '@temporalio/common', 'rxjs')),
+    "the SDK's worker (bridge, rxjs, payloads and codec)",
+    (s) =>
+      any(s, (f) => inPackage(f, '@temporalio/core-bridge', '@temporalio/worker', '@temporalio/common', 'rxjs')) ||
+      any(s, (f) => f.url.includes('/lib/codec/')),
   ],
   ['other', () => true],
 ];
@@ -83,10 +96,12 @@ export function categorize(profile: CpuProfile, from: number, to: number, rules:
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const selfUs = new Map<number, number>();
+  // A sample stands for the time until the next one (timeDeltas[i] is the time before sample i).
   let t = profile.startTime;
   profile.samples.forEach((id, i) => {
     t += profile.timeDeltas[i]!;
-    if (t >= from && t <= to) selfUs.set(id, (selfUs.get(id) ?? 0) + profile.timeDeltas[i]!);
+    const lasts = profile.timeDeltas[i + 1] ?? 0;
+    if (t >= from && t <= to) selfUs.set(id, (selfUs.get(id) ?? 0) + lasts);
   });
   const out = new Map<string, number>();
   for (const [id, us] of selfUs) {

@@ -46,16 +46,21 @@ interface Sample {
   persistence: Map<string, number>;
 }
 
-async function sample(server: DevServer, workers: WorkerProcess[]): Promise<Sample> {
+/**
+ * CPU times and the server's counters. The counters are read outside the CPU window (first before it,
+ * last after it), so that rendering and parsing them is not counted against the runs.
+ */
+async function sample(server: DevServer, workers: WorkerProcess[], when: 'before' | 'after'): Promise<Sample> {
+  const early = when === 'before' ? await persistenceRequests(server.metricsUrl) : undefined;
   const stats = await Promise.all(workers.map((w) => w.stats()));
   const own = process.cpuUsage();
-  return {
+  const cpu = {
     server: await procCpuMs(server.pid),
     workers: stats.reduce((sum, s) => sum + s.cpuMs, 0),
     client: (own.user + own.system) / 1000,
     machine: machineCpuMs(),
-    persistence: await persistenceRequests(server.metricsUrl),
   };
+  return { ...cpu, persistence: early ?? (await persistenceRequests(server.metricsUrl)) };
 }
 
 type System = 'engine floor' | 'this project';
@@ -86,6 +91,8 @@ export interface RunCost {
 
 export interface ThroughputResults {
   rounds: number;
+  /** Steps of each run. */
+  steps: number;
   figures: ThroughputFigure[];
   costs: Record<System, RunCost>;
 }
@@ -103,26 +110,22 @@ export async function processThroughput(
   options: { processes: number[]; concurrent: number[]; steps: number; rounds: number },
 ): Promise<ThroughputResults> {
   const { steps, rounds } = options;
+  if (!(rounds >= 1)) throw new Error(`processThroughput: rounds must be at least 1, not ${rounds}`);
   const figures: ThroughputFigure[] = [];
+  /** Counts rounds across rows, so that each system goes first equally often over the section. */
+  let roundsRun = 0;
   const totals: Record<WorkerKind, { runs: number; cpu: ThroughputFigure['cpuMsPerRun']; ops: Map<string, number> }> = {
     floor: { runs: 0, cpu: { server: 0, workers: 0, client: 0, machine: 0 }, ops: new Map() },
     agent: { runs: 0, cpu: { server: 0, workers: 0, client: 0, machine: 0 }, ops: new Map() },
   };
   const measuredIds: Record<WorkerKind, string[]> = { floor: [], agent: [] };
-  for (const processes of options.processes) {
-    const queues: Record<WorkerKind, string> = {
-      floor: `bench-tp-floor-${randomUUID().slice(0, 8)}`,
-      agent: `bench-tp-agent-${randomUUID().slice(0, 8)}`,
-    };
-    const workers: Record<WorkerKind, WorkerProcess[]> = { floor: [], agent: [] };
-    for (const kind of ['floor', 'agent'] as const) {
-      workers[kind] = await Promise.all(
-        Array.from({ length: processes }, () =>
-          startWorkerProcess({ address, taskQueue: queues[kind], kind, bundle: bundles[kind] }),
-        ),
-      );
-    }
-    const client = await AgentClient.connect({ address, namespace: 'default', taskQueue: queues.agent });
+  /** Every row of one processes count, on its started workers. */
+  async function measureRows(
+    processes: number,
+    client: AgentClient,
+    queues: Record<WorkerKind, string>,
+    workers: Record<WorkerKind, WorkerProcess[]>,
+  ): Promise<void> {
     const runOne: Record<WorkerKind, () => Promise<string>> = {
       floor: async () => {
         const workflowId = `floor-tp-${randomUUID()}`;
@@ -139,52 +142,73 @@ export async function processThroughput(
         return result.runId;
       },
     };
-    try {
-      // A warm-up round: every process's first runs load its workflow code.
-      for (const kind of ['floor', 'agent'] as const) {
-        await Promise.all(Array.from({ length: processes * 2 }, () => runOne[kind]()));
-      }
-      for (const concurrent of options.concurrent) {
-        for (let round = 0; round < rounds; round++) {
-          // Every other round the other system goes first.
-          const order: WorkerKind[] = round % 2 === 0 ? ['floor', 'agent'] : ['agent', 'floor'];
-          for (const kind of order) {
-            const before = await sample(server, workers[kind]);
-            const t = performance.now();
-            measuredIds[kind] = await Promise.all(Array.from({ length: concurrent }, () => runOne[kind]()));
-            const ms = performance.now() - t;
-            const after = await sample(server, workers[kind]);
-            const machineShare =
-              (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total);
-            const cpuMsPerRun = {
-              server: (after.server - before.server) / concurrent,
-              workers: (after.workers - before.workers) / concurrent,
-              client: (after.client - before.client) / concurrent,
-              machine: (machineShare * cpus().length * ms) / concurrent,
-            };
-            figures.push({
-              system: systemOf[kind],
-              processes,
-              concurrent,
-              round,
-              runsPerSecond: concurrent / (ms / 1000),
-              seconds: ms / 1000,
-              cpuMsPerRun,
-            });
-            const total = totals[kind];
-            total.runs += concurrent;
-            for (const k of Object.keys(cpuMsPerRun) as Array<keyof typeof cpuMsPerRun>) {
-              total.cpu[k] += cpuMsPerRun[k] * concurrent;
-            }
-            for (const [op, n] of difference(before.persistence, after.persistence)) {
-              total.ops.set(op, (total.ops.get(op) ?? 0) + n);
-            }
+    // A warm-up round: every process's first runs load its workflow code.
+    for (const kind of ['floor', 'agent'] as const) {
+      await Promise.all(Array.from({ length: processes * 2 }, () => runOne[kind]()));
+    }
+    for (const concurrent of options.concurrent) {
+      for (let round = 0; round < rounds; round++) {
+        // Every other round the other system goes first.
+        const order: WorkerKind[] = roundsRun++ % 2 === 0 ? ['floor', 'agent'] : ['agent', 'floor'];
+        for (const kind of order) {
+          const before = await sample(server, workers[kind], 'before');
+          const t = performance.now();
+          measuredIds[kind] = await Promise.all(Array.from({ length: concurrent }, () => runOne[kind]()));
+          const ms = performance.now() - t;
+          const after = await sample(server, workers[kind], 'after');
+          const machineShare =
+            (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total);
+          const cpuMsPerRun = {
+            server: (after.server - before.server) / concurrent,
+            workers: (after.workers - before.workers) / concurrent,
+            client: (after.client - before.client) / concurrent,
+            machine: (machineShare * cpus().length * ms) / concurrent,
+          };
+          figures.push({
+            system: systemOf[kind],
+            processes,
+            concurrent,
+            round,
+            runsPerSecond: concurrent / (ms / 1000),
+            seconds: ms / 1000,
+            cpuMsPerRun,
+          });
+          const total = totals[kind];
+          total.runs += concurrent;
+          for (const k of Object.keys(cpuMsPerRun) as Array<keyof typeof cpuMsPerRun>) {
+            total.cpu[k] += cpuMsPerRun[k] * concurrent;
+          }
+          for (const [op, n] of difference(before.persistence, after.persistence)) {
+            total.ops.set(op, (total.ops.get(op) ?? 0) + n);
           }
         }
       }
+    }
+  }
+
+  for (const processes of options.processes) {
+    const queues: Record<WorkerKind, string> = {
+      floor: `bench-tp-floor-${randomUUID().slice(0, 8)}`,
+      agent: `bench-tp-agent-${randomUUID().slice(0, 8)}`,
+    };
+    const workers: Record<WorkerKind, WorkerProcess[]> = { floor: [], agent: [] };
+    const started: WorkerProcess[] = [];
+    let client: AgentClient | undefined;
+    try {
+      for (const kind of ['floor', 'agent'] as const) {
+        workers[kind] = await Promise.all(
+          Array.from({ length: processes }, async () => {
+            const w = await startWorkerProcess({ address, taskQueue: queues[kind], kind, bundle: bundles[kind] });
+            started.push(w);
+            return w;
+          }),
+        );
+      }
+      client = await AgentClient.connect({ address, namespace: 'default', taskQueue: queues.agent });
+      await measureRows(processes, client, queues, workers);
     } finally {
-      await client.close();
-      await Promise.all([...workers.floor, ...workers.agent].map((w) => w.stop()));
+      await client?.close();
+      await Promise.all(started.map((w) => w.stop()));
     }
   }
 
@@ -210,7 +234,7 @@ export async function processThroughput(
     };
   }
   report(say, options, figures, costs);
-  return { rounds, figures, costs };
+  return { rounds, steps, figures, costs };
 }
 
 function report(
@@ -261,8 +285,10 @@ function report(
   say('');
   say('| per run | engine floor | this project | more |');
   say('|---|---|---|---|');
+  // Rounded to zero, a difference shows as 0, not -0.
+  const diff = (x: number, digits: number) => fmt(Math.abs(x) < 0.5 * 10 ** -digits ? 0 : x, digits);
   const line = (label: string, a: number, b: number, digits = 1) =>
-    say(row([label, fmt(a, digits), fmt(b, digits), fmt(b - a, digits)]));
+    say(row([label, fmt(a, digits), fmt(b, digits), diff(b - a, digits)]));
   line('history events', floor.history.events, ours.history.events, 0);
   line('workflow tasks', floor.history.workflowTasks, ours.history.workflowTasks, 0);
   line('activities', floor.history.activities, ours.history.activities, 0);

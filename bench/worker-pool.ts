@@ -1,7 +1,7 @@
 /** Workers in processes of their own (bench/worker-process.ts), started from pre-built workflow bundles. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +56,9 @@ let compiled: Promise<string> | undefined;
 function workerScript(): Promise<string> {
   return (compiled ??= (async () => {
     // Inside the project, so that the packages it imports resolve from its node_modules.
-    const dir = await mkdtemp(fileURLToPath(new URL('../node_modules/.cache/bench-worker-', import.meta.url)));
+    const cache = fileURLToPath(new URL('../node_modules/.cache/', import.meta.url));
+    await mkdir(cache, { recursive: true });
+    const dir = await mkdtemp(join(cache, 'bench-worker-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const outfile = join(dir, 'worker-process.mjs');
     await build({

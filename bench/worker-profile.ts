@@ -37,7 +37,10 @@ export async function workerProfile(
     const dir = await mkdtemp(join(tmpdir(), 'bench-profile-'));
     const taskQueue = `bench-prof-${kind}-${randomUUID().slice(0, 8)}`;
     const worker = await startWorkerProcess({ address, taskQueue, kind, bundle: bundles[kind], cpuProfileDir: dir });
-    const client = await AgentClient.connect({ address, namespace: 'default', taskQueue });
+    const client = await AgentClient.connect({ address, namespace: 'default', taskQueue }).catch(async (err) => {
+      await worker.stop();
+      throw err;
+    });
     const one = (): Promise<unknown> =>
       kind === 'floor'
         ? temporalClient.workflow.execute('engineFloor', {
@@ -51,19 +54,23 @@ export async function workerProfile(
             maxSteps: steps + 1,
             activeTools: ['noop'],
           });
+    let window: { from: number; to: number; cpuMs: number } | undefined;
     try {
       await Promise.all(Array.from({ length: 10 }, one));
       const cpu0 = (await worker.stats()).cpuMs;
       const from = nowUs();
       await Promise.all(Array.from({ length: runs }, one));
       const to = nowUs();
-      const cpu1 = (await worker.stats()).cpuMs;
+      window = { from, to, cpuMs: (await worker.stats()).cpuMs - cpu0 };
+    } finally {
       await client.close();
       // The profiles are written when the process exits.
       await worker.stop();
-      const summary = await profileSummary(dir, from, to);
+    }
+    try {
+      const summary = await profileSummary(dir, window.from, window.to);
       const per = (m: Map<string, number>) => Object.fromEntries([...m].map(([k, v]) => [k, v / runs]));
-      perRun[kind] = { workflow: per(summary.workflow), main: per(summary.main), process: (cpu1 - cpu0) / runs };
+      perRun[kind] = { workflow: per(summary.workflow), main: per(summary.main), process: window.cpuMs / runs };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
