@@ -126,7 +126,8 @@ it('approves and denies where the judge may, with its version and model in the t
     description: 'Refunds an order',
     arguments: { amount: 5000, card: '****' },
   });
-  expect(JSON.stringify(server.requests)).not.toContain('4111');
+  // The requests without their times: a timestamp such as 1796631411179 holds "4111" by chance.
+  expect(JSON.stringify(server.requests.map(({ at: _at, ...sent }) => sent))).not.toContain('4111');
 });
 
 it('does not ask the judge where a rule of the agent says a person decides', async () => {
