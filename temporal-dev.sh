@@ -39,9 +39,18 @@ db=${TEMPORAL_DEV_DB:-}
 dir=${TEMPORAL_DEV_DIR:-$here/.temporal}
 headless=${TEMPORAL_DEV_HEADLESS:-0}
 metrics_port=${TEMPORAL_DEV_METRICS_PORT:-}
+# The port as given (a port taken from TEMPORAL_ADDRESS is the address's business: it may be remote).
+port_given=${TEMPORAL_DEV_PORT:-}
+# A flag that takes a value must have one: without, `set -u` would stop on "$2: unbound variable".
+needs_value() {
+  [ $# -ge 2 ] || { echo "temporal-dev.sh: $1 needs a value (see --help)" >&2; exit 2; }
+}
 while [ $# -gt 0 ]; do
   case "$1" in
-    --port) port=$2; shift 2 ;;
+    --port|--ui-port|--namespace|--db|--dir|--metrics-port) needs_value "$@" ;;
+  esac
+  case "$1" in
+    --port) port=$2; port_given=$2; shift 2 ;;
     --ui-port) ui_port=$2; shift 2 ;;
     --namespace) namespace=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
@@ -51,6 +60,13 @@ while [ $# -gt 0 ]; do
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "temporal-dev.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
+done
+for p in "port=$port_given" "ui-port=${ui_port:-}" "metrics-port=$metrics_port"; do
+  v=${p#*=}
+  if [ -n "$v" ] && ! { [[ $v =~ ^[0-9]{1,5}$ ]] && [ "$v" -ge 1 ] && [ "$v" -le 65535 ]; }; then
+    echo "temporal-dev.sh: --${p%%=*} must be a port from 1 to 65535, not '$v'" >&2
+    exit 2
+  fi
 done
 ui_port=${ui_port:-$((port + 1000))}
 db=${db:-$dir/dev.db}

@@ -39,3 +39,20 @@ it('refuses an unknown argument with exit 2 and says where help is', async () =>
   );
   expect(err).toMatchObject({ code: 2, stderr: "temporal-dev.sh: unknown argument '--bogus' (see --help)\n" });
 });
+
+it('refuses a flag without its value, and a port out of range, with exit 2 and the flag named', async () => {
+  const refusal = (argv: string[]) =>
+    run('bash', ['temporal-dev.sh', 'start', ...argv], { env }).catch((e: { code: number; stderr: string }) => e);
+  expect(await refusal(['--metrics-port'])).toMatchObject({
+    code: 2,
+    stderr: 'temporal-dev.sh: --metrics-port needs a value (see --help)\n',
+  });
+  expect(await refusal(['--metrics-port', 'abc'])).toMatchObject({
+    code: 2,
+    stderr: "temporal-dev.sh: --metrics-port must be a port from 1 to 65535, not 'abc'\n",
+  });
+  expect(await refusal(['--port', '70000'])).toMatchObject({
+    code: 2,
+    stderr: "temporal-dev.sh: --port must be a port from 1 to 65535, not '70000'\n",
+  });
+});
